@@ -1,0 +1,634 @@
+//! ROS 2 CDR: the bytes a message has on the wire, as rmw_cyclonedds writes them.
+//!
+//! Plain CDR (XCDR1), little-endian, behind the 4-byte encapsulation header `00 01 00 00`.
+//! Primitives are aligned to their own size (at most 8), counted from the first byte after the
+//! header; strings are a `u32` length that includes the trailing NUL, the bytes, then the NUL;
+//! `Vec<T>` is a `u32` element count then the elements; `[T; N]`, tuples and structs are their
+//! elements in order with nothing around them; `bool` is one byte. Like rmw_cyclonedds, the
+//! encoder pads the whole payload with zeros to a multiple of 4 bytes, and the decoder ignores
+//! whatever follows the message.
+//!
+//! # Why our own serializer rather than `cdr-encoding`
+//! `cdr-encoding` 0.11 gets the encoder right for everything ROS uses, but its decoder accepts a
+//! string whose last byte is not NUL (it logs a warning and drops that byte), where
+//! rmw_cyclonedds rejects it, and its single error type cannot say which rule the input broke.
+//! Neither can be fixed from outside its deserializer, and the format is small, so it lives here.
+//!
+//! Decoding never trusts a length: a string or sequence length is checked against the bytes
+//! left before anything is allocated (every CDR element takes at least one byte), so a
+//! malformed `0xFFFF_FFFF` costs nothing.
+
+use serde::de::{self, DeserializeOwned, DeserializeSeed, SeqAccess, Visitor};
+use serde::ser::{self, Impossible, Serialize};
+use std::fmt::Display;
+
+/// The encapsulation header we write: CDR little-endian, options 0.
+const CDR_LE: [u8; 4] = [0x00, 0x01, 0x00, 0x00];
+const HEADER_LEN: usize = 4;
+
+/// Why a value could not be encoded as CDR.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EncodeError {
+    /// A string or sequence has more elements than a `u32` length prefix can count.
+    #[error("length {len} does not fit the 32-bit CDR length prefix")]
+    TooLong {
+        /// The length that was too large.
+        len: usize,
+    },
+    /// A sequence did not say its length up front (serde `serialize_seq(None)`), which CDR
+    /// needs before the first element.
+    #[error("sequence of unknown length: CDR writes the length before the elements")]
+    UnknownLength,
+    /// The value uses a serde construct that ROS 2 messages have no CDR form for.
+    #[error("{what} cannot be encoded: ROS 2 CDR has no representation for it")]
+    Unsupported {
+        /// The construct, e.g. `"Option"` or `"map"`.
+        what: &'static str,
+    },
+    /// A `Serialize` implementation reported its own error.
+    #[error("{0}")]
+    Custom(String),
+}
+
+/// Why bytes could not be decoded as a CDR message.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// The buffer is shorter than the 4-byte encapsulation header.
+    #[error("{len} bytes is too short for the 4-byte CDR encapsulation header")]
+    MissingHeader {
+        /// The length of the whole buffer.
+        len: usize,
+    },
+    /// The encapsulation header names a representation other than plain CDR (`00 00` big- or
+    /// `00 01` little-endian), e.g. XCDR2 (`00 06`/`00 07`) or parameter lists (`00 02`/`00 03`).
+    #[error("unsupported CDR encapsulation {:02x} {:02x}: only plain CDR (XCDR1) is supported", id[0], id[1])]
+    UnsupportedEncapsulation {
+        /// The first two header bytes.
+        id: [u8; 2],
+    },
+    /// The data ends before the message does.
+    #[error("data ends early: {wanted} bytes needed at offset {offset}, {available} left")]
+    Truncated {
+        /// Where the missing bytes start, counted from after the encapsulation header.
+        offset: usize,
+        /// How many bytes the next item needs.
+        wanted: usize,
+        /// How many bytes are left.
+        available: usize,
+    },
+    /// A string or sequence length prefix claims more bytes than are left.
+    #[error("length prefix {len} at offset {offset} exceeds the {remaining} bytes left")]
+    LengthTooLarge {
+        /// The length prefix as read.
+        len: u32,
+        /// Where the length prefix is, counted from after the encapsulation header.
+        offset: usize,
+        /// How many bytes follow the prefix.
+        remaining: usize,
+    },
+    /// A string's last byte is not the NUL terminator CDR requires.
+    #[error("string at offset {offset} is not NUL-terminated")]
+    MissingNul {
+        /// Where the string's bytes start, counted from after the encapsulation header.
+        offset: usize,
+    },
+    /// A string's bytes are not valid UTF-8.
+    #[error("string at offset {offset} is not valid UTF-8: {source}")]
+    InvalidUtf8 {
+        /// Where the string's bytes start, counted from after the encapsulation header.
+        offset: usize,
+        /// What is wrong with the bytes.
+        source: std::str::Utf8Error,
+    },
+    /// A `bool` byte is neither 0 nor 1.
+    #[error("bool at offset {offset} is {value}, not 0 or 1")]
+    InvalidBool {
+        /// The byte as read.
+        value: u8,
+        /// Where it is, counted from after the encapsulation header.
+        offset: usize,
+    },
+    /// The target type uses a serde construct that ROS 2 messages have no CDR form for.
+    #[error("{what} cannot be decoded: ROS 2 CDR has no representation for it")]
+    Unsupported {
+        /// The construct, e.g. `"Option"` or `"map"`.
+        what: &'static str,
+    },
+    /// A `Deserialize` implementation rejected the data.
+    #[error("{0}")]
+    Custom(String),
+}
+
+impl ser::Error for EncodeError {
+    fn custom<T: Display>(msg: T) -> Self {
+        Self::Custom(msg.to_string())
+    }
+}
+
+impl de::Error for DecodeError {
+    fn custom<T: Display>(msg: T) -> Self {
+        Self::Custom(msg.to_string())
+    }
+}
+
+/// Encodes `value` as a ROS 2 CDR payload, encapsulation header included.
+///
+/// # Examples
+/// ```
+/// use tacto::msg::builtin_interfaces::Time;
+///
+/// let time = Time { sec: 1, nanosec: 2 };
+/// let bytes = tacto::cdr::to_vec(&time)?;
+/// assert_eq!(
+///     bytes,
+///     [
+///         0x00, 0x01, 0x00, 0x00, // CDR little-endian, options 0
+///         0x01, 0x00, 0x00, 0x00, // sec: i32
+///         0x02, 0x00, 0x00, 0x00, // nanosec: u32
+///     ]
+/// );
+/// assert_eq!(tacto::cdr::from_bytes::<Time>(&bytes)?, time);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, EncodeError> {
+    let mut buf = Vec::new();
+    encode_into(value, &mut buf)?;
+    Ok(buf)
+}
+
+/// Encodes `value` into `buf`, replacing its contents; `buf` keeps its capacity, so a publisher
+/// that reuses one buffer stops allocating once it has seen its largest message.
+///
+/// On error `buf` holds a partial encoding and must not be sent.
+pub fn encode_into<T: Serialize + ?Sized>(value: &T, buf: &mut Vec<u8>) -> Result<(), EncodeError> {
+    buf.clear();
+    buf.extend_from_slice(&CDR_LE);
+    value.serialize(&mut Encoder { buf })?;
+    // rmw_cyclonedds sends its payloads zero-padded to 4 bytes; matching it byte for byte
+    // keeps recordings and captures comparable.
+    let padded = buf.len().next_multiple_of(4);
+    buf.resize(padded, 0);
+    Ok(())
+}
+
+/// Decodes a ROS 2 CDR payload, encapsulation header included, little- or big-endian.
+///
+/// Bytes after the message (the writer's padding to 4 bytes) are ignored.
+///
+/// # Examples
+/// ```
+/// use tacto::msg::std_msgs::String;
+///
+/// let bytes = [
+///     0x00, 0x01, 0x00, 0x00, // CDR little-endian, options 0
+///     0x03, 0x00, 0x00, 0x00, // length 3: "hi" plus NUL
+///     b'h', b'i', 0x00, // the characters, then NUL
+///     0x00, // padding to a multiple of 4
+/// ];
+/// let msg: String = tacto::cdr::from_bytes(&bytes)?;
+/// assert_eq!(msg.data, "hi");
+/// assert_eq!(tacto::cdr::to_vec(&msg)?, bytes);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn from_bytes<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, DecodeError> {
+    let (header, body) = bytes
+        .split_first_chunk::<HEADER_LEN>()
+        .ok_or(DecodeError::MissingHeader { len: bytes.len() })?;
+    // The last two header bytes are options (XTypes puts the padding count there); plain CDR
+    // decoding needs nothing from them.
+    let [id0, id1, _, _] = *header;
+    let big_endian = match [id0, id1] {
+        [0x00, 0x00] => true,
+        [0x00, 0x01] => false,
+        id => return Err(DecodeError::UnsupportedEncapsulation { id }),
+    };
+    T::deserialize(&mut Decoder {
+        rest: body,
+        pos: 0,
+        big_endian,
+    })
+}
+
+struct Encoder<'a> {
+    /// Starts with the encapsulation header, which alignment does not count.
+    buf: &'a mut Vec<u8>,
+}
+
+impl Encoder<'_> {
+    /// Writes a primitive, after the zero padding that aligns it to its size.
+    fn put<const N: usize>(&mut self, bytes: [u8; N]) {
+        let offset = self.buf.len() - HEADER_LEN;
+        let aligned = HEADER_LEN + offset.next_multiple_of(N);
+        self.buf.resize(aligned, 0);
+        self.buf.extend_from_slice(&bytes);
+    }
+
+    fn put_len(&mut self, len: usize) -> Result<(), EncodeError> {
+        let len = u32::try_from(len).map_err(|_| EncodeError::TooLong { len })?;
+        self.put(len.to_le_bytes());
+        Ok(())
+    }
+}
+
+fn unsupported<T>(what: &'static str) -> Result<T, EncodeError> {
+    Err(EncodeError::Unsupported { what })
+}
+
+/// Implements the `serialize_*` methods of fixed-size numbers.
+macro_rules! encode_numbers {
+    ($($method:ident($ty:ty)),* $(,)?) => {$(
+        fn $method(self, v: $ty) -> Result<(), EncodeError> {
+            self.put(v.to_le_bytes());
+            Ok(())
+        }
+    )*};
+}
+
+impl ser::Serializer for &mut Encoder<'_> {
+    type Ok = ();
+    type Error = EncodeError;
+    type SerializeSeq = Self;
+    type SerializeTuple = Self;
+    type SerializeTupleStruct = Self;
+    type SerializeStruct = Self;
+    type SerializeTupleVariant = Impossible<(), EncodeError>;
+    type SerializeMap = Impossible<(), EncodeError>;
+    type SerializeStructVariant = Impossible<(), EncodeError>;
+
+    fn serialize_bool(self, v: bool) -> Result<(), EncodeError> {
+        self.put([u8::from(v)]);
+        Ok(())
+    }
+    encode_numbers!(
+        serialize_i8(i8),
+        serialize_i16(i16),
+        serialize_i32(i32),
+        serialize_i64(i64),
+        serialize_u8(u8),
+        serialize_u16(u16),
+        serialize_u32(u32),
+        serialize_u64(u64),
+        serialize_f32(f32),
+        serialize_f64(f64),
+    );
+    fn serialize_char(self, _: char) -> Result<(), EncodeError> {
+        // IDL `char` is one byte; a Rust `char` has no faithful CDR form, so use `u8`.
+        unsupported("char")
+    }
+    fn serialize_str(self, v: &str) -> Result<(), EncodeError> {
+        self.put_len(v.len() + 1)?;
+        self.buf.extend_from_slice(v.as_bytes());
+        self.buf.push(0);
+        Ok(())
+    }
+    fn serialize_bytes(self, v: &[u8]) -> Result<(), EncodeError> {
+        // `serde_bytes` buffers are `sequence<octet>`.
+        self.put_len(v.len())?;
+        self.buf.extend_from_slice(v);
+        Ok(())
+    }
+    fn serialize_none(self) -> Result<(), EncodeError> {
+        unsupported("Option")
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<(), EncodeError> {
+        unsupported("Option")
+    }
+    fn serialize_unit(self) -> Result<(), EncodeError> {
+        Ok(())
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<(), EncodeError> {
+        Ok(())
+    }
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+    ) -> Result<(), EncodeError> {
+        unsupported("enum")
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<(), EncodeError> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<(), EncodeError> {
+        unsupported("enum")
+    }
+    fn serialize_seq(self, len: Option<usize>) -> Result<Self, EncodeError> {
+        self.put_len(len.ok_or(EncodeError::UnknownLength)?)?;
+        Ok(self)
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Self, EncodeError> {
+        Ok(self)
+    }
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self, EncodeError> {
+        Ok(self)
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, EncodeError> {
+        unsupported("enum")
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, EncodeError> {
+        unsupported("map")
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self, EncodeError> {
+        Ok(self)
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, EncodeError> {
+        unsupported("enum")
+    }
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+}
+
+impl ser::SerializeSeq for &mut Encoder<'_> {
+    type Ok = ();
+    type Error = EncodeError;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), EncodeError> {
+        value.serialize(&mut **self)
+    }
+    fn end(self) -> Result<(), EncodeError> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeTuple for &mut Encoder<'_> {
+    type Ok = ();
+    type Error = EncodeError;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), EncodeError> {
+        value.serialize(&mut **self)
+    }
+    fn end(self) -> Result<(), EncodeError> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeTupleStruct for &mut Encoder<'_> {
+    type Ok = ();
+    type Error = EncodeError;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), EncodeError> {
+        value.serialize(&mut **self)
+    }
+    fn end(self) -> Result<(), EncodeError> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeStruct for &mut Encoder<'_> {
+    type Ok = ();
+    type Error = EncodeError;
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<(), EncodeError> {
+        value.serialize(&mut **self)
+    }
+    fn end(self) -> Result<(), EncodeError> {
+        Ok(())
+    }
+}
+
+struct Decoder<'de> {
+    /// The bytes not read yet.
+    rest: &'de [u8],
+    /// How many bytes after the encapsulation header were read: alignment counts from there.
+    pos: usize,
+    big_endian: bool,
+}
+
+impl<'de> Decoder<'de> {
+    fn truncated(&self, wanted: usize) -> DecodeError {
+        DecodeError::Truncated {
+            offset: self.pos,
+            wanted,
+            available: self.rest.len(),
+        }
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'de [u8], DecodeError> {
+        let (bytes, rest) = self.rest.split_at_checked(n).ok_or(self.truncated(n))?;
+        self.rest = rest;
+        self.pos += n;
+        Ok(bytes)
+    }
+
+    /// Reads a primitive after skipping the padding that aligns it to its size, returning its
+    /// bytes in little-endian order whatever the data's byte order.
+    fn read<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
+        self.take(self.pos.next_multiple_of(N) - self.pos)?;
+        let (bytes, rest) = self
+            .rest
+            .split_first_chunk::<N>()
+            .ok_or(self.truncated(N))?;
+        let mut bytes = *bytes;
+        self.rest = rest;
+        self.pos += N;
+        if self.big_endian {
+            bytes.reverse();
+        }
+        Ok(bytes)
+    }
+
+    /// Reads a string or sequence length, refusing one that the remaining bytes cannot hold
+    /// (each element takes at least one byte), so a corrupt length never drives an allocation.
+    fn read_len(&mut self) -> Result<usize, DecodeError> {
+        let offset = self.pos.next_multiple_of(4);
+        let len = u32::from_le_bytes(self.read()?);
+        let remaining = self.rest.len();
+        match usize::try_from(len) {
+            Ok(n) if n <= remaining => Ok(n),
+            _ => Err(DecodeError::LengthTooLarge {
+                len,
+                offset,
+                remaining,
+            }),
+        }
+    }
+}
+
+fn unsupported_de<T>(what: &'static str) -> Result<T, DecodeError> {
+    Err(DecodeError::Unsupported { what })
+}
+
+/// Implements the `deserialize_*` methods of fixed-size numbers.
+macro_rules! decode_numbers {
+    ($($method:ident => $visit:ident($ty:ty)),* $(,)?) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+            visitor.$visit(<$ty>::from_le_bytes(self.read()?))
+        }
+    )*};
+}
+
+impl<'de> de::Deserializer<'de> for &mut Decoder<'de> {
+    type Error = DecodeError;
+
+    decode_numbers! {
+        deserialize_i8 => visit_i8(i8),
+        deserialize_i16 => visit_i16(i16),
+        deserialize_i32 => visit_i32(i32),
+        deserialize_i64 => visit_i64(i64),
+        deserialize_u8 => visit_u8(u8),
+        deserialize_u16 => visit_u16(u16),
+        deserialize_u32 => visit_u32(u32),
+        deserialize_u64 => visit_u64(u64),
+        deserialize_f32 => visit_f32(f32),
+        deserialize_f64 => visit_f64(f64),
+    }
+
+    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, DecodeError> {
+        // CDR carries no type information: only a target type can say what the bytes are.
+        unsupported_de("self-describing decoding (deserialize_any)")
+    }
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        let offset = self.pos;
+        match self.read::<1>()? {
+            [0] => visitor.visit_bool(false),
+            [1] => visitor.visit_bool(true),
+            [value] => Err(DecodeError::InvalidBool { value, offset }),
+        }
+    }
+    fn deserialize_char<V: Visitor<'de>>(self, _: V) -> Result<V::Value, DecodeError> {
+        unsupported_de("char")
+    }
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        let len = self.read_len()?;
+        let offset = self.pos;
+        // Length 0 is not valid CDR, but rmw_cyclonedds reads it as "" and so do we.
+        let text = match self.take(len)?.split_last() {
+            None => "",
+            Some((0, text)) => std::str::from_utf8(text)
+                .map_err(|source| DecodeError::InvalidUtf8 { offset, source })?,
+            Some(_) => return Err(DecodeError::MissingNul { offset }),
+        };
+        visitor.visit_borrowed_str(text)
+    }
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        self.deserialize_str(visitor)
+    }
+    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        let len = self.read_len()?;
+        visitor.visit_borrowed_bytes(self.take(len)?)
+    }
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        self.deserialize_bytes(visitor)
+    }
+    fn deserialize_option<V: Visitor<'de>>(self, _: V) -> Result<V::Value, DecodeError> {
+        unsupported_de("Option")
+    }
+    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        visitor.visit_unit()
+    }
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        visitor.visit_unit()
+    }
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        visitor.visit_newtype_struct(self)
+    }
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        let left = self.read_len()?;
+        visitor.visit_seq(Elements { de: self, left })
+    }
+    fn deserialize_tuple<V: Visitor<'de>>(
+        self,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        visitor.visit_seq(Elements {
+            de: self,
+            left: len,
+        })
+    }
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        self.deserialize_tuple(len, visitor)
+    }
+    fn deserialize_map<V: Visitor<'de>>(self, _: V) -> Result<V::Value, DecodeError> {
+        unsupported_de("map")
+    }
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        self.deserialize_tuple(fields.len(), visitor)
+    }
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: &'static [&'static str],
+        _: V,
+    ) -> Result<V::Value, DecodeError> {
+        unsupported_de("enum")
+    }
+    fn deserialize_identifier<V: Visitor<'de>>(self, _: V) -> Result<V::Value, DecodeError> {
+        unsupported_de("field identifiers")
+    }
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        self.deserialize_any(visitor)
+    }
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+}
+
+/// The elements of a sequence, array, tuple or struct, in order.
+struct Elements<'a, 'de> {
+    de: &'a mut Decoder<'de>,
+    left: usize,
+}
+
+impl<'de> SeqAccess<'de> for Elements<'_, 'de> {
+    type Error = DecodeError;
+
+    fn next_element_seed<S: DeserializeSeed<'de>>(
+        &mut self,
+        seed: S,
+    ) -> Result<Option<S::Value>, DecodeError> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        seed.deserialize(&mut *self.de).map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.left)
+    }
+}

@@ -1,0 +1,193 @@
+//! Time points and the three clocks of ROS 2: steady, system and ROS time.
+//!
+//! ROS time equals system time until the context is told to use simulated time; from then on it
+//! is whatever the last `rosgraph_msgs/msg/Clock` message on `/clock` said (zero before the
+//! first one), exactly as in ROS 2. Executors that own timers on ROS time are woken by every
+//! `/clock` update, so sim time works on every executor.
+
+use std::fmt;
+use std::ops::{Add, Sub};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use crate::executor::signal::Signal;
+
+/// A point in time: signed nanoseconds since the epoch of the clock that produced it.
+///
+/// Steady time counts from boot, system and ROS time from the Unix epoch.
+///
+/// # Examples
+/// ```
+/// use std::time::Duration;
+/// use tacto::Time;
+///
+/// let t = Time::from_nanos(1_500_000_000);
+/// assert_eq!(t + Duration::from_millis(500), Time::from_nanos(2_000_000_000));
+/// assert_eq!(Time::from_nanos(2_000_000_000) - t, Duration::from_millis(500));
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Time {
+    nanos: i64,
+}
+
+impl Time {
+    /// The epoch itself.
+    pub const ZERO: Time = Time { nanos: 0 };
+
+    /// A time `nanos` nanoseconds after the epoch.
+    pub const fn from_nanos(nanos: i64) -> Time {
+        Time { nanos }
+    }
+
+    /// Nanoseconds since the epoch.
+    pub const fn as_nanos(self) -> i64 {
+        self.nanos
+    }
+
+    /// The time as `builtin_interfaces/msg/Time` counts it: whole seconds and nanoseconds.
+    pub const fn to_sec_nanosec(self) -> (i32, u32) {
+        (
+            self.nanos.div_euclid(1_000_000_000) as i32,
+            self.nanos.rem_euclid(1_000_000_000) as u32,
+        )
+    }
+
+    /// The time from `builtin_interfaces/msg/Time` fields.
+    pub const fn from_sec_nanosec(sec: i32, nanosec: u32) -> Time {
+        Time {
+            nanos: sec as i64 * 1_000_000_000 + nanosec as i64,
+        }
+    }
+}
+
+impl Add<Duration> for Time {
+    type Output = Time;
+    fn add(self, d: Duration) -> Time {
+        Time {
+            nanos: self.nanos.saturating_add(duration_nanos(d)),
+        }
+    }
+}
+
+impl Sub<Duration> for Time {
+    type Output = Time;
+    fn sub(self, d: Duration) -> Time {
+        Time {
+            nanos: self.nanos.saturating_sub(duration_nanos(d)),
+        }
+    }
+}
+
+/// The time from `rhs` to `self`, zero if `rhs` is later.
+impl Sub<Time> for Time {
+    type Output = Duration;
+    fn sub(self, rhs: Time) -> Duration {
+        Duration::from_nanos(self.nanos.saturating_sub(rhs.nanos).max(0) as u64)
+    }
+}
+
+impl fmt::Display for Time {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (s, ns) = self.to_sec_nanosec();
+        write!(f, "{s}.{ns:09}")
+    }
+}
+
+pub(crate) fn duration_nanos(d: Duration) -> i64 {
+    i64::try_from(d.as_nanos()).unwrap_or(i64::MAX)
+}
+
+/// Which clock a timer or a timestamp follows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum ClockKind {
+    /// Monotonic time (`CLOCK_MONOTONIC`): never jumps; the right clock for control periods.
+    #[default]
+    Steady,
+    /// Wall-clock time (`CLOCK_REALTIME`): comparable across processes and machines.
+    System,
+    /// ROS time: system time, or the simulated time published on `/clock` when the context uses
+    /// sim time.
+    Ros,
+}
+
+/// Reads the current time of one clock kind.
+pub(crate) fn os_now(kind: ClockKind) -> Time {
+    let id = match kind {
+        ClockKind::Steady => rustix::time::ClockId::Monotonic,
+        ClockKind::System | ClockKind::Ros => rustix::time::ClockId::Realtime,
+    };
+    let ts = rustix::time::clock_gettime(id);
+    Time::from_nanos(ts.tv_sec * 1_000_000_000 + ts.tv_nsec)
+}
+
+/// The wall-clock time, as samples are stamped.
+pub(crate) fn system_now() -> Time {
+    os_now(ClockKind::System)
+}
+
+/// A context's clocks; cheap to clone.
+///
+/// # Examples
+/// ```
+/// use tacto::{ClockKind, Context};
+///
+/// let ctx = Context::new();
+/// let clock = ctx.clock();
+/// let a = clock.now(ClockKind::Steady);
+/// let b = clock.now(ClockKind::Steady);
+/// assert!(b >= a);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Clock {
+    sim: Arc<SimTime>,
+}
+
+/// The simulated time last received on `/clock`, and the executors to wake when it moves.
+#[derive(Debug, Default)]
+pub(crate) struct SimTime {
+    active: AtomicBool,
+    nanos: AtomicI64,
+    /// Executors with timers on ROS time. Held weakly: a dropped executor unsubscribes itself.
+    waiters: Mutex<Vec<Weak<Signal>>>,
+}
+
+impl Clock {
+    /// The current time of `kind`.
+    pub fn now(&self, kind: ClockKind) -> Time {
+        match kind {
+            ClockKind::Ros if self.is_sim_time() => {
+                Time::from_nanos(self.sim.nanos.load(Ordering::Acquire))
+            }
+            _ => os_now(kind),
+        }
+    }
+
+    /// True when ROS time follows `/clock` instead of the system clock.
+    pub fn is_sim_time(&self) -> bool {
+        self.sim.active.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn enable_sim_time(&self) {
+        self.sim.active.store(true, Ordering::Release);
+    }
+
+    /// Sets simulated time and wakes every executor with timers on ROS time.
+    pub(crate) fn set_sim_time(&self, t: Time) {
+        self.sim.nanos.store(t.as_nanos(), Ordering::Release);
+        let mut waiters = self.sim.waiters.lock().unwrap_or_else(|e| e.into_inner());
+        waiters.retain(|w| match w.upgrade() {
+            Some(signal) => {
+                signal.notify();
+                true
+            }
+            None => false,
+        });
+    }
+
+    /// Asks for `signal` to be raised whenever simulated time moves.
+    pub(crate) fn wake_on_sim_time(&self, signal: &Arc<Signal>) {
+        let mut waiters = self.sim.waiters.lock().unwrap_or_else(|e| e.into_inner());
+        waiters.push(Arc::downgrade(signal));
+    }
+}

@@ -1,0 +1,213 @@
+//! The context: one process's graph of topics, and its clocks.
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+
+use crate::clock::{Clock, Time};
+use crate::history::History;
+use crate::message::Message;
+use crate::msg::rosgraph_msgs;
+use crate::node::{Node, NodeCreateError};
+use crate::subscription::{Inbox, Listener, Subscription};
+use crate::transport::intra::Topic;
+
+/// A graph of nodes that can talk to each other, with its clocks.
+///
+/// Cheap to clone; clones share the graph. Most programs make one.
+///
+/// # Examples
+/// ```
+/// use tacto::Context;
+///
+/// let ctx = Context::new();
+/// let node = ctx.node("driver").unwrap();
+/// assert_eq!(node.name(), "driver");
+/// ```
+#[derive(Clone, Default)]
+pub struct Context {
+    inner: Arc<ContextInner>,
+}
+
+#[derive(Default)]
+struct ContextInner {
+    topics: Mutex<HashMap<String, TopicEntry>>,
+    clock: Clock,
+    /// The subscription to `/clock` that drives ROS time, when sim time is on.
+    sim_clock: Mutex<Option<Subscription<rosgraph_msgs::Clock>>>,
+}
+
+struct TopicEntry {
+    type_name: &'static str,
+    type_id: TypeId,
+    topic: Arc<dyn Any + Send + Sync>,
+}
+
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let topics = self
+            .inner
+            .topics
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        f.debug_struct("Context")
+            .field("topics", &topics.keys().collect::<Vec<_>>())
+            .field("sim_time", &self.inner.clock.is_sim_time())
+            .finish()
+    }
+}
+
+/// Why a topic could not be opened.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TopicError {
+    /// The name breaks the ROS 2 naming rules.
+    #[error("invalid topic name {name:?}: {reason}")]
+    InvalidName {
+        /// The name as given.
+        name: String,
+        /// Which rule it breaks.
+        reason: &'static str,
+    },
+    /// The topic already carries another message type.
+    #[error("topic {topic} carries {existing}, not {requested}")]
+    TypeMismatch {
+        /// The resolved topic name.
+        topic: String,
+        /// The type already on the topic.
+        existing: &'static str,
+        /// The type asked for.
+        requested: &'static str,
+    },
+}
+
+impl Context {
+    /// A new, empty graph whose ROS time follows the system clock.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Creates a node named `name` (letters, digits and underscores, not starting with a digit).
+    pub fn node(&self, name: &str) -> Result<Node, NodeCreateError> {
+        Node::new(self.clone(), name)
+    }
+
+    /// The context's clocks.
+    pub fn clock(&self) -> &Clock {
+        &self.inner.clock
+    }
+
+    /// Makes ROS time follow the `rosgraph_msgs/msg/Clock` messages published on `/clock`, as
+    /// ROS 2's `use_sim_time` does. ROS time reads zero until the first message.
+    ///
+    /// # Examples
+    /// ```
+    /// use tacto::msg::{builtin_interfaces, rosgraph_msgs};
+    /// use tacto::{ClockKind, Context, Time};
+    ///
+    /// let ctx = Context::new();
+    /// ctx.use_sim_time().unwrap();
+    /// let mut sim = ctx.node("simulator").unwrap();
+    /// let clock = sim.publisher::<rosgraph_msgs::Clock>("/clock").create().unwrap();
+    /// clock.publish(rosgraph_msgs::Clock { clock: builtin_interfaces::Time { sec: 42, nanosec: 0 } });
+    /// assert_eq!(ctx.clock().now(ClockKind::Ros), Time::from_sec_nanosec(42, 0));
+    /// ```
+    pub fn use_sim_time(&self) -> Result<(), TopicError> {
+        let mut sim_clock = self
+            .inner
+            .sim_clock
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if sim_clock.is_some() {
+            return Ok(());
+        }
+        let topic = self.topic::<rosgraph_msgs::Clock>("/clock")?;
+        let sub = Subscription::new(topic, History::KeepLast(1));
+        let listener = SimClockListener {
+            inbox: Arc::downgrade(sub.inbox()),
+            clock: self.inner.clock.clone(),
+        };
+        sub.inbox().attach_listener(Arc::new(listener));
+        self.inner.clock.enable_sim_time();
+        *sim_clock = Some(sub);
+        Ok(())
+    }
+
+    /// Opens the intra-process topic `name` for messages of type `T`.
+    pub(crate) fn topic<T: Message>(&self, name: &str) -> Result<Arc<Topic<T>>, TopicError> {
+        let name = resolve_topic_name(name)?;
+        let mut topics = self
+            .inner
+            .topics
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let entry = topics.entry(name.clone()).or_insert_with(|| TopicEntry {
+            type_name: T::TYPE_NAME,
+            type_id: TypeId::of::<T>(),
+            topic: Arc::new(Topic::<T>::new(&name)),
+        });
+        let mismatch = || TopicError::TypeMismatch {
+            topic: name.clone(),
+            existing: entry.type_name,
+            requested: T::TYPE_NAME,
+        };
+        if entry.type_id != TypeId::of::<T>() {
+            return Err(mismatch());
+        }
+        entry
+            .topic
+            .clone()
+            .downcast::<Topic<T>>()
+            .map_err(|_| mismatch())
+    }
+}
+
+/// Moves ROS time forward on each `/clock` sample, on the publisher's thread.
+struct SimClockListener {
+    inbox: Weak<Inbox<rosgraph_msgs::Clock>>,
+    clock: Clock,
+}
+
+impl fmt::Debug for SimClockListener {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SimClockListener").finish_non_exhaustive()
+    }
+}
+
+impl Listener for SimClockListener {
+    fn on_sample(&self) {
+        let latest = self.inbox.upgrade().and_then(|inbox| inbox.latest());
+        if let Some(sample) = latest {
+            self.clock.set_sim_time(Time::from_sec_nanosec(
+                sample.clock.sec,
+                sample.clock.nanosec,
+            ));
+        }
+    }
+}
+
+/// Checks a topic name against the ROS 2 rules and makes it absolute (`chat` → `/chat`).
+///
+/// Private names (`~`) and substitutions (`{node}`) are not supported yet and are refused.
+pub(crate) fn resolve_topic_name(name: &str) -> Result<String, TopicError> {
+    let invalid = |reason| TopicError::InvalidName {
+        name: name.to_owned(),
+        reason,
+    };
+    let relative = name.strip_prefix('/').unwrap_or(name);
+    if relative.is_empty() {
+        return Err(invalid("it is empty"));
+    }
+    for token in relative.split('/') {
+        if token.is_empty() {
+            return Err(invalid("it has an empty token ('//' or a trailing '/')"));
+        }
+        if token.starts_with(|c: char| c.is_ascii_digit()) {
+            return Err(invalid("a token starts with a digit"));
+        }
+        if !token.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(invalid("only letters, digits, '_' and '/' are allowed"));
+        }
+    }
+    Ok(format!("/{relative}"))
+}

@@ -1,0 +1,96 @@
+//! The callback executor: the classic ROS 2 model, kept as the honest baseline.
+//!
+//! Every subscription has a callback that runs once per message, every timer a callback per
+//! period, as with rclcpp's `SingleThreadedExecutor`: each round runs due timers first, then
+//! one message per ready subscription. Trigger conditions (`all`, `when`) are not part of this
+//! model and are refused; polling subscriptions read from a timer work as in rclcpp.
+
+use std::time::Instant;
+
+use super::dispatch::{self, Entry, Order};
+use super::poller::Poller;
+use super::{AddError, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle};
+use crate::node::Node;
+use crate::trigger::Rule;
+
+/// Runs callbacks one message at a time on one thread, like rclcpp's single-threaded executor.
+///
+/// # Examples
+/// ```
+/// use std::sync::mpsc;
+/// use std::time::Duration;
+/// use tacto::msg::std_msgs::String as Text;
+/// use tacto::{CallbackExecutor, Context, Executor};
+///
+/// let ctx = Context::new();
+/// let mut node = ctx.node("listener").unwrap();
+/// let (tx, rx) = mpsc::channel();
+/// node.subscription::<Text>("chat").callback(move |msg| tx.send(msg.data.clone()).unwrap()).unwrap();
+/// let mut talker = ctx.node("talker").unwrap();
+/// let publisher = talker.publisher::<Text>("chat").create().unwrap();
+///
+/// let mut executor = CallbackExecutor::new().unwrap();
+/// executor.add(node).unwrap();
+/// publisher.publish(Text { data: "one".into() });
+/// publisher.publish(Text { data: "two".into() });
+/// executor.spin_for(Duration::from_millis(20)).unwrap();
+/// assert_eq!(rx.try_iter().collect::<Vec<_>>(), ["one", "two"]);
+/// ```
+#[derive(Debug)]
+pub struct CallbackExecutor {
+    poller: Poller,
+    entries: Vec<Entry>,
+    stop: StopHandle,
+    stats: ExecutorStats,
+}
+
+impl CallbackExecutor {
+    /// Creates the executor and its OS resources (an epoll set, an eventfd, a timerfd).
+    pub fn new() -> std::io::Result<Self> {
+        let poller = Poller::new()?;
+        let stop = StopHandle::new(poller.signal().clone());
+        Ok(CallbackExecutor {
+            poller,
+            entries: Vec::new(),
+            stop,
+            stats: ExecutorStats::default(),
+        })
+    }
+}
+
+impl Executor for CallbackExecutor {
+    fn add(&mut self, node: Node) -> Result<(), AddError> {
+        let entries = dispatch::admit(node, self.poller.signal(), &self.entries, |exe| match exe
+            .trigger
+            .rule
+        {
+            Rule::Any => Ok(()),
+            Rule::All | Rule::When(_) => Err((
+                "callback",
+                "only per-subscription callbacks and timers are classic",
+            )),
+        })?;
+        self.entries.extend(entries);
+        Ok(())
+    }
+
+    fn spin_until(&mut self, deadline: Option<Instant>) -> Result<SpinOutcome, SpinError> {
+        let (poller, entries, stats) = (&mut self.poller, &mut self.entries, &mut self.stats);
+        dispatch::spin(
+            poller,
+            entries,
+            &self.stop,
+            stats,
+            Order::TimersFirst,
+            deadline,
+        )
+    }
+
+    fn stop_handle(&self) -> StopHandle {
+        self.stop.clone()
+    }
+
+    fn stats(&self) -> ExecutorStats {
+        self.stats
+    }
+}

@@ -1,0 +1,144 @@
+//! Executors: the threads that run nodes' code when their triggers fire.
+//!
+//! | executor | model | wakes for |
+//! |---|---|---|
+//! | [`WaitSetExecutor`] | triggers + polling subscriptions (Apex.AI, rclc) | triggering samples and periods only |
+//! | [`CallbackExecutor`] | one callback per message (rclcpp's single-threaded executor) | every callback's samples, every timer |
+//!
+//! All of them block in `epoll_wait` (see the `poller` module), never busy-wait, and stop on
+//! SIGINT/SIGTERM (see [`crate::shutdown`]).
+
+mod callback;
+mod dispatch;
+pub(crate) mod poller;
+pub(crate) mod signal;
+mod wait_set;
+
+use std::io;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+pub use callback::CallbackExecutor;
+pub use wait_set::WaitSetExecutor;
+
+use crate::node::Node;
+use signal::Signal;
+
+/// Runs nodes. Implemented by every executor, so a program or a benchmark can pick one at run
+/// time (`Box<dyn Executor>`).
+pub trait Executor: Send {
+    /// Takes a node and runs its executables from the next spin on.
+    fn add(&mut self, node: Node) -> Result<(), AddError>;
+
+    /// Runs until `deadline`, a stop request, or shutdown; `None` runs until stopped.
+    fn spin_until(&mut self, deadline: Option<Instant>) -> Result<SpinOutcome, SpinError>;
+
+    /// A handle that stops this executor's spin from any thread.
+    fn stop_handle(&self) -> StopHandle;
+
+    /// Counters since creation.
+    fn stats(&self) -> ExecutorStats;
+
+    /// Runs for `duration` (or until stopped); the usual way to run an executor in a test.
+    fn spin_for(&mut self, duration: Duration) -> Result<SpinOutcome, SpinError> {
+        self.spin_until(Some(Instant::now() + duration))
+    }
+
+    /// Runs until stopped, by a [`StopHandle`], SIGINT or SIGTERM.
+    fn spin(&mut self) -> Result<SpinOutcome, SpinError> {
+        self.spin_until(None)
+    }
+}
+
+/// Why a spin returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpinOutcome {
+    /// The deadline of `spin_for`/`spin_until` passed.
+    Elapsed,
+    /// [`StopHandle::stop`] was called.
+    Stopped,
+    /// SIGINT, SIGTERM or [`crate::shutdown::request`]: the process is stopping.
+    Interrupted,
+}
+
+/// Why a spin failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SpinError {
+    /// The OS refused to wait (`epoll_wait` or `timerfd_settime` failed).
+    #[error("waiting for work failed: {0}")]
+    Wait(#[from] io::Error),
+}
+
+/// Why a node could not be added to an executor.
+#[derive(Debug, thiserror::Error)]
+pub enum AddError {
+    /// Another node of the same name already runs on this executor.
+    #[error("a node named {0:?} was already added to this executor")]
+    DuplicateNode(String),
+    /// One of the node's triggering subscriptions already triggers another executable (a
+    /// subscription wakes exactly one executable of one executor).
+    #[error("node {0:?}: a subscription in its triggers already triggers other code")]
+    InputAlreadyTriggering(String),
+    /// The executor's model has no such trigger.
+    #[error("node {node:?}: the {executor} executor cannot run this trigger: {reason}")]
+    UnsupportedTrigger {
+        /// The node.
+        node: String,
+        /// The executor.
+        executor: &'static str,
+        /// What it cannot do.
+        reason: &'static str,
+    },
+    /// The executor could not create its OS resources.
+    #[error("the executor could not be set up: {0}")]
+    Os(#[from] io::Error),
+}
+
+/// Counters of one executor since its creation.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ExecutorStats {
+    /// Times the thread blocked in the OS and was woken: the dominant CPU cost of a runtime.
+    pub wakeups: u64,
+    /// Executables run.
+    pub executions: u64,
+    /// Periods that passed unserved (see [`crate::timer`]).
+    pub missed_periods: u64,
+}
+
+/// Stops an executor's spin from any thread; from [`Executor::stop_handle`].
+///
+/// # Examples
+/// ```
+/// use tacto::{Executor, SpinOutcome, WaitSetExecutor};
+///
+/// let mut executor = WaitSetExecutor::new().unwrap();
+/// let stop = executor.stop_handle();
+/// std::thread::spawn(move || stop.stop());
+/// assert_eq!(executor.spin().unwrap(), SpinOutcome::Stopped);
+/// ```
+#[derive(Debug, Clone)]
+pub struct StopHandle {
+    requested: Arc<AtomicBool>,
+    signal: Arc<Signal>,
+}
+
+impl StopHandle {
+    pub(crate) fn new(signal: Arc<Signal>) -> Self {
+        StopHandle {
+            requested: Arc::new(AtomicBool::new(false)),
+            signal,
+        }
+    }
+
+    /// Makes the executor's current or next spin return [`SpinOutcome::Stopped`].
+    pub fn stop(&self) {
+        self.requested.store(true, Ordering::SeqCst);
+        self.signal.notify();
+    }
+
+    /// Consumes a stop request, so the executor can spin again afterwards.
+    pub(crate) fn take_request(&self) -> bool {
+        self.requested.swap(false, Ordering::SeqCst)
+    }
+}

@@ -1,0 +1,74 @@
+//! tacto: an execution runtime for robotics, built around polling subscriptions and triggers.
+//!
+//! Most ROS 2 CPU goes into waking threads and calling callbacks for every message, even for
+//! data a node only reads as "the latest value". In tacto a node declares what *triggers* it;
+//! its other subscriptions just fill bounded histories that it reads when it runs, and wake
+//! nothing.
+//!
+//! ```
+//! use std::time::Duration;
+//! use tacto::msg::std_msgs::String as Text;
+//! use tacto::{Context, Executor, History, Trigger, WaitSetExecutor};
+//!
+//! let ctx = Context::new();
+//! let mut fusion = ctx.node("fusion").unwrap();
+//! let radar = fusion.subscription::<Text>("radar").history(History::KeepLast(10)).create().unwrap();
+//! let camera = fusion.subscription::<Text>("camera").history(History::KeepLast(1)).create().unwrap();
+//! let fused = fusion.publisher::<Text>("fused").create().unwrap();
+//! // Only radar wakes the node; camera is read as "the latest value".
+//! fusion.execute(Trigger::on(&radar), move |_| {
+//!     let cam = camera.latest().map(|c| c.data.clone()).unwrap_or_default();
+//!     for r in radar.take_all() {
+//!         fused.publish(Text { data: format!("{}+{cam}", r.data) });
+//!     }
+//! }).unwrap();
+//!
+//! let mut sensors = ctx.node("sensors").unwrap();
+//! let (radar_out, camera_out) = (
+//!     sensors.publisher::<Text>("radar").create().unwrap(),
+//!     sensors.publisher::<Text>("camera").create().unwrap(),
+//! );
+//! let out = sensors.subscription::<Text>("fused").create().unwrap();
+//!
+//! let mut executor = WaitSetExecutor::new().unwrap();
+//! executor.add(fusion).unwrap();
+//! camera_out.publish(Text { data: "img".into() }); // wakes nothing
+//! radar_out.publish(Text { data: "r1".into() });   // wakes the fusion node
+//! executor.spin_for(Duration::from_millis(20)).unwrap();
+//! assert_eq!(out.take().unwrap().data, "r1+img");
+//! ```
+//!
+//! The parts: [`Context`] (the graph and its clocks), [`Node`], [`Publisher`],
+//! [`Subscription`], [`Trigger`], and the executors in [`executor`].
+
+pub mod cdr;
+mod clock;
+mod context;
+pub mod executor;
+mod history;
+mod message;
+pub mod msg;
+mod node;
+mod publisher;
+mod sample;
+pub mod shutdown;
+pub mod subscription;
+pub mod timer;
+mod transport;
+mod trigger;
+
+pub use clock::{Clock, ClockKind, Time};
+pub use context::{Context, TopicError};
+pub use executor::{
+    AddError, CallbackExecutor, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle,
+    WaitSetExecutor,
+};
+pub use history::History;
+pub use message::Message;
+pub use node::{
+    Node, NodeCreateError, PublisherBuilder, SubscriptionBuilder, SubscriptionCreateError,
+};
+pub use publisher::{Loan, Publisher};
+pub use sample::{PublisherId, Sample, SampleInfo};
+pub use subscription::{Probe, Subscription, TakeAll};
+pub use trigger::{Activation, Trigger, TriggerError};

@@ -1,0 +1,251 @@
+//! Nodes: named units that own publishers, subscriptions and the code an executor runs.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::context::{Context, TopicError};
+use crate::history::History;
+use crate::message::Message;
+use crate::publisher::{Output, Publisher};
+use crate::sample::Sample;
+use crate::subscription::{Input, Subscription};
+use crate::trigger::{Activation, Trigger, TriggerError};
+
+/// A named unit of a robot's software: it creates publishers and subscriptions, declares the
+/// code to run and what triggers it, and is then handed to an executor.
+///
+/// Two styles mix freely, so a ROS 2 node can migrate piece by piece:
+/// - **polling**: [`execute`](Self::execute) registers code with a [`Trigger`]; inside, the code
+///   takes what it needs from its [`Subscription`]s;
+/// - **classic**: [`SubscriptionBuilder::callback`] runs a callback per message, and
+///   [`timer`](Self::timer) runs one per period.
+///
+/// # Examples
+/// ```
+/// use std::time::Duration;
+/// use tacto::msg::std_msgs::String as Text;
+/// use tacto::{Context, Executor, History, Trigger, WaitSetExecutor};
+///
+/// let ctx = Context::new();
+/// let mut node = ctx.node("shouter").unwrap();
+/// let input = node.subscription::<Text>("in").history(History::KeepLast(10)).create().unwrap();
+/// let output = node.publisher::<Text>("out").create().unwrap();
+/// node.execute(Trigger::on(&input), move |_| {
+///     for s in input.take_all() {
+///         output.publish(Text { data: s.data.to_uppercase() });
+///     }
+/// })
+/// .unwrap();
+///
+/// let mut probe = ctx.node("probe").unwrap();
+/// let heard = probe.subscription::<Text>("out").create().unwrap();
+/// let say = probe.publisher::<Text>("in").create().unwrap();
+///
+/// let mut executor = WaitSetExecutor::new().unwrap();
+/// executor.add(node).unwrap();
+/// say.publish(Text { data: "hi".into() });
+/// executor.spin_for(Duration::from_millis(50)).unwrap();
+/// assert_eq!(heard.take().unwrap().data, "HI");
+/// ```
+pub struct Node {
+    name: String,
+    context: Context,
+    pub(crate) executables: Vec<Executable>,
+    /// Every subscription and publisher the node created, for LET executors to freeze inputs
+    /// and hold back outputs.
+    pub(crate) inputs: Vec<Arc<dyn Input>>,
+    pub(crate) outputs: Vec<Arc<dyn Output>>,
+}
+
+/// Code registered with a trigger.
+pub(crate) struct Executable {
+    pub(crate) trigger: Trigger,
+    pub(crate) run: Box<dyn FnMut(&Activation) + Send>,
+}
+
+impl fmt::Debug for Node {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Node")
+            .field("name", &self.name)
+            .field("executables", &self.executables.len())
+            .field("inputs", &self.inputs.len())
+            .field("outputs", &self.outputs.len())
+            .finish()
+    }
+}
+
+/// Why a node could not be created.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NodeCreateError {
+    /// ROS 2 node names are letters, digits and underscores, not starting with a digit.
+    #[error("invalid node name {0:?}: use letters, digits and '_', not starting with a digit")]
+    InvalidName(String),
+}
+
+/// Why a subscription could not be created.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SubscriptionCreateError {
+    /// The topic's name or type was refused.
+    #[error(transparent)]
+    Topic(#[from] TopicError),
+    /// A history that holds nothing could never deliver a sample.
+    #[error("history capacity must be at least 1")]
+    ZeroCapacity,
+}
+
+impl Node {
+    pub(crate) fn new(context: Context, name: &str) -> Result<Self, NodeCreateError> {
+        let valid = !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            return Err(NodeCreateError::InvalidName(name.to_owned()));
+        }
+        Ok(Node {
+            name: name.to_owned(),
+            context,
+            executables: Vec::new(),
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+        })
+    }
+
+    /// The node's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The context the node belongs to.
+    pub fn context(&self) -> &Context {
+        &self.context
+    }
+
+    /// Starts building a publisher on `topic`.
+    pub fn publisher<T: Message>(&mut self, topic: &str) -> PublisherBuilder<'_, T> {
+        PublisherBuilder {
+            node: self,
+            topic: topic.to_owned(),
+            _type: PhantomData,
+        }
+    }
+
+    /// Starts building a subscription to `topic` (default history: `KeepLast(10)`).
+    pub fn subscription<T: Message>(&mut self, topic: &str) -> SubscriptionBuilder<'_, T> {
+        SubscriptionBuilder {
+            node: self,
+            topic: topic.to_owned(),
+            history: History::default(),
+            _type: PhantomData,
+        }
+    }
+
+    /// Registers `run` to be called whenever `trigger` fires.
+    pub fn execute(
+        &mut self,
+        trigger: Trigger,
+        run: impl FnMut(&Activation) + Send + 'static,
+    ) -> Result<(), TriggerError> {
+        trigger.validate()?;
+        self.executables.push(Executable {
+            trigger,
+            run: Box::new(run),
+        });
+        Ok(())
+    }
+
+    /// Registers `run` to be called once per `period` on the steady clock, like rclcpp's wall
+    /// timer. For another clock use [`execute`](Self::execute) with
+    /// `Trigger::every(period).clock(...)`.
+    pub fn timer(
+        &mut self,
+        period: Duration,
+        run: impl FnMut(&Activation) + Send + 'static,
+    ) -> Result<(), TriggerError> {
+        self.execute(Trigger::every(period), run)
+    }
+}
+
+/// Builds a [`Publisher`]; from [`Node::publisher`].
+#[derive(Debug)]
+pub struct PublisherBuilder<'a, T> {
+    node: &'a mut Node,
+    topic: String,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<T: Message> PublisherBuilder<'_, T> {
+    /// Creates the publisher.
+    pub fn create(self) -> Result<Publisher<T>, TopicError> {
+        let publisher = Publisher::new(self.node.context.topic::<T>(&self.topic)?);
+        self.node.outputs.push(publisher.output());
+        Ok(publisher)
+    }
+}
+
+/// Builds a [`Subscription`]; from [`Node::subscription`].
+#[derive(Debug)]
+pub struct SubscriptionBuilder<'a, T> {
+    node: &'a mut Node,
+    topic: String,
+    history: History,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<T: Message> SubscriptionBuilder<'_, T> {
+    /// Sets how many samples the subscription keeps (see [`History`]).
+    pub fn history(mut self, history: History) -> Self {
+        self.history = history;
+        self
+    }
+
+    /// Creates a polling subscription.
+    pub fn create(self) -> Result<Subscription<T>, SubscriptionCreateError> {
+        let SubscriptionBuilder {
+            node,
+            topic,
+            history,
+            ..
+        } = self;
+        node.create_subscription(&topic, history)
+    }
+
+    /// Creates a classic subscription: `callback` runs once per message, in arrival order.
+    pub fn callback(
+        self,
+        mut callback: impl FnMut(Sample<T>) + Send + 'static,
+    ) -> Result<(), SubscriptionCreateError> {
+        let SubscriptionBuilder {
+            node,
+            topic,
+            history,
+            ..
+        } = self;
+        let sub = node.create_subscription::<T>(&topic, history)?;
+        node.executables.push(Executable {
+            trigger: Trigger::on(&sub),
+            run: Box::new(move |_| {
+                if let Some(sample) = sub.take() {
+                    callback(sample);
+                }
+            }),
+        });
+        Ok(())
+    }
+}
+
+impl Node {
+    fn create_subscription<T: Message>(
+        &mut self,
+        topic: &str,
+        history: History,
+    ) -> Result<Subscription<T>, SubscriptionCreateError> {
+        if history.capacity() == 0 {
+            return Err(SubscriptionCreateError::ZeroCapacity);
+        }
+        let sub = Subscription::new(self.context.topic::<T>(topic)?, history);
+        self.inputs.push(sub.input());
+        Ok(sub)
+    }
+}

@@ -1,0 +1,305 @@
+//! Publishers, message loans, and the deferred output of LET executors.
+
+use std::any::Any;
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use crate::clock::system_now;
+use crate::message::Message;
+use crate::sample::{PublisherId, SampleInfo};
+use crate::transport::intra::Topic;
+
+/// How many published loans a publisher keeps for reuse: a message comes back to the pool
+/// once every subscriber has released it.
+const LOAN_POOL: usize = 4;
+
+/// Publishes messages of type `T` on one topic.
+///
+/// Create one with [`Node::publisher`](crate::Node::publisher). Publishing is thread-safe and
+/// never blocks on a subscriber: each subscription's history applies its own overflow policy.
+///
+/// # Examples
+/// ```
+/// use tacto::Context;
+/// use tacto::msg::std_msgs::String as Text;
+///
+/// let ctx = Context::new();
+/// let mut node = ctx.node("talker").unwrap();
+/// let publisher = node.publisher::<Text>("chat").create().unwrap();
+/// let sub = node.subscription::<Text>("chat").create().unwrap();
+///
+/// publisher.publish(Text { data: "hello".into() });
+/// assert_eq!(sub.take().unwrap().data, "hello");
+/// ```
+pub struct Publisher<T: Message> {
+    shared: Arc<PublisherShared<T>>,
+}
+
+pub(crate) struct PublisherShared<T> {
+    topic: Arc<Topic<T>>,
+    id: PublisherId,
+    sequence: AtomicU64,
+    /// Set by a LET executor: publications wait there until the period ends.
+    outbox: OnceLock<Arc<Outbox>>,
+    loans: Mutex<LoanPool<T>>,
+}
+
+struct LoanPool<T> {
+    slots: Vec<Arc<T>>,
+    next: usize,
+}
+
+impl<T: Message> fmt::Debug for Publisher<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Publisher")
+            .field("topic", &self.shared.topic.name())
+            .field("type", &T::TYPE_NAME)
+            .field("id", &self.shared.id)
+            .finish()
+    }
+}
+
+fn next_publisher_id() -> PublisherId {
+    static COUNTER: AtomicU64 = AtomicU64::new(1);
+    let mut id = [0u8; 16];
+    id[..4].copy_from_slice(&std::process::id().to_le_bytes());
+    id[8..].copy_from_slice(&COUNTER.fetch_add(1, Ordering::Relaxed).to_le_bytes());
+    PublisherId(id)
+}
+
+impl<T: Message> Publisher<T> {
+    pub(crate) fn new(topic: Arc<Topic<T>>) -> Self {
+        Publisher {
+            shared: Arc::new(PublisherShared {
+                topic,
+                id: next_publisher_id(),
+                sequence: AtomicU64::new(0),
+                outbox: OnceLock::new(),
+                loans: Mutex::new(LoanPool {
+                    slots: Vec::new(),
+                    next: 0,
+                }),
+            }),
+        }
+    }
+
+    /// Publishes `msg` to every subscription of the topic.
+    pub fn publish(&self, msg: T) {
+        self.publish_shared(Arc::new(msg));
+    }
+
+    /// Publishes a message that is already shared, without copying it.
+    pub fn publish_shared(&self, msg: Arc<T>) {
+        match self.shared.outbox.get() {
+            Some(outbox) => outbox.defer(self.shared.clone(), msg),
+            None => self.shared.send(&msg),
+        }
+    }
+
+    /// Lends a message to fill in place, for messages too big to build twice.
+    ///
+    /// The loan holds either `T::default()` or a message this publisher published before and
+    /// every subscriber has since released, reused as it is: write every field you publish.
+    /// In steady state a publisher that publishes loans allocates nothing.
+    ///
+    /// # Examples
+    /// ```
+    /// use tacto::Context;
+    /// use tacto::msg::std_msgs::String as Text;
+    ///
+    /// let ctx = Context::new();
+    /// let mut node = ctx.node("camera").unwrap();
+    /// let publisher = node.publisher::<Text>("image").create().unwrap();
+    /// let sub = node.subscription::<Text>("image").create().unwrap();
+    ///
+    /// let mut msg = publisher.loan();
+    /// msg.data.clear();
+    /// msg.data.push_str("frame 1");
+    /// msg.publish();
+    /// assert_eq!(sub.take().unwrap().data, "frame 1");
+    /// ```
+    pub fn loan(&self) -> Loan<'_, T>
+    where
+        T: Default,
+    {
+        let reusable = {
+            let mut pool = self
+                .shared
+                .loans
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            let found = pool.slots.iter().position(|m| Arc::strong_count(m) == 1);
+            found.map(|i| pool.slots.swap_remove(i))
+        };
+        let msg = reusable.unwrap_or_else(|| Arc::new(T::default()));
+        Loan {
+            publisher: self,
+            msg,
+        }
+    }
+
+    /// The topic's name.
+    pub fn topic(&self) -> &str {
+        self.shared.topic.name()
+    }
+
+    /// This publisher's id, as subscribers see it in [`SampleInfo::publisher`].
+    pub fn id(&self) -> PublisherId {
+        self.shared.id
+    }
+
+    /// The number of intra-process subscriptions on the topic.
+    pub fn subscription_count(&self) -> usize {
+        self.shared.topic.subscriber_count()
+    }
+
+    pub(crate) fn output(&self) -> Arc<dyn Output> {
+        self.shared.clone()
+    }
+
+    fn publish_loan(&self, msg: Arc<T>) {
+        {
+            let mut pool = self
+                .shared
+                .loans
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if pool.slots.len() < LOAN_POOL {
+                pool.slots.push(msg.clone());
+            } else {
+                let slot = pool.next % LOAN_POOL;
+                pool.slots[slot] = msg.clone();
+                pool.next = slot + 1;
+            }
+        }
+        self.publish_shared(msg);
+    }
+}
+
+impl<T: Message> PublisherShared<T> {
+    fn send(&self, msg: &Arc<T>) {
+        // Intra-process delivery is immediate: one clock read stamps both ends.
+        let now = system_now();
+        let info = SampleInfo {
+            publish_time: now,
+            receive_time: now,
+            publisher: self.id,
+            sequence: self.sequence.fetch_add(1, Ordering::Relaxed) + 1,
+        };
+        self.topic.deliver(msg, info);
+    }
+}
+
+/// A message lent by [`Publisher::loan`]; dereferences to the message for filling it in.
+pub struct Loan<'a, T: Message> {
+    publisher: &'a Publisher<T>,
+    msg: Arc<T>,
+}
+
+impl<T: Message> Loan<'_, T> {
+    /// Publishes the filled-in message.
+    pub fn publish(self) {
+        self.publisher.publish_loan(self.msg);
+    }
+}
+
+impl<T: Message> Deref for Loan<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.msg
+    }
+}
+
+impl<T: Message> DerefMut for Loan<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        // A loan is created with the only reference (fresh, or strong count 1 in the pool),
+        // and the pool reference was removed when it was lent.
+        Arc::get_mut(&mut self.msg).expect("a loaned message has no other owner")
+    }
+}
+
+impl<T: Message + fmt::Debug> fmt::Debug for Loan<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Loan").field("msg", &self.msg).finish()
+    }
+}
+
+/// What executors need of a publisher, whatever its message type.
+#[allow(dead_code)] // the LET executor's, landing next
+pub(crate) trait Output: Send + Sync {
+    /// Routes later publications to `outbox`; false if another executor already does.
+    fn defer_to(&self, outbox: Arc<Outbox>) -> bool;
+    /// Sends a message that an outbox held back.
+    fn send_any(&self, msg: Arc<dyn Any + Send + Sync>);
+}
+
+impl<T: Message> Output for PublisherShared<T> {
+    fn defer_to(&self, outbox: Arc<Outbox>) -> bool {
+        self.outbox.set(outbox).is_ok()
+    }
+
+    fn send_any(&self, msg: Arc<dyn Any + Send + Sync>) {
+        // An outbox only ever holds what `publish_shared` put there for this publisher.
+        if let Ok(msg) = msg.downcast::<T>() {
+            self.send(&msg);
+        }
+    }
+}
+
+type Deferred = (Arc<dyn Output>, Arc<dyn Any + Send + Sync>);
+
+/// Publications held back until a LET period ends, in publication order.
+///
+/// Bounded: past `capacity` per period, further publications are dropped and counted
+/// (an overrun node must not grow memory without limit).
+pub(crate) struct Outbox {
+    pending: Mutex<Vec<Deferred>>,
+    capacity: usize,
+    dropped: AtomicU64,
+}
+
+impl fmt::Debug for Outbox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Outbox")
+            .field("capacity", &self.capacity)
+            .field("dropped", &self.dropped)
+            .finish_non_exhaustive()
+    }
+}
+
+#[allow(dead_code)] // the LET executor's, landing next
+impl Outbox {
+    pub(crate) fn new(capacity: usize) -> Self {
+        Outbox {
+            pending: Mutex::new(Vec::with_capacity(capacity)),
+            capacity,
+            dropped: AtomicU64::new(0),
+        }
+    }
+
+    fn defer<T: Message>(&self, publisher: Arc<PublisherShared<T>>, msg: Arc<T>) {
+        let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+        if pending.len() < self.capacity {
+            pending.push((publisher, msg));
+        } else {
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Sends everything held back, in publication order, into `scratch`'s reused buffer.
+    pub(crate) fn flush(&self, scratch: &mut Vec<Deferred>) {
+        std::mem::swap(
+            &mut *self.pending.lock().unwrap_or_else(PoisonError::into_inner),
+            scratch,
+        );
+        for (publisher, msg) in scratch.drain(..) {
+            publisher.send_any(msg);
+        }
+    }
+
+    pub(crate) fn dropped(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+}

@@ -1,0 +1,95 @@
+//! A received message and what is known about its delivery.
+
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+
+use crate::clock::Time;
+
+/// Identifies one publisher across the whole graph, like ROS 2's `rmw_gid_t`.
+///
+/// Intra-process publishers carry the process id and a counter; other transports carry their
+/// own globally unique id (a DDS writer GUID).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PublisherId(pub [u8; 16]);
+
+impl fmt::Display for PublisherId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
+    }
+}
+
+/// Delivery facts that come with every [`Sample`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SampleInfo {
+    /// When the publisher published it (system clock).
+    pub publish_time: Time,
+    /// When it reached this subscription's history (system clock).
+    pub receive_time: Time,
+    /// Who published it.
+    pub publisher: PublisherId,
+    /// The publisher's sequence number, counting from 1 without gaps: a gap between two samples
+    /// of one publisher means samples were lost on the way or overwritten in the history.
+    pub sequence: u64,
+}
+
+/// A message taken or read from a subscription: shared, never copied.
+///
+/// Dereferences to the message.
+///
+/// # Examples
+/// ```
+/// use tacto::msg::std_msgs::String as Text;
+/// use tacto::{Context, History};
+///
+/// let ctx = Context::new();
+/// let mut node = ctx.node("listener").unwrap();
+/// let sub = node.subscription::<Text>("chat").history(History::KeepLast(5)).create().unwrap();
+/// let publisher = node.publisher::<Text>("chat").create().unwrap();
+/// publisher.publish(Text { data: "hi".into() });
+///
+/// let sample = sub.take().unwrap();
+/// assert_eq!(sample.data, "hi");
+/// assert_eq!(sample.info().sequence, 1);
+/// ```
+pub struct Sample<T> {
+    pub(crate) msg: Arc<T>,
+    pub(crate) info: SampleInfo,
+}
+
+impl<T> Sample<T> {
+    /// The delivery facts.
+    pub fn info(&self) -> &SampleInfo {
+        &self.info
+    }
+
+    /// The shared message itself, for keeping beyond this sample without a copy.
+    pub fn message(&self) -> &Arc<T> {
+        &self.msg
+    }
+}
+
+impl<T> Clone for Sample<T> {
+    fn clone(&self) -> Self {
+        Sample {
+            msg: self.msg.clone(),
+            info: self.info,
+        }
+    }
+}
+
+impl<T> Deref for Sample<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.msg
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Sample<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sample")
+            .field("msg", &self.msg)
+            .field("info", &self.info)
+            .finish()
+    }
+}

@@ -1,0 +1,87 @@
+//! Periodic schedules, and what happens when a period is missed.
+//!
+//! # Missed periods: skip, never burst
+//! A periodic trigger fires at `start + k·period`. If the executor comes late, past one or more
+//! deadlines (a long callback, an overloaded CPU), the node runs **once**, its
+//! [`Activation::missed_periods`](crate::Activation::missed_periods) says how many deadlines
+//! passed unserved, and the next deadline is the first one still in the future: the phase is
+//! kept and missed runs are never replayed in a burst (rclcpp's timers do the same; its
+//! EventsExecutor does not, and floods).
+//!
+//! If the clock jumps backwards by more than a period (a simulation restarting `/clock`), the
+//! schedule restarts from the new time.
+
+use std::time::Duration;
+
+use crate::clock::{Clock, ClockKind, Time, duration_nanos, os_now};
+
+#[derive(Debug, Clone)]
+pub(crate) struct Schedule {
+    period: Duration,
+    clock: ClockKind,
+    next: Time,
+}
+
+impl Schedule {
+    pub(crate) fn new(period: Duration, clock: ClockKind, now: Time) -> Self {
+        Schedule {
+            period,
+            clock,
+            next: now + period,
+        }
+    }
+
+    /// If a deadline has passed at `now`, moves to the next future deadline and returns how
+    /// many deadlines were missed beyond the one being served.
+    pub(crate) fn fire(&mut self, now: Time) -> Option<u64> {
+        if now < self.next {
+            if self.next - now > self.period {
+                self.next = now + self.period;
+            }
+            return None;
+        }
+        let period = duration_nanos(self.period).max(1);
+        let missed = (now.as_nanos() - self.next.as_nanos()) / period;
+        self.next = Time::from_nanos(self.next.as_nanos() + (missed + 1) * period);
+        Some(missed as u64)
+    }
+
+    /// The next deadline on the steady clock, for the OS wait; `None` while ROS time is
+    /// simulated (the executor is woken by `/clock` instead).
+    pub(crate) fn steady_deadline(&self, clock: &Clock) -> Option<Time> {
+        match self.clock {
+            ClockKind::Steady => Some(self.next),
+            ClockKind::Ros if clock.is_sim_time() => None,
+            ClockKind::System | ClockKind::Ros => {
+                let wait = self.next - os_now(ClockKind::System);
+                Some(os_now(ClockKind::Steady) + wait)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: i64 = 1_000_000;
+
+    #[test]
+    fn a_late_executor_runs_once_and_keeps_the_phase() {
+        let mut s = Schedule::new(Duration::from_millis(10), ClockKind::Steady, Time::ZERO);
+        assert_eq!(s.fire(Time::from_nanos(9 * MS)), None);
+        assert_eq!(s.fire(Time::from_nanos(10 * MS)), Some(0));
+        // Late by 3.5 periods: deadlines 20, 30, 40 passed; served once, next is 50.
+        assert_eq!(s.fire(Time::from_nanos(45 * MS)), Some(2));
+        assert_eq!(s.fire(Time::from_nanos(49 * MS)), None);
+        assert_eq!(s.fire(Time::from_nanos(50 * MS)), Some(0));
+    }
+
+    #[test]
+    fn a_clock_jumping_back_restarts_the_schedule() {
+        let mut s = Schedule::new(Duration::from_millis(10), ClockKind::Ros, Time::ZERO);
+        assert_eq!(s.fire(Time::from_nanos(1000 * MS)), Some(99));
+        assert_eq!(s.fire(Time::from_nanos(5 * MS)), None);
+        assert_eq!(s.fire(Time::from_nanos(15 * MS)), Some(0));
+    }
+}
