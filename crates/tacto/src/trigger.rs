@@ -1,18 +1,4 @@
 //! Triggers: when an executor runs a node's code.
-//!
-//! A node's executable declares one trigger. Only subscriptions named in it wake the executor;
-//! every other subscription of the node just fills its history, waking nothing. The rule is
-//! evaluated on the executor's thread whenever a named subscription receives a sample, and it
-//! is level-triggered: it looks at unread data, not at arrivals. So the code it runs must
-//! consume (take, read or `latest`) what triggered it, or the trigger stays armed.
-//!
-//! | trigger | runs when | like rclc's |
-//! |---|---|---|
-//! | [`Trigger::on(&s)`](Trigger::on) | `s` has unread data | `trigger_one` |
-//! | [`Trigger::any()`](Trigger::any)`.with(&a).with(&b)` | `a` or `b` has unread data | `trigger_any` |
-//! | [`Trigger::all()`](Trigger::all)`.with(&a).with(&b)` | `a` and `b` have unread data | `trigger_all` |
-//! | [`Trigger::when(f)`](Trigger::when)`.with(&a)` | `f()` is true, checked when `a` receives | user trigger |
-//! | [`Trigger::every(p)`](Trigger::every) | each period `p` (see [`crate::timer`] for missed periods) | a timer |
 
 use std::fmt;
 use std::sync::Arc;
@@ -22,7 +8,21 @@ use crate::clock::{ClockKind, Time};
 use crate::message::Message;
 use crate::subscription::{Input, Subscription};
 
-/// When an executor runs a node's executable. See the [module docs](self).
+/// When an executor runs a node's executable.
+///
+/// A node's executable declares one trigger. Only subscriptions named in it wake the executor;
+/// every other subscription of the node just fills its history, waking nothing. The rule is
+/// evaluated on the executor's thread whenever a named subscription receives a sample, and it
+/// is level-triggered: it looks at unread data, not at arrivals. So the code it runs must
+/// consume (take, read or `latest`) what triggered it, or the trigger stays armed.
+///
+/// | trigger | runs when | like rclc's |
+/// |---|---|---|
+/// | [`Trigger::on(&s)`](Trigger::on) | `s` has unread data | `trigger_one` |
+/// | [`Trigger::any()`](Trigger::any)`.with(&a).with(&b)` | `a` or `b` has unread data | `trigger_any` |
+/// | [`Trigger::all()`](Trigger::all)`.with(&a).with(&b)` | `a` and `b` have unread data | `trigger_all` |
+/// | [`Trigger::when(f)`](Trigger::when)`.with(&a)` | `f()` is true, checked when `a` receives | user trigger |
+/// | [`Trigger::every(p)`](Trigger::every) | each period `p` (see [`crate::timer`] for missed periods) | a timer |
 ///
 /// # Examples
 /// ```
