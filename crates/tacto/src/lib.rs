@@ -63,6 +63,7 @@ pub use executor::{
     AddError, CallbackExecutor, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle,
     WaitSetExecutor,
 };
+pub use executor::{ExecutorThread, ExecutorThreadBuilder, JoinError, SpawnError};
 pub use history::History;
 pub use message::Message;
 pub use node::{

@@ -7,11 +7,15 @@
 //!
 //! All of them block in `epoll_wait` (see the `poller` module), never busy-wait, and stop on
 //! SIGINT/SIGTERM (see [`crate::shutdown`]).
+//!
+//! [`ExecutorThread`] runs any of them on a thread of its own, pinned to CPUs and under
+//! `SCHED_FIFO` if asked.
 
 mod callback;
 mod dispatch;
 pub(crate) mod poller;
 pub(crate) mod signal;
+mod thread;
 mod wait_set;
 
 use std::io;
@@ -20,6 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 pub use callback::CallbackExecutor;
+pub use thread::{ExecutorThread, ExecutorThreadBuilder, JoinError, SpawnError};
 pub use wait_set::WaitSetExecutor;
 
 use crate::node::Node;
@@ -48,6 +53,26 @@ pub trait Executor: Send {
     /// Runs until stopped, by a [`StopHandle`], SIGINT or SIGTERM.
     fn spin(&mut self) -> Result<SpinOutcome, SpinError> {
         self.spin_until(None)
+    }
+}
+
+/// A boxed executor is an executor, so one picked at run time can go wherever one is expected,
+/// e.g. onto an [`ExecutorThread`].
+impl<E: Executor + ?Sized> Executor for Box<E> {
+    fn add(&mut self, node: Node) -> Result<(), AddError> {
+        (**self).add(node)
+    }
+
+    fn spin_until(&mut self, deadline: Option<Instant>) -> Result<SpinOutcome, SpinError> {
+        (**self).spin_until(deadline)
+    }
+
+    fn stop_handle(&self) -> StopHandle {
+        (**self).stop_handle()
+    }
+
+    fn stats(&self) -> ExecutorStats {
+        (**self).stats()
     }
 }
 

@@ -1,0 +1,97 @@
+//! Process-wide shutdown reaching executors on several threads.
+//!
+//! Shutdown is for good and for the whole process, so these tests live in a binary of their
+//! own, and the SIGTERM test runs in a child process of it.
+
+use std::process::Command;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use tacto::{
+    CallbackExecutor, Context, Executor, ExecutorThread, SpinOutcome, WaitSetExecutor, shutdown,
+};
+
+/// Long enough never to fire on a slow, loaded machine; reaching it means the test failed.
+const PATIENCE: Duration = Duration::from_secs(30);
+
+/// Starts two executors of different kinds on two threads and returns once both are spinning.
+fn two_spinning_executors() -> (
+    ExecutorThread<WaitSetExecutor>,
+    ExecutorThread<CallbackExecutor>,
+) {
+    let ctx = Context::new();
+    let (tx, rx) = mpsc::channel();
+    let ticking = |name: &'static str| {
+        let mut node = ctx.node(name).unwrap();
+        let tx = tx.clone();
+        node.timer(Duration::from_millis(1), move |_| {
+            let _ = tx.send(name);
+        })
+        .unwrap();
+        node
+    };
+    let mut a = WaitSetExecutor::new().unwrap();
+    a.add(ticking("first")).unwrap();
+    let mut b = CallbackExecutor::new().unwrap();
+    b.add(ticking("second")).unwrap();
+    let a = ExecutorThread::builder().spawn(a).unwrap();
+    let b = ExecutorThread::builder().spawn(b).unwrap();
+    let mut running = Vec::new();
+    while running.len() < 2 {
+        let name = rx.recv_timeout(PATIENCE).expect("an executor never ran");
+        if !running.contains(&name) {
+            running.push(name);
+        }
+    }
+    (a, b)
+}
+
+fn assert_both_interrupted(
+    (a, b): (
+        ExecutorThread<WaitSetExecutor>,
+        ExecutorThread<CallbackExecutor>,
+    ),
+) {
+    assert_eq!(a.join().unwrap().1.unwrap(), SpinOutcome::Interrupted);
+    assert_eq!(b.join().unwrap().1.unwrap(), SpinOutcome::Interrupted);
+}
+
+#[test]
+fn a_shutdown_request_interrupts_executors_on_two_threads() {
+    let executors = two_spinning_executors();
+    assert!(!shutdown::requested());
+
+    shutdown::request();
+    assert_both_interrupted(executors);
+}
+
+/// Set in the child process that the SIGTERM test runs itself in.
+const SIGTERM_CHILD: &str = "TACTO_TEST_SIGTERM_CHILD";
+
+#[test]
+fn sigterm_interrupts_executors_on_two_threads() {
+    if std::env::var_os(SIGTERM_CHILD).is_some() {
+        let executors = two_spinning_executors();
+        assert!(!shutdown::requested());
+        // SAFETY: `kill` takes no pointers; the handlers the executors installed turn SIGTERM
+        // into a shutdown request instead of ending the process.
+        let sent = unsafe { libc::kill(libc::getpid(), libc::SIGTERM) };
+        assert_eq!(sent, 0);
+        assert_both_interrupted(executors);
+        assert!(shutdown::requested());
+        return;
+    }
+    let test = "sigterm_interrupts_executors_on_two_threads";
+    let child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", test])
+        .env(SIGTERM_CHILD, "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&child.stdout);
+    assert!(
+        child.status.success() && stdout.contains("1 passed"),
+        "{}\n{stdout}\n{}",
+        child.status,
+        String::from_utf8_lossy(&child.stderr),
+    );
+}
