@@ -4,12 +4,14 @@
 //! |---|---|---|
 //! | [`WaitSetExecutor`] | triggers + polling subscriptions (Apex.AI, rclc) | triggering samples and periods only |
 //! | [`CallbackExecutor`] | one callback per message (rclcpp's single-threaded executor) | every callback's samples, every timer |
+//! | [`LetExecutor`] | Logical Execution Time (rclc's LET): inputs frozen at each period start, outputs published at its end | its period only |
 //!
 //! All of them block in `epoll_wait` (see the `poller` module), never busy-wait, and stop on
 //! SIGINT/SIGTERM (see [`crate::shutdown`]).
 
 mod callback;
 mod dispatch;
+mod logical_time;
 pub(crate) mod poller;
 pub(crate) mod signal;
 mod wait_set;
@@ -20,6 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 pub use callback::CallbackExecutor;
+pub use logical_time::{LetBuilder, LetCreateError, LetExecutor};
 pub use wait_set::WaitSetExecutor;
 
 use crate::node::Node;
