@@ -151,7 +151,6 @@ impl<T> HistoryCache<T> {
         }
     }
 
-    #[allow(dead_code)] // the LET executor's, landing next
     /// Hides every later arrival until the next `freeze` (LET period start).
     pub(crate) fn freeze(&mut self) {
         self.horizon = Some(self.arrived);

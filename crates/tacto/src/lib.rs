@@ -60,10 +60,9 @@ mod trigger;
 pub use clock::{Clock, ClockKind, Time};
 pub use context::{Context, TopicError};
 pub use executor::{
-    AddError, CallbackExecutor, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle,
-    WaitSetExecutor,
+    AddError, CallbackExecutor, Executor, ExecutorStats, ExecutorThread, ExecutorThreadBuilder,
+    JoinError, LetExecutor, SpawnError, SpinError, SpinOutcome, StopHandle, WaitSetExecutor,
 };
-pub use executor::{ExecutorThread, ExecutorThreadBuilder, JoinError, SpawnError};
 pub use history::History;
 pub use message::Message;
 pub use node::{

@@ -227,7 +227,6 @@ impl<T: Message + fmt::Debug> fmt::Debug for Loan<'_, T> {
 }
 
 /// What executors need of a publisher, whatever its message type.
-#[allow(dead_code)] // the LET executor's, landing next
 pub(crate) trait Output: Send + Sync {
     /// Routes later publications to `outbox`; false if another executor already does.
     fn defer_to(&self, outbox: Arc<Outbox>) -> bool;
@@ -248,7 +247,7 @@ impl<T: Message> Output for PublisherShared<T> {
     }
 }
 
-type Deferred = (Arc<dyn Output>, Arc<dyn Any + Send + Sync>);
+pub(crate) type Deferred = (Arc<dyn Output>, Arc<dyn Any + Send + Sync>);
 
 /// Publications held back until a LET period ends, in publication order.
 ///
@@ -269,11 +268,12 @@ impl fmt::Debug for Outbox {
     }
 }
 
-#[allow(dead_code)] // the LET executor's, landing next
 impl Outbox {
     pub(crate) fn new(capacity: usize) -> Self {
         Outbox {
-            pending: Mutex::new(Vec::with_capacity(capacity)),
+            // Grows to the busiest period's size, then is reused: a capacity far above the
+            // real load costs nothing.
+            pending: Mutex::new(Vec::new()),
             capacity,
             dropped: AtomicU64::new(0),
         }

@@ -71,7 +71,6 @@ pub(crate) trait Input: Send + Sync + fmt::Debug {
     fn is_attached(&self) -> bool;
     /// Attaches the listener; false if one is attached already.
     fn attach(&self, listener: Arc<dyn Listener>) -> bool;
-    #[allow(dead_code)] // the LET executor's, landing next
     fn freeze(&self);
 }
 

@@ -46,6 +46,11 @@ impl Schedule {
         Some(missed as u64)
     }
 
+    /// The next deadline, on the schedule's clock.
+    pub(crate) fn next(&self) -> Time {
+        self.next
+    }
+
     /// The next deadline on the steady clock, for the OS wait; `None` while ROS time is
     /// simulated (the executor is woken by `/clock` instead).
     pub(crate) fn steady_deadline(&self, clock: &Clock) -> Option<Time> {

@@ -4,6 +4,7 @@
 //! |---|---|---|
 //! | [`WaitSetExecutor`] | triggers + polling subscriptions (Apex.AI, rclc) | triggering samples and periods only |
 //! | [`CallbackExecutor`] | one callback per message (rclcpp's single-threaded executor) | every callback's samples, every timer |
+//! | [`LetExecutor`] | Logical Execution Time (rclc's LET): inputs frozen at each period start, outputs published at its end | its period only |
 //!
 //! All of them block in `epoll_wait` (see the `poller` module), never busy-wait, and stop on
 //! SIGINT/SIGTERM (see [`crate::shutdown`]).
@@ -13,6 +14,7 @@
 
 mod callback;
 mod dispatch;
+mod logical_time;
 pub(crate) mod poller;
 pub(crate) mod signal;
 mod thread;
@@ -24,6 +26,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 pub use callback::CallbackExecutor;
+pub use logical_time::{LetBuilder, LetCreateError, LetExecutor};
 pub use thread::{ExecutorThread, ExecutorThreadBuilder, JoinError, SpawnError};
 pub use wait_set::WaitSetExecutor;
 
