@@ -4,12 +4,14 @@
 //! |---|---|---|
 //! | [`WaitSetExecutor`] | triggers + polling subscriptions (Apex.AI, rclc) | triggering samples and periods only |
 //! | [`CallbackExecutor`] | one callback per message (rclcpp's single-threaded executor) | every callback's samples, every timer |
+//! | [`EventsExecutor`] | one bounded FIFO of sample and timer events, one run per event (rclcpp's events executor) | every triggering sample, every timer |
 //!
 //! All of them block in `epoll_wait` (see the `poller` module), never busy-wait, and stop on
 //! SIGINT/SIGTERM (see [`crate::shutdown`]).
 
 mod callback;
 mod dispatch;
+mod events;
 pub(crate) mod poller;
 pub(crate) mod signal;
 mod wait_set;
@@ -20,6 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 pub use callback::CallbackExecutor;
+pub use events::{EventsExecutor, EventsExecutorBuilder, EventsExecutorCreateError};
 pub use wait_set::WaitSetExecutor;
 
 use crate::node::Node;
