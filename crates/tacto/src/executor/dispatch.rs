@@ -91,10 +91,8 @@ impl<L> Entry<L> {
         })
     }
 
-    /// Runs the code; true if its subscription trigger still holds afterwards (level trigger).
-    pub(crate) fn run(&mut self, activation: &Activation) -> bool {
+    pub(crate) fn run(&mut self, activation: &Activation) {
         (self.exe.run)(activation);
-        self.holds()
     }
 
     pub(crate) fn steady_deadline(&self) -> Option<Time> {
@@ -215,7 +213,9 @@ pub(crate) fn spin(
 fn run_round(entries: &mut [Entry], stats: &mut ExecutorStats, select: impl Fn(&Entry) -> bool) {
     for entry in entries.iter_mut().filter(|e| select(e)) {
         if let Some(activation) = entry.poll() {
-            if entry.run(&activation) {
+            entry.run(&activation);
+            // Level trigger: what the code left unread runs it again next round.
+            if entry.holds() {
                 entry.listener.on_sample();
             }
             stats.executions += 1;

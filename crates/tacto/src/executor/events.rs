@@ -191,7 +191,7 @@ impl EventsExecutor {
     /// Takes the oldest event and runs its executable once if its trigger fires; false if the
     /// queue was empty.
     fn run_next(&mut self) -> bool {
-        let Some(index) = self.queue.lock().pop() else {
+        let Some((index, more)) = self.queue.lock().pop() else {
             return false;
         };
         // Only a node refused half-way through `add` leaves listeners without an entry.
@@ -203,10 +203,12 @@ impl EventsExecutor {
             self.timers_next = Some(Time::ZERO);
         }
         if let Some(activation) = entry.fire() {
-            let still_holds = entry.run(&activation);
+            entry.run(&activation);
             self.stats.executions += 1;
             self.stats.missed_periods += activation.missed_periods;
-            if still_holds {
+            // Level trigger: what the code left unread needs an event, unless one is queued
+            // (in a burst, the next sample's event checks instead).
+            if !more && entry.holds() {
                 self.queue.lock().requeue(index);
             }
         }
@@ -413,8 +415,9 @@ impl Ring {
         }
     }
 
-    fn pop(&mut self) -> Option<usize> {
-        Some(match self.events.pop_front()? {
+    /// The oldest event's executable, and whether another event of it is still queued.
+    fn pop(&mut self) -> Option<(usize, bool)> {
+        let index = match self.events.pop_front()? {
             Event::Sample(index) => {
                 self.samples -= 1;
                 self.queued[index].samples -= 1;
@@ -424,7 +427,9 @@ impl Ring {
                 self.queued[index].due = false;
                 index
             }
-        })
+        };
+        let queued = self.queued[index];
+        Some((index, queued.samples > 0 || queued.due))
     }
 }
 
