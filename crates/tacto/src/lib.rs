@@ -60,8 +60,9 @@ mod trigger;
 pub use clock::{Clock, ClockKind, Time};
 pub use context::{Context, TopicError};
 pub use executor::{
-    AddError, CallbackExecutor, Executor, ExecutorStats, ExecutorThread, ExecutorThreadBuilder,
-    JoinError, LetExecutor, SpawnError, SpinError, SpinOutcome, StopHandle, WaitSetExecutor,
+    AddError, CallbackExecutor, EventsExecutor, Executor, ExecutorStats, ExecutorThread,
+    ExecutorThreadBuilder, JoinError, LetExecutor, SpawnError, SpinError, SpinOutcome, StopHandle,
+    WaitSetExecutor,
 };
 pub use history::History;
 pub use message::Message;

@@ -31,13 +31,19 @@ impl Schedule {
         }
     }
 
+    /// True if a deadline has passed at `now`. A clock that jumped back by more than a period
+    /// restarts the schedule from `now`.
+    pub(crate) fn is_due(&mut self, now: Time) -> bool {
+        if now < self.next && self.next - now > self.period {
+            self.next = now + self.period;
+        }
+        now >= self.next
+    }
+
     /// If a deadline has passed at `now`, moves to the next future deadline and returns how
     /// many deadlines were missed beyond the one being served.
     pub(crate) fn fire(&mut self, now: Time) -> Option<u64> {
-        if now < self.next {
-            if self.next - now > self.period {
-                self.next = now + self.period;
-            }
+        if !self.is_due(now) {
             return None;
         }
         let period = duration_nanos(self.period).max(1);

@@ -7,10 +7,10 @@
 
 use std::time::Instant;
 
-use super::dispatch::{self, Entry, Order};
+use super::dispatch::{self, Entry, Order, Pending};
 use super::poller::Poller;
 use super::{AddError, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle};
-use crate::node::Node;
+use crate::node::{Executable, Node};
 use crate::trigger::Rule;
 
 /// Runs callbacks one message at a time on one thread, like rclcpp's single-threaded executor.
@@ -60,15 +60,16 @@ impl CallbackExecutor {
 
 impl Executor for CallbackExecutor {
     fn add(&mut self, node: Node) -> Result<(), AddError> {
-        let entries = dispatch::admit(node, self.poller.signal(), &self.entries, |exe| match exe
-            .trigger
-            .rule
-        {
+        let signal = self.poller.signal();
+        let classic = |exe: &Executable| match exe.trigger.rule {
             Rule::Any => Ok(()),
             Rule::All | Rule::When(_) => Err((
                 "callback",
                 "only per-subscription callbacks and timers are classic",
             )),
+        };
+        let entries = dispatch::admit(node, signal, &self.entries, classic, |_| {
+            Pending::new(signal)
         })?;
         self.entries.extend(entries);
         Ok(())

@@ -1,5 +1,5 @@
-//! What the wait-set and callback executors share: a node's executables as entries with
-//! their scheduling state, and the spin loop over them.
+//! What the executors share: a node's executables as entries with their scheduling state,
+//! and the spin loop of the wait-set and callback executors.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,6 +21,16 @@ pub(crate) struct Pending {
     signal: Arc<Signal>,
 }
 
+impl Pending {
+    /// Starts pending: samples may have arrived before the node was added.
+    pub(crate) fn new(signal: &Arc<Signal>) -> Arc<Self> {
+        Arc::new(Pending {
+            flag: AtomicBool::new(true),
+            signal: signal.clone(),
+        })
+    }
+}
+
 impl Listener for Pending {
     fn on_sample(&self) {
         // The flag must be visible before the executor takes the notification.
@@ -29,17 +39,17 @@ impl Listener for Pending {
     }
 }
 
-/// One executable inside an executor.
-pub(crate) struct Entry {
+/// One executable inside an executor; `L` is what its triggering subscriptions call.
+pub(crate) struct Entry<L = Pending> {
     pub(crate) node: Arc<str>,
     exe: Executable,
     /// Set for periodic triggers.
     schedule: Option<Schedule>,
-    pending: Arc<Pending>,
+    listener: Arc<L>,
     clock: Clock,
 }
 
-impl std::fmt::Debug for Entry {
+impl<L> std::fmt::Debug for Entry<L> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Entry")
             .field("node", &self.node)
@@ -49,41 +59,40 @@ impl std::fmt::Debug for Entry {
     }
 }
 
-impl Entry {
+impl<L> Entry<L> {
     pub(crate) fn is_periodic(&self) -> bool {
         self.schedule.is_some()
     }
 
-    /// The activation to run now, if the trigger fired.
-    pub(crate) fn poll(&mut self) -> Option<Activation> {
-        let kind = self.exe.trigger.clock;
-        match &mut self.schedule {
-            Some(schedule) => {
-                let now = self.clock.now(kind);
-                let missed_periods = schedule.fire(now)?;
-                Some(Activation {
-                    time: now,
-                    missed_periods,
-                })
-            }
-            None => {
-                if !self.pending.flag.swap(false, Ordering::SeqCst) || !self.exe.trigger.holds() {
-                    return None;
-                }
-                Some(Activation {
-                    time: self.clock.now(kind),
-                    missed_periods: 0,
-                })
-            }
-        }
+    /// True if the subscription trigger holds now; false for periodic entries.
+    pub(crate) fn holds(&mut self) -> bool {
+        self.schedule.is_none() && self.exe.trigger.holds()
     }
 
-    /// Runs the code; re-arms the entry if its trigger still holds afterwards (level trigger).
+    /// True if a periodic entry's deadline has passed.
+    pub(crate) fn is_due(&mut self) -> bool {
+        let now = self.clock.now(self.exe.trigger.clock);
+        self.schedule.as_mut().is_some_and(|s| s.is_due(now))
+    }
+
+    /// The activation to run now, if the trigger fires: a deadline passed, or the rule holds.
+    pub(crate) fn fire(&mut self) -> Option<Activation> {
+        if self.schedule.is_none() && !self.exe.trigger.holds() {
+            return None;
+        }
+        let time = self.clock.now(self.exe.trigger.clock);
+        let missed_periods = match &mut self.schedule {
+            Some(schedule) => schedule.fire(time)?,
+            None => 0,
+        };
+        Some(Activation {
+            time,
+            missed_periods,
+        })
+    }
+
     pub(crate) fn run(&mut self, activation: &Activation) {
         (self.exe.run)(activation);
-        if self.schedule.is_none() && self.exe.trigger.holds() {
-            self.pending.on_sample();
-        }
     }
 
     pub(crate) fn steady_deadline(&self) -> Option<Time> {
@@ -91,16 +100,29 @@ impl Entry {
     }
 }
 
-/// Takes `node` apart into entries and attaches its triggering subscriptions to `signal`.
+impl Entry<Pending> {
+    /// The activation to run now, if the trigger fired since the entry last ran.
+    pub(crate) fn poll(&mut self) -> Option<Activation> {
+        if !self.is_periodic() && !self.listener.flag.swap(false, Ordering::SeqCst) {
+            return None;
+        }
+        self.fire()
+    }
+}
+
+/// Takes `node` apart into entries and attaches each executable's triggering subscriptions to
+/// the listener that `listener` makes for it, given the index the entry will have after
+/// `existing`. `signal` is woken when simulated time moves.
 ///
 /// `check` lets an executor refuse triggers its model lacks. Everything is checked before
 /// anything is attached, so a refused node leaves no trace.
-pub(crate) fn admit(
+pub(crate) fn admit<L: Listener + 'static>(
     node: Node,
     signal: &Arc<Signal>,
-    existing: &[Entry],
+    existing: &[Entry<L>],
     check: impl Fn(&Executable) -> Result<(), (&'static str, &'static str)>,
-) -> Result<Vec<Entry>, AddError> {
+    mut listener: impl FnMut(usize) -> Arc<L>,
+) -> Result<Vec<Entry<L>>, AddError> {
     let name: Arc<str> = node.name().into();
     if existing.iter().any(|e| e.node == name) {
         return Err(AddError::DuplicateNode(name.to_string()));
@@ -118,17 +140,12 @@ pub(crate) fn admit(
     }
     let mut entries = Vec::with_capacity(node.executables.len());
     for exe in node.executables {
-        let pending = Arc::new(Pending {
-            flag: AtomicBool::new(false),
-            signal: signal.clone(),
-        });
+        let listener = listener(existing.len() + entries.len());
         for input in &exe.trigger.inputs {
-            if !input.attach(pending.clone()) {
+            if !input.attach(listener.clone()) {
                 return Err(AddError::InputAlreadyTriggering(name.to_string()));
             }
         }
-        // Samples may have arrived before the node was added.
-        pending.on_sample();
         let schedule = exe.trigger.period.map(|period| {
             if exe.trigger.clock == ClockKind::Ros {
                 clock.wake_on_sim_time(signal);
@@ -139,7 +156,7 @@ pub(crate) fn admit(
             node: name.clone(),
             exe,
             schedule,
-            pending,
+            listener,
             clock: clock.clone(),
         });
     }
@@ -197,6 +214,10 @@ fn run_round(entries: &mut [Entry], stats: &mut ExecutorStats, select: impl Fn(&
     for entry in entries.iter_mut().filter(|e| select(e)) {
         if let Some(activation) = entry.poll() {
             entry.run(&activation);
+            // Level trigger: what the code left unread runs it again next round.
+            if entry.holds() {
+                entry.listener.on_sample();
+            }
             stats.executions += 1;
             stats.missed_periods += activation.missed_periods;
         }

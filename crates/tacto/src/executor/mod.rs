@@ -5,6 +5,7 @@
 //! | [`WaitSetExecutor`] | triggers + polling subscriptions (Apex.AI, rclc) | triggering samples and periods only |
 //! | [`CallbackExecutor`] | one callback per message (rclcpp's single-threaded executor) | every callback's samples, every timer |
 //! | [`LetExecutor`] | Logical Execution Time (rclc's LET): inputs frozen at each period start, outputs published at its end | its period only |
+//! | [`EventsExecutor`] | one bounded FIFO of sample and timer events, one run per event (rclcpp's events executor) | every triggering sample, every timer |
 //!
 //! All of them block in `epoll_wait` (see the `poller` module), never busy-wait, and stop on
 //! SIGINT/SIGTERM (see [`crate::shutdown`]).
@@ -14,6 +15,7 @@
 
 mod callback;
 mod dispatch;
+mod events;
 mod logical_time;
 pub(crate) mod poller;
 pub(crate) mod signal;
@@ -26,6 +28,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 pub use callback::CallbackExecutor;
+pub use events::{EventsExecutor, EventsExecutorBuilder, EventsExecutorCreateError};
 pub use logical_time::{LetBuilder, LetCreateError, LetExecutor};
 pub use thread::{ExecutorThread, ExecutorThreadBuilder, JoinError, SpawnError};
 pub use wait_set::WaitSetExecutor;

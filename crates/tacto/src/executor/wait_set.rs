@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use super::dispatch::{self, Entry, Order};
+use super::dispatch::{self, Entry, Order, Pending};
 use super::poller::Poller;
 use super::{AddError, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle};
 use crate::node::Node;
@@ -65,7 +65,14 @@ impl WaitSetExecutor {
 
 impl Executor for WaitSetExecutor {
     fn add(&mut self, node: Node) -> Result<(), AddError> {
-        let entries = dispatch::admit(node, self.poller.signal(), &self.entries, |_| Ok(()))?;
+        let signal = self.poller.signal();
+        let entries = dispatch::admit(
+            node,
+            signal,
+            &self.entries,
+            |_| Ok(()),
+            |_| Pending::new(signal),
+        )?;
         self.entries.extend(entries);
         Ok(())
     }

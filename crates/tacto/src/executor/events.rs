@@ -1,0 +1,456 @@
+//! The events executor: rclcpp's `EventsExecutor`, with a bounded queue.
+//!
+//! Every sample that arrives on a triggering subscription, and every timer that comes due,
+//! becomes an event in one FIFO queue; the thread takes events oldest first and runs one
+//! executable per event. rclcpp's queue is unbounded, and a timer that overruns fills it with
+//! one event per missed period, replayed back to back. Here the queue has a fixed size, a timer
+//! holds at most one event, and a sample whose event does not fit is still served (see
+//! [`EventsExecutor`] for the exact policy).
+//!
+//! Publishers queue sample events on their own threads, through the listener attached to
+//! each triggering subscription, and wake the executor through its [`Signal`] (no syscall
+//! while it is busy). Timers are queued by the executor thread itself: it looks at them before
+//! each event, but reads their deadlines only once the earliest one has passed, and sleeps in
+//! the poller until that deadline when the queue is empty.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::io;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
+
+use super::dispatch::{self, Entry, steady_time};
+use super::poller::{Poller, Woken};
+use super::signal::Signal;
+use super::{AddError, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle};
+use crate::clock::{ClockKind, Time, os_now};
+use crate::node::Node;
+use crate::subscription::Listener;
+
+/// Runs one executable per event, in the order events arrive: rclcpp's `EventsExecutor`, with a
+/// bounded queue.
+///
+/// Each sample that arrives on a triggering subscription queues one event for the executable
+/// it triggers, and so does each timer that comes due. The thread takes events oldest first and
+/// runs the executable once per event, so a callback subscription
+/// ([`SubscriptionBuilder::callback`](crate::SubscriptionBuilder::callback)) runs once per
+/// message, in arrival order across all subscriptions.
+///
+/// # The queue, and what happens when it is full
+/// The queue holds at most `capacity` sample events (default
+/// [`DEFAULT_CAPACITY`](Self::DEFAULT_CAPACITY), set with
+/// [`EventsExecutorBuilder::capacity`]), plus at most one *due* event per executable, in a
+/// slot reserved for it: `capacity` + executables events in all, in memory allocated when the
+/// executor is created and nodes are added. Nothing is allocated per event.
+///
+/// - **A sample that finds `capacity` sample events queued** queues none; the refusal counts in
+///   [`dropped_events`](Self::dropped_events). The sample stays in its subscription's history,
+///   and its executable gets a due event, unless one is queued already: the due event takes
+///   the refused sample's place in line. No sample is lost to the queue; a sample is only ever
+///   lost to its history's own policy (counted by
+///   [`Subscription::dropped`](crate::Subscription::dropped)).
+/// - **A due event** runs its executable once, if its trigger holds. Afterwards, if the trigger
+///   still holds and no event of that executable is queued, a new due event joins the back of
+///   the queue. So an executable whose sample events were refused works off its history one
+///   run per turn, taking turns with everything else, until nothing unread is left.
+/// - **Timers never overflow and never burst.** A timer's event is its due event, so it has at
+///   most one queued. A timer that overruns, or waits behind a long queue, runs once when its
+///   turn comes, with the deadlines it missed in
+///   [`Activation::missed_periods`](crate::Activation::missed_periods) (see [`crate::timer`]).
+///
+/// # Triggers
+/// Every [`Trigger`](crate::Trigger) works. An event runs its executable only if the trigger
+/// holds when the event's turn comes; if it does not, the event is skipped and the samples wait
+/// in their histories for a later event. So `Trigger::all()` runs on the event that finds every
+/// input with unread data, `Trigger::when(f)` on an event for which `f()` is true, and a polling
+/// node that takes all its samples in one run runs once for a burst (the burst's later events
+/// find nothing unread and are skipped). Triggers are level-triggered, as on every executor: an
+/// executable whose trigger still holds after it ran runs again, through a due event.
+///
+/// # Guarantees
+/// - Events run in the order they were queued, one run at most per event; a subscription's
+///   samples are taken oldest first.
+/// - Blocks in `epoll_wait` when the queue is empty; never busy-waits.
+/// - Bounded memory and no allocation per event; no sample is lost to the queue.
+/// - Timers on ROS time follow `/clock` when the context uses sim time.
+///
+/// # Examples
+/// A queue of two events meets a burst of three messages: one event is dropped, no message.
+/// ```
+/// use std::sync::mpsc;
+/// use std::time::Duration;
+/// use tacto::msg::std_msgs::String as Text;
+/// use tacto::{Context, EventsExecutor, Executor};
+///
+/// let ctx = Context::new();
+/// let mut node = ctx.node("listener").unwrap();
+/// let (tx, rx) = mpsc::channel();
+/// node.subscription::<Text>("chat").callback(move |msg| tx.send(msg.data.clone()).unwrap()).unwrap();
+/// let mut talker = ctx.node("talker").unwrap();
+/// let publisher = talker.publisher::<Text>("chat").create().unwrap();
+///
+/// let mut executor = EventsExecutor::builder().capacity(2).create().unwrap();
+/// executor.add(node).unwrap();
+/// for word in ["one", "two", "three"] {
+///     publisher.publish(Text { data: word.into() });
+/// }
+/// assert_eq!(executor.dropped_events(), 1); // "three" found the queue full...
+/// executor.spin_for(Duration::from_millis(50)).unwrap();
+/// assert_eq!(rx.try_iter().collect::<Vec<_>>(), ["one", "two", "three"]); // ...and still ran
+/// ```
+#[derive(Debug)]
+pub struct EventsExecutor {
+    poller: Poller,
+    queue: Arc<EventQueue>,
+    /// Indexed by the executable numbers that events carry.
+    entries: Vec<Entry<Source>>,
+    /// When to look at the timers next, on the steady clock: the earliest deadline of a timer
+    /// without a queued event. `None`: no timer can come due on the steady clock.
+    timers_next: Option<Time>,
+    /// Some timer follows simulated time, which has no steady deadline: look at every turn.
+    sim_timers: bool,
+    stop: StopHandle,
+    stats: ExecutorStats,
+}
+
+impl EventsExecutor {
+    /// The queue's capacity in sample events unless [`EventsExecutorBuilder::capacity`] says
+    /// otherwise: a full default history (depth 10) for each of about a hundred subscriptions,
+    /// in 16 KiB.
+    pub const DEFAULT_CAPACITY: usize = 1024;
+
+    /// Creates the executor with the default capacity: `EventsExecutor::builder().create()`.
+    pub fn new() -> Result<Self, EventsExecutorCreateError> {
+        Self::builder().create()
+    }
+
+    /// Starts configuring an executor.
+    pub fn builder() -> EventsExecutorBuilder {
+        EventsExecutorBuilder {
+            capacity: Self::DEFAULT_CAPACITY,
+        }
+    }
+
+    /// Sample events refused since creation because the queue was full. Their samples are
+    /// still served, through due events (see the policy on [`EventsExecutor`]).
+    pub fn dropped_events(&self) -> u64 {
+        self.queue.lock().dropped
+    }
+
+    fn with_capacity(capacity: usize) -> Result<Self, EventsExecutorCreateError> {
+        if capacity == 0 {
+            return Err(EventsExecutorCreateError::ZeroCapacity);
+        }
+        let mut events = VecDeque::new();
+        events
+            .try_reserve_exact(capacity)
+            .map_err(|_| EventsExecutorCreateError::TooLarge(capacity))?;
+        let poller = Poller::new()?;
+        let stop = StopHandle::new(poller.signal().clone());
+        let ring = Ring {
+            events,
+            capacity,
+            samples: 0,
+            queued: Vec::new(),
+            dropped: 0,
+        };
+        Ok(EventsExecutor {
+            queue: Arc::new(EventQueue {
+                ring: Mutex::new(ring),
+                signal: poller.signal().clone(),
+            }),
+            poller,
+            entries: Vec::new(),
+            timers_next: None,
+            sim_timers: false,
+            stop,
+            stats: ExecutorStats::default(),
+        })
+    }
+
+    /// Queues a due event for every timer whose deadline passed and that has none queued, and
+    /// notes when to look again.
+    fn queue_due_timers(&mut self) {
+        let mut ring = self.queue.lock();
+        self.timers_next = None;
+        self.sim_timers = false;
+        for (index, entry) in self.entries.iter_mut().enumerate() {
+            if !entry.is_periodic() || ring.queued[index].due {
+                continue;
+            }
+            if entry.is_due() {
+                ring.push_due(index);
+            } else if let Some(deadline) = entry.steady_deadline() {
+                self.timers_next = Some(self.timers_next.map_or(deadline, |t| t.min(deadline)));
+            } else {
+                self.sim_timers = true;
+            }
+        }
+    }
+
+    /// Takes the oldest event and runs its executable once if its trigger fires; false if the
+    /// queue was empty.
+    fn run_next(&mut self) -> bool {
+        let Some((index, more)) = self.queue.lock().pop() else {
+            return false;
+        };
+        // Only a node refused half-way through `add` leaves listeners without an entry.
+        let Some(entry) = self.entries.get_mut(index) else {
+            return true;
+        };
+        if entry.is_periodic() {
+            // Firing moves its deadline: look at the timers again.
+            self.timers_next = Some(Time::ZERO);
+        }
+        if let Some(activation) = entry.fire() {
+            entry.run(&activation);
+            self.stats.executions += 1;
+            self.stats.missed_periods += activation.missed_periods;
+            // Level trigger: what the code left unread needs an event, unless one is queued
+            // (in a burst, the next sample's event checks instead).
+            if !more && entry.holds() {
+                self.queue.lock().requeue(index);
+            }
+        }
+        true
+    }
+}
+
+impl Executor for EventsExecutor {
+    fn add(&mut self, node: Node) -> Result<(), AddError> {
+        let queue = &self.queue;
+        let source = |index| {
+            queue.lock().register(index);
+            Arc::new(Source {
+                index,
+                queue: queue.clone(),
+            })
+        };
+        let entries = dispatch::admit(
+            node,
+            self.poller.signal(),
+            &self.entries,
+            |_| Ok(()),
+            source,
+        )?;
+        let first = self.entries.len();
+        self.entries.extend(entries);
+        // Samples that arrived before the node was added have no events: one due event serves
+        // them all. The trigger is checked without the lock, as its code may publish.
+        for index in first..self.entries.len() {
+            if self.entries[index].holds() {
+                self.queue.lock().push_due(index);
+            }
+        }
+        self.timers_next = Some(Time::ZERO);
+        Ok(())
+    }
+
+    fn spin_until(&mut self, deadline: Option<Instant>) -> Result<SpinOutcome, SpinError> {
+        let deadline = deadline.map(steady_time);
+        loop {
+            if self.stop.take_request() {
+                return Ok(SpinOutcome::Stopped);
+            }
+            self.poller.signal().take_notified();
+            let now = os_now(ClockKind::Steady);
+            if self.sim_timers || self.timers_next.is_some_and(|t| t <= now) {
+                self.queue_due_timers();
+            }
+            let busy = self.run_next();
+            self.stats.wakeups = self.poller.wakeups();
+            if deadline.is_some_and(|d| now >= d) {
+                return Ok(SpinOutcome::Elapsed);
+            }
+            if !busy {
+                let next = self.timers_next.into_iter().chain(deadline).min();
+                if self.poller.wait(next)? == Woken::Shutdown {
+                    return Ok(SpinOutcome::Interrupted);
+                }
+            }
+        }
+    }
+
+    fn stop_handle(&self) -> StopHandle {
+        self.stop.clone()
+    }
+
+    fn stats(&self) -> ExecutorStats {
+        self.stats
+    }
+}
+
+/// Configures an [`EventsExecutor`]; from [`EventsExecutor::builder`].
+#[derive(Debug, Clone)]
+pub struct EventsExecutorBuilder {
+    capacity: usize,
+}
+
+impl EventsExecutorBuilder {
+    /// How many sample events the queue holds before it refuses more (default
+    /// [`EventsExecutor::DEFAULT_CAPACITY`]); 16 bytes each.
+    pub fn capacity(mut self, capacity: usize) -> Self {
+        self.capacity = capacity;
+        self
+    }
+
+    /// Creates the executor, its queue and its OS resources (an epoll set, an eventfd, a
+    /// timerfd).
+    pub fn create(self) -> Result<EventsExecutor, EventsExecutorCreateError> {
+        EventsExecutor::with_capacity(self.capacity)
+    }
+}
+
+/// Why an [`EventsExecutor`] could not be created.
+#[derive(Debug, thiserror::Error)]
+pub enum EventsExecutorCreateError {
+    /// A queue of capacity 0 would refuse every sample event.
+    #[error("the event queue needs a capacity of at least 1")]
+    ZeroCapacity,
+    /// The queue's memory could not be allocated.
+    #[error("an event queue of capacity {0} does not fit in memory")]
+    TooLarge(usize),
+    /// The OS refused the executor's descriptors.
+    #[error("the executor could not be set up: {0}")]
+    Os(#[from] io::Error),
+}
+
+/// The queue, shared by the executor thread and the listeners that fill it.
+///
+/// A mutex around a preallocated ring: each critical section pushes or pops one event and
+/// updates two counters, tens of nanoseconds. A lock-free ring would need `unsafe` slot code,
+/// which tacto keeps to FFI boundaries, and could not update the queue and an executable's
+/// counts in one step, which the overflow policy relies on.
+struct EventQueue {
+    ring: Mutex<Ring>,
+    signal: Arc<Signal>,
+}
+
+impl fmt::Debug for EventQueue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ring = self.lock();
+        f.debug_struct("EventQueue")
+            .field("len", &ring.events.len())
+            .field("capacity", &ring.capacity)
+            .field("dropped", &ring.dropped)
+            .finish()
+    }
+}
+
+impl EventQueue {
+    /// Our code never panics while holding the lock, so a poisoned lock still holds a valid ring.
+    fn lock(&self) -> MutexGuard<'_, Ring> {
+        self.ring.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+#[derive(Debug)]
+struct Ring {
+    /// Never grows past its reserved size: `capacity` sample events and one due event per
+    /// executable.
+    events: VecDeque<Event>,
+    /// Sample events beyond this many are refused.
+    capacity: usize,
+    /// Sample events queued now.
+    samples: usize,
+    /// What each executable has queued, by index.
+    queued: Vec<Queued>,
+    /// Sample events refused because the queue was full.
+    dropped: u64,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Queued {
+    samples: usize,
+    due: bool,
+}
+
+/// An executable to run once, by its index in the executor.
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    /// A sample arrived on one of its triggering subscriptions.
+    Sample(usize),
+    /// It is due without a sample event of its own: a timer's deadline passed, or its trigger
+    /// holds on samples without events (refused, older than the node's `add`, or left unread
+    /// by its last run).
+    Due(usize),
+}
+
+impl Ring {
+    /// Makes room for executable `index` and its reserved slot; called before its listener
+    /// is attached, so only `add` allocates.
+    fn register(&mut self, index: usize) {
+        if self.queued.len() <= index {
+            self.queued.resize(index + 1, Queued::default());
+        }
+        let room = self.capacity + self.queued.len() - self.events.len();
+        self.events.reserve_exact(room);
+    }
+
+    fn push_sample(&mut self, index: usize) {
+        if self.samples < self.capacity {
+            self.samples += 1;
+            self.queued[index].samples += 1;
+            self.events.push_back(Event::Sample(index));
+        } else {
+            self.dropped += 1;
+            self.push_due(index);
+        }
+    }
+
+    /// Queues a due event unless the executable has one queued: the coalescing that keeps
+    /// timers from bursting and the queue within its bound.
+    fn push_due(&mut self, index: usize) {
+        let queued = &mut self.queued[index];
+        if !queued.due {
+            queued.due = true;
+            self.events.push_back(Event::Due(index));
+        }
+    }
+
+    /// After a run whose trigger still holds: the next run needs an event, unless one is queued.
+    fn requeue(&mut self, index: usize) {
+        if self.queued[index].samples == 0 {
+            self.push_due(index);
+        }
+    }
+
+    /// The oldest event's executable, and whether another event of it is still queued.
+    fn pop(&mut self) -> Option<(usize, bool)> {
+        let index = match self.events.pop_front()? {
+            Event::Sample(index) => {
+                self.samples -= 1;
+                self.queued[index].samples -= 1;
+                index
+            }
+            Event::Due(index) => {
+                self.queued[index].due = false;
+                index
+            }
+        };
+        let queued = self.queued[index];
+        Some((index, queued.samples > 0 || queued.due))
+    }
+}
+
+/// Queues an event for one executable whenever one of its triggering subscriptions receives a
+/// sample; runs on the publisher's thread.
+struct Source {
+    index: usize,
+    queue: Arc<EventQueue>,
+}
+
+impl fmt::Debug for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Source")
+            .field("index", &self.index)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Listener for Source {
+    fn on_sample(&self) {
+        self.queue.lock().push_sample(self.index);
+        self.queue.signal.notify();
+    }
+}
