@@ -3,16 +3,20 @@
 //! The first executor to be created installs handlers for both signals. A signal writes a byte
 //! into a socket that every executor watches and that is never drained, so one signal stops
 //! every executor of the process, including those created later, and each returns
-//! [`SpinOutcome::Interrupted`](crate::executor::SpinOutcome::Interrupted).
+//! [`SpinOutcome::Interrupted`](crate::executor::SpinOutcome::Interrupted). The handler also
+//! sets a flag, which executors check on every round, so a busy executor that never blocks
+//! stops too.
 
 use std::io::Write;
 use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::net::UnixStream;
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 struct ShutdownLine {
     read: UnixStream,
     write: UnixStream,
+    requested: Arc<AtomicBool>,
 }
 
 fn line() -> Option<&'static ShutdownLine> {
@@ -21,10 +25,16 @@ fn line() -> Option<&'static ShutdownLine> {
         let (read, write) = UnixStream::pair().ok()?;
         read.set_nonblocking(true).ok()?;
         write.set_nonblocking(true).ok()?;
+        let requested = Arc::new(AtomicBool::new(false));
         for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            signal_hook::flag::register(signal, requested.clone()).ok()?;
             signal_hook::low_level::pipe::register(signal, write.try_clone().ok()?).ok()?;
         }
-        Some(ShutdownLine { read, write })
+        Some(ShutdownLine {
+            read,
+            write,
+            requested,
+        })
     })
     .as_ref()
 }
@@ -40,6 +50,7 @@ pub(crate) fn fd() -> Option<BorrowedFd<'static>> {
 /// Stops every executor of the process, as SIGINT would.
 pub fn request() {
     if let Some(line) = line() {
+        line.requested.store(true, Ordering::SeqCst);
         let _ = (&line.write).write(&[1]);
     }
 }
@@ -51,12 +62,5 @@ pub fn request() {
 /// assert!(!tacto::shutdown::requested());
 /// ```
 pub fn requested() -> bool {
-    use rustix::event::{PollFd, PollFlags, Timespec, poll};
-    let Some(line) = line() else { return false };
-    let mut fds = [PollFd::new(&line.read, PollFlags::IN)];
-    let now = Timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    matches!(poll(&mut fds, Some(&now)), Ok(n) if n > 0)
+    line().is_some_and(|l| l.requested.load(Ordering::SeqCst))
 }

@@ -7,8 +7,10 @@ use std::process::Command;
 use std::sync::mpsc;
 use std::time::Duration;
 
+use tacto::msg::std_msgs::String as Text;
 use tacto::{
-    CallbackExecutor, Context, Executor, ExecutorThread, SpinOutcome, WaitSetExecutor, shutdown,
+    CallbackExecutor, Context, EventsExecutor, Executor, ExecutorThread, SpinOutcome, Trigger,
+    WaitSetExecutor, shutdown,
 };
 
 /// Long enough never to fire on a slow, loaded machine; reaching it means the test failed.
@@ -81,10 +83,65 @@ fn sigterm_interrupts_executors_on_two_threads() {
         assert!(shutdown::requested());
         return;
     }
-    let test = "sigterm_interrupts_executors_on_two_threads";
+    run_in_child("sigterm_interrupts_executors_on_two_threads", SIGTERM_CHILD);
+}
+
+/// Set in the child process of the busy-executor test.
+const BUSY_CHILD: &str = "TACTO_TEST_BUSY_CHILD";
+
+#[test]
+fn executors_that_never_run_out_of_work_still_stop_on_shutdown() {
+    if std::env::var_os(BUSY_CHILD).is_none() {
+        run_in_child(
+            "executors_that_never_run_out_of_work_still_stop_on_shutdown",
+            BUSY_CHILD,
+        );
+        return;
+    }
+    let ctx = Context::new();
+    let (tx, rx) = mpsc::sync_channel(1);
+    // The node peeks but never consumes, so its trigger always holds and its executor never
+    // blocks in the OS, where the shutdown line is watched.
+    let busy = |name: &'static str| {
+        let mut node = ctx.node(name).unwrap();
+        let sub = node.subscription::<Text>("always").create().unwrap();
+        let tx = tx.clone();
+        node.execute(Trigger::on(&sub), move |_| {
+            assert!(sub.has_new());
+            let _ = tx.try_send(name);
+        })
+        .unwrap();
+        node
+    };
+    let mut a = WaitSetExecutor::new().unwrap();
+    a.add(busy("wait_set")).unwrap();
+    let mut b = EventsExecutor::new().unwrap();
+    b.add(busy("events")).unwrap();
+    let mut sensor = ctx.node("sensor").unwrap();
+    let publisher = sensor.publisher::<Text>("always").create().unwrap();
+    publisher.publish(Text::default());
+    let a = ExecutorThread::builder().spawn(a).unwrap();
+    let b = ExecutorThread::builder().spawn(b).unwrap();
+    let mut running = Vec::new();
+    while running.len() < 2 {
+        let name = rx.recv_timeout(PATIENCE).expect("an executor never ran");
+        if !running.contains(&name) {
+            running.push(name);
+        }
+    }
+
+    shutdown::request();
+    drop(rx);
+    assert_eq!(a.join().unwrap().1.unwrap(), SpinOutcome::Interrupted);
+    assert_eq!(b.join().unwrap().1.unwrap(), SpinOutcome::Interrupted);
+}
+
+/// Runs one test of this binary in a child process (with `marker` set), so that what it does
+/// to the process's shutdown state stays there, and checks that it passed.
+fn run_in_child(test: &str, marker: &str) {
     let child = Command::new(std::env::current_exe().unwrap())
         .args(["--exact", test])
-        .env(SIGTERM_CHILD, "1")
+        .env(marker, "1")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&child.stdout);

@@ -128,14 +128,19 @@ pub(crate) fn admit<L: Listener + 'static>(
         return Err(AddError::DuplicateNode(name.to_string()));
     }
     let clock = node.context().clock().clone();
+    let mut triggering: Vec<*const ()> = Vec::new();
     for exe in &node.executables {
         check(exe).map_err(|(executor, reason)| AddError::UnsupportedTrigger {
             node: name.to_string(),
             executor,
             reason,
         })?;
-        if exe.trigger.inputs.iter().any(|i| i.is_attached()) {
-            return Err(AddError::InputAlreadyTriggering(name.to_string()));
+        for input in &exe.trigger.inputs {
+            let id = Arc::as_ptr(input) as *const ();
+            if input.is_attached() || triggering.contains(&id) {
+                return Err(AddError::InputAlreadyTriggering(name.to_string()));
+            }
+            triggering.push(id);
         }
     }
     let mut entries = Vec::with_capacity(node.executables.len());

@@ -252,6 +252,10 @@ impl Executor for EventsExecutor {
             if self.stop.take_request() {
                 return Ok(SpinOutcome::Stopped);
             }
+            // A busy queue never reaches the poller, which checks this too.
+            if crate::shutdown::requested() {
+                return Ok(SpinOutcome::Interrupted);
+            }
             self.poller.signal().take_notified();
             let now = os_now(ClockKind::Steady);
             if self.sim_timers || self.timers_next.is_some_and(|t| t <= now) {

@@ -81,9 +81,13 @@ impl Poller {
 
     /// Blocks until notified, until `deadline` (steady clock) or until shutdown.
     ///
-    /// Returns at once, without a syscall, if a notification arrived since the executor last
-    /// took them or the deadline has passed.
+    /// Returns at once, without a syscall, if shutdown was requested, a notification arrived
+    /// since the executor last took them, or the deadline has passed.
     pub(crate) fn wait(&mut self, deadline: Option<Time>) -> io::Result<Woken> {
+        // Checked first, so that an executor that always has work still stops.
+        if shutdown::requested() {
+            return Ok(Woken::Shutdown);
+        }
         if let Some(d) = deadline {
             if d <= os_now(ClockKind::Steady) {
                 return Ok(Woken::Work);
