@@ -156,6 +156,35 @@ fn a_subscription_triggers_the_code_of_one_node_only() {
 }
 
 #[test]
+fn a_refused_node_leaves_its_subscriptions_free_for_another_node() {
+    let ctx = Context::new();
+    let mut refused = ctx.node("refused").unwrap();
+    let radar = refused.subscription::<Empty>("radar").create().unwrap();
+    refused.execute(Trigger::on(&radar), |_| {}).unwrap();
+    refused.execute(Trigger::on(&radar), |_| {}).unwrap();
+    let mut executor = WaitSetExecutor::new().unwrap();
+    match executor.add(refused) {
+        Err(AddError::InputAlreadyTriggering(node)) => assert_eq!(node, "refused"),
+        other => panic!("one subscription triggering two executables: {other:?}"),
+    }
+
+    let mut fusion = ctx.node("fusion").unwrap();
+    let runs = Events::default();
+    let ran = runs.clone();
+    fusion
+        .execute(Trigger::on(&radar), move |_| {
+            radar.take_all().for_each(drop);
+            ran.push("fusion");
+        })
+        .unwrap();
+    let mut other_executor = WaitSetExecutor::new().unwrap();
+    other_executor.add(fusion).unwrap();
+    publisher::<Empty>(&ctx, "radar").publish(Empty::default());
+    other_executor.spin_for(SETTLE).unwrap();
+    assert_eq!(runs.all(), ["fusion"]);
+}
+
+#[test]
 fn a_stop_handle_stops_a_spin_from_another_thread() {
     let mut executor = WaitSetExecutor::new().unwrap();
     let stop = executor.stop_handle();

@@ -10,7 +10,7 @@ use super::signal::Signal;
 use super::{AddError, ExecutorStats, SpinError, SpinOutcome, StopHandle};
 use crate::clock::{Clock, ClockKind, Time, os_now};
 use crate::node::{Executable, Node};
-use crate::subscription::Listener;
+use crate::subscription::{Input, Listener};
 use crate::timer::Schedule;
 use crate::trigger::Activation;
 
@@ -106,14 +106,19 @@ pub(crate) fn admit(
         return Err(AddError::DuplicateNode(name.to_string()));
     }
     let clock = node.context().clock().clone();
+    // A subscription named in two of the node's triggers would be attached once, then refused.
+    let mut triggering: Vec<&Arc<dyn Input>> = Vec::new();
     for exe in &node.executables {
         check(exe).map_err(|(executor, reason)| AddError::UnsupportedTrigger {
             node: name.to_string(),
             executor,
             reason,
         })?;
-        if exe.trigger.inputs.iter().any(|i| i.is_attached()) {
-            return Err(AddError::InputAlreadyTriggering(name.to_string()));
+        for input in &exe.trigger.inputs {
+            if input.is_attached() || triggering.iter().any(|i| Arc::ptr_eq(i, input)) {
+                return Err(AddError::InputAlreadyTriggering(name.to_string()));
+            }
+            triggering.push(input);
         }
     }
     let mut entries = Vec::with_capacity(node.executables.len());
