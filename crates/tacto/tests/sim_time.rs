@@ -127,3 +127,12 @@ fn a_clock_jump_of_several_periods_runs_a_ros_timer_once_reporting_the_missed_on
     assert_eq!(activations.count(), 2, "the next period runs as usual");
     assert_eq!(activations.last().missed_periods(), 0);
 }
+
+each_executor!(a_ros_timer_follows_clock_after_the_program_dropped_its_context);
+fn a_ros_timer_follows_clock_after_the_program_dropped_its_context(mut executor: impl Executor) {
+    // As when nodes are built in a function that returns only what the program keeps.
+    let (clock, activations) = sim_timer(&Context::new(), &mut executor);
+    publish_time(&clock, periods(1));
+    executor.spin_for(SETTLE).unwrap();
+    assert_eq!(activations.count(), 1);
+}

@@ -8,7 +8,8 @@ use std::time::Instant;
 use super::poller::{Poller, Woken};
 use super::signal::Signal;
 use super::{AddError, ExecutorStats, SpinError, SpinOutcome, StopHandle};
-use crate::clock::{Clock, ClockKind, Time, os_now};
+use crate::clock::{ClockKind, Time, os_now};
+use crate::context::Context;
 use crate::node::{Executable, Node};
 use crate::subscription::{Input, Listener};
 use crate::timer::Schedule;
@@ -36,7 +37,9 @@ pub(crate) struct Entry {
     /// Set for periodic triggers.
     schedule: Option<Schedule>,
     pending: Arc<Pending>,
-    clock: Clock,
+    /// The node's context, for its clocks. Holding it keeps the graph alive as long as the
+    /// node runs, and with it the `/clock` subscription that moves simulated time.
+    context: Context,
 }
 
 impl std::fmt::Debug for Entry {
@@ -59,7 +62,7 @@ impl Entry {
         let kind = self.exe.trigger.clock;
         match &mut self.schedule {
             Some(schedule) => {
-                let now = self.clock.now(kind);
+                let now = self.context.clock().now(kind);
                 let missed_periods = schedule.fire(now)?;
                 Some(Activation {
                     time: now,
@@ -71,7 +74,7 @@ impl Entry {
                     return None;
                 }
                 Some(Activation {
-                    time: self.clock.now(kind),
+                    time: self.context.clock().now(kind),
                     missed_periods: 0,
                 })
             }
@@ -87,7 +90,9 @@ impl Entry {
     }
 
     pub(crate) fn steady_deadline(&self) -> Option<Time> {
-        self.schedule.as_ref()?.steady_deadline(&self.clock)
+        self.schedule
+            .as_ref()?
+            .steady_deadline(self.context.clock())
     }
 }
 
@@ -105,7 +110,8 @@ pub(crate) fn admit(
     if existing.iter().any(|e| e.node == name) {
         return Err(AddError::DuplicateNode(name.to_string()));
     }
-    let clock = node.context().clock().clone();
+    let context = node.context().clone();
+    let clock = context.clock();
     // A subscription named in two of the node's triggers would be attached once, then refused.
     let mut triggering: Vec<&Arc<dyn Input>> = Vec::new();
     for exe in &node.executables {
@@ -145,7 +151,7 @@ pub(crate) fn admit(
             exe,
             schedule,
             pending,
-            clock: clock.clone(),
+            context: context.clone(),
         });
     }
     Ok(entries)
