@@ -90,20 +90,19 @@ fn the_wait_set_executor_runs_ready_executables_in_the_order_they_were_added() {
 fn the_callback_executor_refuses_all_and_when_triggers() {
     let ctx = Context::new();
     let mut executor = CallbackExecutor::new().unwrap();
-    for (name, rule) in [("pair_all", "all"), ("pair_when", "when")] {
+    for (name, trigger) in [
+        ("pair_all", Trigger::all()),
+        ("pair_when", Trigger::when(|| true)),
+    ] {
         let mut node = ctx.node(name).unwrap();
         let a = node.subscription::<Empty>("a").create().unwrap();
         let b = node.subscription::<Empty>("b").create().unwrap();
-        let trigger = match rule {
-            "all" => Trigger::all(),
-            _ => Trigger::when(|| true),
-        };
         node.execute(trigger.with(&a).with(&b), |_| {}).unwrap();
         match executor.add(node) {
             Err(AddError::UnsupportedTrigger { node, executor, .. }) => {
                 assert_eq!((node.as_str(), executor), (name, "callback"));
             }
-            other => panic!("{rule}: {other:?}"),
+            other => panic!("{name}: {other:?}"),
         }
     }
 }

@@ -3,8 +3,8 @@
 //! Samples are published before the executor spins, so every run they cause happens in its
 //! first round; the spin durations only bound the test and never decide its outcome.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
@@ -118,7 +118,7 @@ fn all_waits_until_every_subscription_has_unread_data() {
     let mut node = ctx.node("pair").unwrap();
     let radar = node.subscription::<Empty>("radar").create().unwrap();
     let camera = node.subscription::<Empty>("camera").create().unwrap();
-    let taken = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let taken = Arc::new(Mutex::new(Vec::new()));
     let t = taken.clone();
     node.execute(Trigger::all().with(&radar).with(&camera), move |_| {
         t.lock()
@@ -150,7 +150,7 @@ fn when_runs_once_its_condition_holds() {
     let mut node = ctx.node("batcher").unwrap();
     let input = node.subscription::<Empty>("input").create().unwrap();
     let probe = input.probe();
-    let taken = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let taken = Arc::new(Mutex::new(Vec::new()));
     let t = taken.clone();
     let three_new = Trigger::when(move || probe.unread() >= 3).with(&input);
     node.execute(three_new, move |_| t.lock().unwrap().push(take_all(&input)))
