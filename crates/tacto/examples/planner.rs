@@ -43,7 +43,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         let poses = tf.take_all().count();
         let dropped = radar.dropped() + camera.dropped() + tf.dropped();
         log.run(format_args!(
-            "took {scans} radar scans, {frames} camera frames, {poses} tf ({dropped} dropped so far)"
+            "took {scans} radar, {frames} camera, {poses} tf samples ({dropped} dropped so far)"
         ));
     })?;
 
