@@ -8,9 +8,10 @@ use std::time::Instant;
 use super::poller::{Poller, Woken};
 use super::signal::Signal;
 use super::{AddError, ExecutorStats, SpinError, SpinOutcome, StopHandle};
-use crate::clock::{Clock, ClockKind, Time, os_now};
+use crate::clock::{ClockKind, Time, os_now};
+use crate::context::Context;
 use crate::node::{Executable, Node};
-use crate::subscription::Listener;
+use crate::subscription::{Input, Listener};
 use crate::timer::Schedule;
 use crate::trigger::Activation;
 
@@ -46,7 +47,9 @@ pub(crate) struct Entry<L = Pending> {
     /// Set for periodic triggers.
     schedule: Option<Schedule>,
     listener: Arc<L>,
-    clock: Clock,
+    /// The node's context, for its clocks. Holding it keeps the graph alive as long as the
+    /// node runs, and with it the `/clock` subscription that moves simulated time.
+    context: Context,
 }
 
 impl<L> std::fmt::Debug for Entry<L> {
@@ -71,7 +74,7 @@ impl<L> Entry<L> {
 
     /// True if a periodic entry's deadline has passed.
     pub(crate) fn is_due(&mut self) -> bool {
-        let now = self.clock.now(self.exe.trigger.clock);
+        let now = self.context.clock().now(self.exe.trigger.clock);
         self.schedule.as_mut().is_some_and(|s| s.is_due(now))
     }
 
@@ -80,7 +83,7 @@ impl<L> Entry<L> {
         if self.schedule.is_none() && !self.exe.trigger.holds() {
             return None;
         }
-        let time = self.clock.now(self.exe.trigger.clock);
+        let time = self.context.clock().now(self.exe.trigger.clock);
         let missed_periods = match &mut self.schedule {
             Some(schedule) => schedule.fire(time)?,
             None => 0,
@@ -96,7 +99,9 @@ impl<L> Entry<L> {
     }
 
     pub(crate) fn steady_deadline(&self) -> Option<Time> {
-        self.schedule.as_ref()?.steady_deadline(&self.clock)
+        self.schedule
+            .as_ref()?
+            .steady_deadline(self.context.clock())
     }
 }
 
@@ -127,8 +132,10 @@ pub(crate) fn admit<L: Listener + 'static>(
     if existing.iter().any(|e| e.node == name) {
         return Err(AddError::DuplicateNode(name.to_string()));
     }
-    let clock = node.context().clock().clone();
-    let mut triggering: Vec<*const ()> = Vec::new();
+    let context = node.context().clone();
+    let clock = context.clock();
+    // A subscription named in two of the node's triggers would be attached once, then refused.
+    let mut triggering: Vec<&Arc<dyn Input>> = Vec::new();
     for exe in &node.executables {
         check(exe).map_err(|(executor, reason)| AddError::UnsupportedTrigger {
             node: name.to_string(),
@@ -136,11 +143,10 @@ pub(crate) fn admit<L: Listener + 'static>(
             reason,
         })?;
         for input in &exe.trigger.inputs {
-            let id = Arc::as_ptr(input) as *const ();
-            if input.is_attached() || triggering.contains(&id) {
+            if input.is_attached() || triggering.iter().any(|i| Arc::ptr_eq(i, input)) {
                 return Err(AddError::InputAlreadyTriggering(name.to_string()));
             }
-            triggering.push(id);
+            triggering.push(input);
         }
     }
     let mut entries = Vec::with_capacity(node.executables.len());
@@ -162,7 +168,7 @@ pub(crate) fn admit<L: Listener + 'static>(
             exe,
             schedule,
             listener,
-            clock: clock.clone(),
+            context: context.clone(),
         });
     }
     Ok(entries)

@@ -1,0 +1,138 @@
+//! Simulated time: with `use_sim_time`, timers on the ROS clock follow `/clock`, on every
+//! executor, and ignore the wall clock.
+//!
+//! Each behaviour is a function taking an executor; [`each_executor!`] turns it into one test
+//! per executor.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tacto::msg::{builtin_interfaces, rosgraph_msgs};
+use tacto::{Activation, ClockKind, Context, Executor, Publisher, Time, Trigger};
+
+/// Makes a module named after a behaviour, with one test per executor running it.
+/// A new executor is one line here.
+macro_rules! each_executor {
+    ($behaviour:ident) => {
+        mod $behaviour {
+            #[test]
+            fn wait_set() {
+                super::$behaviour(tacto::WaitSetExecutor::new().unwrap());
+            }
+            #[test]
+            fn callback() {
+                super::$behaviour(tacto::CallbackExecutor::new().unwrap());
+            }
+        }
+    };
+}
+
+const PERIOD: Duration = Duration::from_millis(10);
+/// Long enough for an executor to run everything already ready.
+const SETTLE: Duration = Duration::from_millis(30);
+
+/// Turns on sim time in `ctx`, and adds to `executor` a node whose timer runs every [`PERIOD`]
+/// of ROS time; returns the `/clock` publisher and the timer's activations.
+fn sim_timer(
+    ctx: &Context,
+    executor: &mut impl Executor,
+) -> (Publisher<rosgraph_msgs::Clock>, Activations) {
+    ctx.use_sim_time().unwrap();
+    let mut node = ctx.node("sim_timer").unwrap();
+    let activations = Activations::default();
+    let log = activations.clone();
+    let trigger = Trigger::every(PERIOD).clock(ClockKind::Ros);
+    node.execute(trigger, move |a| log.0.lock().unwrap().push(*a))
+        .unwrap();
+    executor.add(node).unwrap();
+    let mut simulator = ctx.node("simulator").unwrap();
+    let clock = simulator.publisher("/clock").create().unwrap();
+    (clock, activations)
+}
+
+#[derive(Debug, Clone, Default)]
+struct Activations(Arc<Mutex<Vec<Activation>>>);
+
+impl Activations {
+    fn count(&self) -> usize {
+        self.0.lock().unwrap().len()
+    }
+    fn last(&self) -> Activation {
+        *self.0.lock().unwrap().last().expect("ran")
+    }
+}
+
+fn publish_time(clock: &Publisher<rosgraph_msgs::Clock>, time: Time) {
+    let (sec, nanosec) = time.to_sec_nanosec();
+    clock.publish(rosgraph_msgs::Clock {
+        clock: builtin_interfaces::Time { sec, nanosec },
+    });
+}
+
+fn periods(n: u32) -> Time {
+    Time::ZERO + PERIOD * n
+}
+
+each_executor!(a_ros_timer_never_runs_without_clock_messages);
+fn a_ros_timer_never_runs_without_clock_messages(mut executor: impl Executor) {
+    let ctx = Context::new();
+    let (_clock, activations) = sim_timer(&ctx, &mut executor);
+    executor.spin_for(PERIOD * 10).unwrap();
+    assert_eq!(
+        activations.count(),
+        0,
+        "ten wall-clock periods passed, no ROS time"
+    );
+}
+
+each_executor!(each_clock_step_of_one_period_runs_a_ros_timer_once);
+fn each_clock_step_of_one_period_runs_a_ros_timer_once(mut executor: impl Executor) {
+    let ctx = Context::new();
+    let (clock, activations) = sim_timer(&ctx, &mut executor);
+    for step in 1..=5 {
+        publish_time(&clock, periods(step));
+        executor.spin_for(SETTLE).unwrap();
+        assert_eq!(activations.count(), step as usize);
+        let last = activations.last();
+        assert_eq!(last.time(), periods(step), "it runs at the simulated time");
+        assert_eq!(last.missed_periods(), 0);
+    }
+}
+
+each_executor!(clock_messages_between_deadlines_do_not_run_a_ros_timer);
+fn clock_messages_between_deadlines_do_not_run_a_ros_timer(mut executor: impl Executor) {
+    let ctx = Context::new();
+    let (clock, activations) = sim_timer(&ctx, &mut executor);
+    publish_time(&clock, periods(1) - PERIOD / 2);
+    executor.spin_for(SETTLE).unwrap();
+    assert_eq!(activations.count(), 0);
+    publish_time(&clock, periods(1));
+    executor.spin_for(SETTLE).unwrap();
+    assert_eq!(activations.count(), 1);
+}
+
+each_executor!(a_clock_jump_of_several_periods_runs_a_ros_timer_once_reporting_the_missed_ones);
+fn a_clock_jump_of_several_periods_runs_a_ros_timer_once_reporting_the_missed_ones(
+    mut executor: impl Executor,
+) {
+    let ctx = Context::new();
+    let (clock, activations) = sim_timer(&ctx, &mut executor);
+    publish_time(&clock, periods(3) + PERIOD / 2);
+    executor.spin_for(SETTLE).unwrap();
+    assert_eq!(activations.count(), 1);
+    assert_eq!(activations.last().missed_periods(), 2);
+
+    publish_time(&clock, periods(4));
+    executor.spin_for(SETTLE).unwrap();
+    assert_eq!(activations.count(), 2, "the next period runs as usual");
+    assert_eq!(activations.last().missed_periods(), 0);
+}
+
+each_executor!(a_ros_timer_follows_clock_after_the_program_dropped_its_context);
+fn a_ros_timer_follows_clock_after_the_program_dropped_its_context(mut executor: impl Executor) {
+    // As when nodes are built in a function that returns only what the program keeps.
+    let (clock, activations) = sim_timer(&Context::new(), &mut executor);
+    publish_time(&clock, periods(1));
+    executor.spin_for(SETTLE).unwrap();
+    assert_eq!(activations.count(), 1);
+}

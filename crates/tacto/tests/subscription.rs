@@ -1,0 +1,267 @@
+//! Polling subscriptions: what read, take and latest return and leave behind, the history's
+//! overflow policies, sample info, probes, and the errors for bad topics and histories.
+
+use tacto::msg::std_msgs::{Empty, String as Text};
+use tacto::{
+    Context, History, Node, NodeCreateError, Publisher, Subscription, SubscriptionCreateError,
+    TopicError,
+};
+
+fn text(s: &str) -> Text {
+    Text { data: s.into() }
+}
+
+/// A node with a publisher and a subscription on one topic.
+fn pair(history: History) -> (Node, Publisher<Text>, Subscription<Text>) {
+    let ctx = Context::new();
+    let mut node = ctx.node("node").unwrap();
+    let publisher = node.publisher::<Text>("chat").create().unwrap();
+    let sub = node
+        .subscription::<Text>("chat")
+        .history(history)
+        .create()
+        .unwrap();
+    (node, publisher, sub)
+}
+
+fn publish_all(publisher: &Publisher<Text>, words: &[&str]) {
+    words.iter().for_each(|w| publisher.publish(text(w)));
+}
+
+fn data(sample: Option<tacto::Sample<Text>>) -> Option<String> {
+    sample.map(|s| s.data.clone())
+}
+
+#[test]
+fn take_returns_the_oldest_unread_sample_and_removes_it() {
+    let (_node, publisher, sub) = pair(History::KeepLast(10));
+    publish_all(&publisher, &["a", "b"]);
+
+    assert_eq!(data(sub.take()).as_deref(), Some("a"));
+    assert_eq!((sub.len(), sub.unread()), (1, 1));
+    assert_eq!(data(sub.take()).as_deref(), Some("b"));
+    assert_eq!(data(sub.take()), None);
+    assert!(sub.is_empty());
+}
+
+#[test]
+fn read_returns_the_oldest_unread_sample_marks_it_read_and_keeps_it() {
+    let (_node, publisher, sub) = pair(History::KeepLast(10));
+    publish_all(&publisher, &["a", "b"]);
+
+    assert_eq!(data(sub.read()).as_deref(), Some("a"));
+    assert_eq!((sub.len(), sub.unread()), (2, 1));
+    assert_eq!(data(sub.read()).as_deref(), Some("b"));
+    assert_eq!(data(sub.read()), None, "nothing unread is left");
+    assert_eq!(data(sub.take()), None, "take only takes unread samples");
+    assert_eq!(sub.len(), 2);
+}
+
+#[test]
+fn latest_returns_the_newest_sample_marks_all_read_and_keeps_them() {
+    let (_node, publisher, sub) = pair(History::KeepLast(10));
+    assert_eq!(data(sub.latest()), None);
+    publish_all(&publisher, &["a", "b", "c"]);
+
+    assert_eq!(data(sub.latest()).as_deref(), Some("c"));
+    assert!(!sub.has_new());
+    assert_eq!(sub.len(), 3);
+    assert_eq!(data(sub.latest()).as_deref(), Some("c"), "still the latest");
+
+    publisher.publish(text("d"));
+    assert_eq!(sub.unread(), 1);
+    assert_eq!(data(sub.take()).as_deref(), Some("d"));
+}
+
+#[test]
+fn keep_last_overwrites_the_oldest_and_counts_unread_ones_as_dropped() {
+    let (_node, publisher, sub) = pair(History::KeepLast(3));
+    publish_all(&publisher, &["1", "2", "3", "4", "5"]);
+
+    assert_eq!(sub.len(), 3);
+    assert_eq!(sub.dropped(), 2);
+    let kept: Vec<_> = sub.take_all().map(|s| s.data.clone()).collect();
+    assert_eq!(kept, ["3", "4", "5"]);
+}
+
+#[test]
+fn keep_last_overwriting_a_read_sample_drops_nothing() {
+    let (_node, publisher, sub) = pair(History::KeepLast(2));
+    publish_all(&publisher, &["a", "b"]);
+    sub.read();
+    publisher.publish(text("c"));
+
+    assert_eq!(sub.dropped(), 0, "a was read before it was overwritten");
+    assert_eq!(data(sub.take()).as_deref(), Some("b"));
+    assert_eq!(data(sub.take()).as_deref(), Some("c"));
+}
+
+#[test]
+fn keep_all_refuses_arrivals_when_full_and_counts_them_as_dropped() {
+    let (_node, publisher, sub) = pair(History::KeepAll { max: 2 });
+    publish_all(&publisher, &["1", "2", "3", "4"]);
+
+    assert_eq!(sub.len(), 2);
+    assert_eq!(sub.dropped(), 2);
+    assert_eq!(
+        data(sub.take()).as_deref(),
+        Some("1"),
+        "what it kept is intact"
+    );
+
+    publisher.publish(text("5"));
+    let rest: Vec<_> = sub.take_all().map(|s| s.data.clone()).collect();
+    assert_eq!(rest, ["2", "5"], "taking made room again");
+    assert_eq!(sub.dropped(), 2);
+}
+
+#[test]
+fn sample_info_numbers_each_publishers_samples_from_one_and_names_the_publisher() {
+    let ctx = Context::new();
+    let mut node = ctx.node("node").unwrap();
+    let first = node.publisher::<Text>("chat").create().unwrap();
+    let second = node.publisher::<Text>("chat").create().unwrap();
+    let sub = node.subscription::<Text>("chat").create().unwrap();
+    assert_ne!(first.id(), second.id());
+
+    for p in [&first, &second, &first, &first, &second] {
+        p.publish(text(""));
+    }
+    let infos: Vec<_> = sub
+        .take_all()
+        .map(|s| (s.info().publisher, s.info().sequence))
+        .collect();
+    let (a, b) = (first.id(), second.id());
+    assert_eq!(infos, [(a, 1), (b, 1), (a, 2), (a, 3), (b, 2)]);
+}
+
+#[test]
+fn sample_info_times_the_publication_and_the_reception() {
+    let (_node, publisher, sub) = pair(History::KeepLast(1));
+    publisher.publish(text(""));
+    let info = *sub.take().unwrap().info();
+    assert!(info.publish_time > tacto::Time::ZERO);
+    assert!(info.receive_time >= info.publish_time);
+}
+
+#[test]
+fn take_all_takes_only_what_was_unread_when_it_was_called() {
+    let (_node, publisher, sub) = pair(History::KeepLast(10));
+    publish_all(&publisher, &["1", "2", "3"]);
+
+    let mut taken = Vec::new();
+    for sample in sub.take_all() {
+        // A publisher faster than the loop must not keep it running.
+        publisher.publish(text("late"));
+        taken.push(sample.data.clone());
+    }
+    assert_eq!(taken, ["1", "2", "3"]);
+    assert_eq!(sub.unread(), 3, "the late samples wait for the next call");
+}
+
+#[test]
+fn a_probe_sees_the_history_without_changing_it() {
+    let (_node, publisher, sub) = pair(History::KeepLast(10));
+    let probe = sub.probe();
+    assert!(!probe.has_new());
+    assert!(probe.peek_latest().is_none());
+    publish_all(&publisher, &["a", "b"]);
+
+    assert!(probe.has_new());
+    assert_eq!(probe.unread(), 2);
+    assert_eq!(probe.peek_latest().unwrap().data, "b");
+    assert_eq!(probe.clone().unread(), 2);
+    assert_eq!(sub.unread(), 2, "the probe marked nothing read");
+    assert_eq!(data(sub.take()).as_deref(), Some("a"));
+    assert_eq!(probe.unread(), 1, "it sees what the subscription does");
+}
+
+#[test]
+fn topic_names_are_absolute_and_the_same_with_or_without_the_leading_slash() {
+    let ctx = Context::new();
+    let mut node = ctx.node("node").unwrap();
+    let publisher = node.publisher::<Text>("robot/chat").create().unwrap();
+    let sub = node.subscription::<Text>("/robot/chat").create().unwrap();
+    assert_eq!(
+        (publisher.topic(), sub.topic()),
+        ("/robot/chat", "/robot/chat")
+    );
+    publisher.publish(text("hi"));
+    assert_eq!(data(sub.take()).as_deref(), Some("hi"));
+}
+
+#[test]
+fn a_topic_keeps_the_type_it_was_first_opened_with() {
+    let ctx = Context::new();
+    let mut node = ctx.node("node").unwrap();
+    let _text = node.subscription::<Text>("chat").create().unwrap();
+
+    let mismatch = TopicError::TypeMismatch {
+        topic: "/chat".into(),
+        existing: "std_msgs/msg/String",
+        requested: "std_msgs/msg/Empty",
+    };
+    let publisher = node.publisher::<Empty>("chat").create();
+    assert_eq!(publisher.unwrap_err(), mismatch);
+    let sub = node.subscription::<Empty>("/chat").create();
+    assert_eq!(sub.unwrap_err(), SubscriptionCreateError::Topic(mismatch));
+}
+
+#[test]
+fn a_history_that_holds_nothing_is_refused() {
+    let ctx = Context::new();
+    let mut node = ctx.node("node").unwrap();
+    for history in [History::KeepLast(0), History::KeepAll { max: 0 }] {
+        let sub = node.subscription::<Text>("chat").history(history).create();
+        assert_eq!(sub.unwrap_err(), SubscriptionCreateError::ZeroCapacity);
+        let callback = node
+            .subscription::<Text>("chat")
+            .history(history)
+            .callback(|_| {});
+        assert_eq!(callback, Err(SubscriptionCreateError::ZeroCapacity));
+    }
+}
+
+#[test]
+fn topic_names_that_break_the_ros_rules_are_refused() {
+    let ctx = Context::new();
+    let mut node = ctx.node("node").unwrap();
+    for name in [
+        "",
+        "/",
+        "a//b",
+        "a/",
+        "1abc",
+        "a/2b",
+        "a b",
+        "a-b",
+        "~/chat",
+        "{node}/chat",
+    ] {
+        match node.subscription::<Text>(name).create() {
+            Err(SubscriptionCreateError::Topic(TopicError::InvalidName { name: n, .. })) => {
+                assert_eq!(n, name)
+            }
+            other => panic!("{name:?} gave {other:?}"),
+        }
+        assert!(
+            matches!(
+                node.publisher::<Text>(name).create(),
+                Err(TopicError::InvalidName { .. })
+            ),
+            "{name:?} accepted for a publisher"
+        );
+    }
+}
+
+#[test]
+fn node_names_that_break_the_ros_rules_are_refused() {
+    let ctx = Context::new();
+    for name in ["", "1node", "my-node", "my/node", "my node"] {
+        assert_eq!(
+            ctx.node(name).unwrap_err(),
+            NodeCreateError::InvalidName(name.into())
+        );
+    }
+    assert!(ctx.node("_my_node2").is_ok());
+}
