@@ -12,6 +12,8 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use crate::executor::signal::Signal;
+use crate::msg::rosgraph_msgs;
+use crate::subscription::{Inbox, Listener, Subscription};
 
 /// A point in time: signed nanoseconds since the epoch of the clock that produced it.
 ///
@@ -150,6 +152,9 @@ pub(crate) struct SimTime {
     nanos: AtomicI64,
     /// Executors with timers on ROS time. Held weakly: a dropped executor unsubscribes itself.
     waiters: Mutex<Vec<Weak<Signal>>>,
+    /// The subscription to `/clock`. Held here, so that sim time moves for as long as anyone
+    /// (a node, an executor) holds the clock, whatever happened to the context.
+    source: Mutex<Option<Subscription<rosgraph_msgs::Clock>>>,
 }
 
 impl Clock {
@@ -168,7 +173,18 @@ impl Clock {
         self.sim.active.load(Ordering::Acquire)
     }
 
-    pub(crate) fn enable_sim_time(&self) {
+    /// Makes ROS time follow the samples of `source`, a subscription to `/clock`.
+    pub(crate) fn follow(&self, source: Subscription<rosgraph_msgs::Clock>) {
+        let mut current = self.sim.source.lock().unwrap_or_else(|e| e.into_inner());
+        if current.is_some() {
+            return;
+        }
+        let listener = SimClockListener {
+            inbox: Arc::downgrade(source.inbox()),
+            sim: Arc::downgrade(&self.sim),
+        };
+        source.inbox().attach_listener(Arc::new(listener));
+        *current = Some(source);
         self.sim.active.store(true, Ordering::Release);
     }
 
@@ -189,5 +205,31 @@ impl Clock {
     pub(crate) fn wake_on_sim_time(&self, signal: &Arc<Signal>) {
         let mut waiters = self.sim.waiters.lock().unwrap_or_else(|e| e.into_inner());
         waiters.push(Arc::downgrade(signal));
+    }
+}
+
+/// Moves ROS time forward on each `/clock` sample, on the publisher's thread.
+///
+/// Holds its clock weakly: the clock owns the subscription that owns this listener.
+struct SimClockListener {
+    inbox: Weak<Inbox<rosgraph_msgs::Clock>>,
+    sim: Weak<SimTime>,
+}
+
+impl fmt::Debug for SimClockListener {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SimClockListener").finish_non_exhaustive()
+    }
+}
+
+impl Listener for SimClockListener {
+    fn on_sample(&self) {
+        let (Some(inbox), Some(sim)) = (self.inbox.upgrade(), self.sim.upgrade()) else {
+            return;
+        };
+        if let Some(sample) = inbox.latest() {
+            let time = Time::from_sec_nanosec(sample.clock.sec, sample.clock.nanosec);
+            Clock { sim }.set_sim_time(time);
+        }
     }
 }

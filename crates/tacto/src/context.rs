@@ -3,14 +3,14 @@
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::clock::{Clock, Time};
+use crate::clock::Clock;
 use crate::history::History;
 use crate::message::Message;
 use crate::msg::rosgraph_msgs;
 use crate::node::{Node, NodeCreateError};
-use crate::subscription::{Inbox, Listener, Subscription};
+use crate::subscription::Subscription;
 use crate::transport::intra::Topic;
 
 /// A graph of nodes that can talk to each other, with its clocks.
@@ -34,8 +34,6 @@ pub struct Context {
 struct ContextInner {
     topics: Mutex<HashMap<String, TopicEntry>>,
     clock: Clock,
-    /// The subscription to `/clock` that drives ROS time, when sim time is on.
-    sim_clock: Mutex<Option<Subscription<rosgraph_msgs::Clock>>>,
 }
 
 struct TopicEntry {
@@ -113,23 +111,13 @@ impl Context {
     /// assert_eq!(ctx.clock().now(ClockKind::Ros), Time::from_sec_nanosec(42, 0));
     /// ```
     pub fn use_sim_time(&self) -> Result<(), TopicError> {
-        let mut sim_clock = self
-            .inner
-            .sim_clock
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if sim_clock.is_some() {
+        if self.inner.clock.is_sim_time() {
             return Ok(());
         }
         let topic = self.topic::<rosgraph_msgs::Clock>("/clock")?;
-        let sub = Subscription::new(topic, History::KeepLast(1));
-        let listener = SimClockListener {
-            inbox: Arc::downgrade(sub.inbox()),
-            clock: self.inner.clock.clone(),
-        };
-        sub.inbox().attach_listener(Arc::new(listener));
-        self.inner.clock.enable_sim_time();
-        *sim_clock = Some(sub);
+        self.inner
+            .clock
+            .follow(Subscription::new(topic, History::KeepLast(1)));
         Ok(())
     }
 
@@ -159,30 +147,6 @@ impl Context {
             .clone()
             .downcast::<Topic<T>>()
             .map_err(|_| mismatch())
-    }
-}
-
-/// Moves ROS time forward on each `/clock` sample, on the publisher's thread.
-struct SimClockListener {
-    inbox: Weak<Inbox<rosgraph_msgs::Clock>>,
-    clock: Clock,
-}
-
-impl fmt::Debug for SimClockListener {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SimClockListener").finish_non_exhaustive()
-    }
-}
-
-impl Listener for SimClockListener {
-    fn on_sample(&self) {
-        let latest = self.inbox.upgrade().and_then(|inbox| inbox.latest());
-        if let Some(sample) = latest {
-            self.clock.set_sim_time(Time::from_sec_nanosec(
-                sample.clock.sec,
-                sample.clock.nanosec,
-            ));
-        }
     }
 }
 

@@ -23,6 +23,10 @@ macro_rules! each_executor {
             fn callback() {
                 super::$behaviour(tacto::CallbackExecutor::new().unwrap());
             }
+            #[test]
+            fn events() {
+                super::$behaviour(tacto::EventsExecutor::new().unwrap());
+            }
         }
     };
 }

@@ -92,6 +92,9 @@ impl Executor for CallbackExecutor {
     }
 
     fn stats(&self) -> ExecutorStats {
-        self.stats
+        ExecutorStats {
+            wakeups: self.poller.wakeups(),
+            ..self.stats
+        }
     }
 }

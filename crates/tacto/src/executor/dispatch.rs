@@ -206,7 +206,6 @@ pub(crate) fn spin(
                 run_round(entries, stats, |e| !e.is_periodic());
             }
         }
-        stats.wakeups = poller.wakeups();
         if deadline.is_some_and(|d| os_now(ClockKind::Steady) >= d) {
             return Ok(SpinOutcome::Elapsed);
         }

@@ -262,7 +262,6 @@ impl Executor for EventsExecutor {
                 self.queue_due_timers();
             }
             let busy = self.run_next();
-            self.stats.wakeups = self.poller.wakeups();
             if deadline.is_some_and(|d| now >= d) {
                 return Ok(SpinOutcome::Elapsed);
             }
@@ -280,7 +279,10 @@ impl Executor for EventsExecutor {
     }
 
     fn stats(&self) -> ExecutorStats {
-        self.stats
+        ExecutorStats {
+            wakeups: self.poller.wakeups(),
+            ..self.stats
+        }
     }
 }
 

@@ -382,7 +382,6 @@ impl Executor for LetExecutor {
                 let start = grid.next() - period;
                 self.run_period(start, missed);
             }
-            self.stats.wakeups = self.poller.wakeups();
             if deadline.is_some_and(|d| os_now(ClockKind::Steady) >= d) {
                 return Ok(SpinOutcome::Elapsed);
             }
@@ -404,6 +403,9 @@ impl Executor for LetExecutor {
     }
 
     fn stats(&self) -> ExecutorStats {
-        self.stats
+        ExecutorStats {
+            wakeups: self.poller.wakeups(),
+            ..self.stats
+        }
     }
 }

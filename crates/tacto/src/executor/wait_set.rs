@@ -94,6 +94,9 @@ impl Executor for WaitSetExecutor {
     }
 
     fn stats(&self) -> ExecutorStats {
-        self.stats
+        ExecutorStats {
+            wakeups: self.poller.wakeups(),
+            ..self.stats
+        }
     }
 }
