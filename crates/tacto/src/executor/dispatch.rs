@@ -8,8 +8,8 @@ use std::time::Instant;
 use super::poller::{Poller, Woken};
 use super::signal::Signal;
 use super::{AddError, ExecutorStats, SpinError, SpinOutcome, StopHandle};
-use crate::clock::{ClockKind, Time, os_now};
-use crate::context::Context;
+use crate::clock::{Clock, ClockKind, Time, os_now};
+
 use crate::node::{Executable, Node};
 use crate::subscription::{Input, Listener};
 use crate::timer::Schedule;
@@ -47,9 +47,8 @@ pub(crate) struct Entry<L = Pending> {
     /// Set for periodic triggers.
     schedule: Option<Schedule>,
     listener: Arc<L>,
-    /// The node's context, for its clocks. Holding it keeps the graph alive as long as the
-    /// node runs, and with it the `/clock` subscription that moves simulated time.
-    context: Context,
+    /// The node's clocks; they keep the `/clock` subscription of sim time alive.
+    clock: Clock,
 }
 
 impl<L> std::fmt::Debug for Entry<L> {
@@ -74,7 +73,7 @@ impl<L> Entry<L> {
 
     /// True if a periodic entry's deadline has passed.
     pub(crate) fn is_due(&mut self) -> bool {
-        let now = self.context.clock().now(self.exe.trigger.clock);
+        let now = self.clock.now(self.exe.trigger.clock);
         self.schedule.as_mut().is_some_and(|s| s.is_due(now))
     }
 
@@ -83,7 +82,7 @@ impl<L> Entry<L> {
         if self.schedule.is_none() && !self.exe.trigger.holds() {
             return None;
         }
-        let time = self.context.clock().now(self.exe.trigger.clock);
+        let time = self.clock.now(self.exe.trigger.clock);
         let missed_periods = match &mut self.schedule {
             Some(schedule) => schedule.fire(time)?,
             None => 0,
@@ -99,9 +98,7 @@ impl<L> Entry<L> {
     }
 
     pub(crate) fn steady_deadline(&self) -> Option<Time> {
-        self.schedule
-            .as_ref()?
-            .steady_deadline(self.context.clock())
+        self.schedule.as_ref()?.steady_deadline(&self.clock)
     }
 }
 
@@ -132,8 +129,7 @@ pub(crate) fn admit<L: Listener + 'static>(
     if existing.iter().any(|e| e.node == name) {
         return Err(AddError::DuplicateNode(name.to_string()));
     }
-    let context = node.context().clone();
-    let clock = context.clock();
+    let clock = node.context().clock().clone();
     // A subscription named in two of the node's triggers would be attached once, then refused.
     let mut triggering: Vec<&Arc<dyn Input>> = Vec::new();
     for exe in &node.executables {
@@ -168,7 +164,7 @@ pub(crate) fn admit<L: Listener + 'static>(
             exe,
             schedule,
             listener,
-            context: context.clone(),
+            clock: clock.clone(),
         });
     }
     Ok(entries)
