@@ -41,6 +41,7 @@
 //! The parts: [`Context`] (the graph and its clocks), [`Node`], [`Publisher`],
 //! [`Subscription`], [`Trigger`], and the executors in [`executor`].
 
+pub mod callback_group;
 pub mod cdr;
 mod clock;
 mod context;
@@ -57,17 +58,19 @@ pub mod timer;
 mod transport;
 mod trigger;
 
+pub use callback_group::{CallbackGroup, CallbackGroupKind};
 pub use clock::{Clock, ClockKind, Time};
 pub use context::{Context, TopicError};
 pub use executor::{
     AddError, CallbackExecutor, EventsExecutor, Executor, ExecutorStats, ExecutorThread,
     ExecutorThreadBuilder, JoinError, LetExecutor, SpawnError, SpinError, SpinOutcome, StopHandle,
-    WaitSetExecutor,
+    ThreadPoolBuildError, ThreadPoolBuilder, ThreadPoolExecutor, WaitSetExecutor,
 };
 pub use history::History;
 pub use message::Message;
 pub use node::{
-    Node, NodeCreateError, PublisherBuilder, SubscriptionBuilder, SubscriptionCreateError,
+    ExecuteInError, Node, NodeCreateError, PublisherBuilder, SubscriptionBuilder,
+    SubscriptionCreateError,
 };
 pub use publisher::{Loan, Publisher};
 pub use sample::{PublisherId, Sample, SampleInfo};

@@ -3,8 +3,10 @@
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use crate::callback_group::{CallbackGroup, CallbackGroupKind};
 use crate::context::{Context, TopicError};
 use crate::history::History;
 use crate::message::Message;
@@ -21,6 +23,9 @@ use crate::trigger::{Activation, Trigger, TriggerError};
 ///   takes what it needs from its [`Subscription`]s;
 /// - **classic**: [`SubscriptionBuilder::callback`] runs a callback per message, and
 ///   [`timer`](Self::timer) runs one per period.
+///
+/// On a [`ThreadPoolExecutor`](crate::ThreadPoolExecutor), a node's code runs one executable
+/// at a time unless put into other [callback groups](crate::callback_group).
 ///
 /// # Examples
 /// ```
@@ -52,6 +57,10 @@ use crate::trigger::{Activation, Trigger, TriggerError};
 pub struct Node {
     name: String,
     context: Context,
+    /// Process-unique, so that a node can recognise its own callback groups.
+    id: u64,
+    /// Callback groups made so far, the default group included.
+    groups: usize,
     pub(crate) executables: Vec<Executable>,
     /// Every subscription and publisher the node created, for LET executors to freeze inputs
     /// and hold back outputs.
@@ -62,6 +71,7 @@ pub struct Node {
 /// Code registered with a trigger.
 pub(crate) struct Executable {
     pub(crate) trigger: Trigger,
+    pub(crate) group: CallbackGroup,
     pub(crate) run: Box<dyn FnMut(&Activation) + Send>,
 }
 
@@ -93,6 +103,20 @@ pub enum SubscriptionCreateError {
     /// A history that holds nothing could never deliver a sample.
     #[error("history capacity must be at least 1")]
     ZeroCapacity,
+    /// The callback group was made by another node; a group belongs to one node, as in ROS 2.
+    #[error("the callback group belongs to another node")]
+    ForeignCallbackGroup,
+}
+
+/// Why code could not be registered in a callback group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum ExecuteInError {
+    /// The trigger was refused.
+    #[error(transparent)]
+    Trigger(#[from] TriggerError),
+    /// The callback group was made by another node; a group belongs to one node, as in ROS 2.
+    #[error("the callback group belongs to another node")]
+    ForeignCallbackGroup,
 }
 
 impl Node {
@@ -103,9 +127,12 @@ impl Node {
         if !valid {
             return Err(NodeCreateError::InvalidName(name.to_owned()));
         }
+        static NEXT_ID: AtomicU64 = AtomicU64::new(0);
         Ok(Node {
             name: name.to_owned(),
             context,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            groups: 1,
             executables: Vec::new(),
             inputs: Vec::new(),
             outputs: Vec::new(),
@@ -141,7 +168,8 @@ impl Node {
         }
     }
 
-    /// Registers `run` to be called whenever `trigger` fires.
+    /// Registers `run` to be called whenever `trigger` fires, in the node's default callback
+    /// group (mutually exclusive).
     pub fn execute(
         &mut self,
         trigger: Trigger,
@@ -150,9 +178,39 @@ impl Node {
         trigger.validate()?;
         self.executables.push(Executable {
             trigger,
+            group: self.default_group(),
             run: Box::new(run),
         });
         Ok(())
+    }
+
+    /// Makes a new callback group of this node (see [`crate::callback_group`]).
+    pub fn callback_group(&mut self, kind: CallbackGroupKind) -> CallbackGroup {
+        self.groups += 1;
+        CallbackGroup::new(self.id, self.groups - 1, kind)
+    }
+
+    /// Registers `run` to be called whenever `trigger` fires, in `group`.
+    pub fn execute_in(
+        &mut self,
+        group: &CallbackGroup,
+        trigger: Trigger,
+        run: impl FnMut(&Activation) + Send + 'static,
+    ) -> Result<(), ExecuteInError> {
+        if group.node != self.id {
+            return Err(ExecuteInError::ForeignCallbackGroup);
+        }
+        trigger.validate()?;
+        self.executables.push(Executable {
+            trigger,
+            group: *group,
+            run: Box::new(run),
+        });
+        Ok(())
+    }
+
+    fn default_group(&self) -> CallbackGroup {
+        CallbackGroup::new(self.id, 0, CallbackGroupKind::MutuallyExclusive)
     }
 
     /// Registers `run` to be called once per `period` on the steady clock, like rclcpp's wall
@@ -211,9 +269,21 @@ impl<T: Message> SubscriptionBuilder<'_, T> {
         node.create_subscription(&topic, history)
     }
 
-    /// Creates a classic subscription: `callback` runs once per message, in arrival order.
+    /// Creates a classic subscription: `callback` runs once per message, in arrival order, in
+    /// the node's default callback group (mutually exclusive).
     pub fn callback(
         self,
+        callback: impl FnMut(Sample<T>) + Send + 'static,
+    ) -> Result<(), SubscriptionCreateError> {
+        let group = self.node.default_group();
+        self.callback_in(&group, callback)
+    }
+
+    /// Creates a classic subscription whose `callback` runs in `group`; one message at a time,
+    /// in arrival order, whatever the group's kind.
+    pub fn callback_in(
+        self,
+        group: &CallbackGroup,
         mut callback: impl FnMut(Sample<T>) + Send + 'static,
     ) -> Result<(), SubscriptionCreateError> {
         let SubscriptionBuilder {
@@ -222,9 +292,13 @@ impl<T: Message> SubscriptionBuilder<'_, T> {
             history,
             ..
         } = self;
+        if group.node != node.id {
+            return Err(SubscriptionCreateError::ForeignCallbackGroup);
+        }
         let sub = node.create_subscription::<T>(&topic, history)?;
         node.executables.push(Executable {
             trigger: Trigger::on(&sub),
+            group: *group,
             run: Box::new(move |_| {
                 if let Some(sample) = sub.take() {
                     callback(sample);

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use tacto::msg::std_msgs::String as Text;
 use tacto::{
-    CallbackExecutor, Context, EventsExecutor, Executor, ExecutorThread, SpinOutcome, Trigger,
-    WaitSetExecutor, shutdown,
+    CallbackExecutor, Context, EventsExecutor, Executor, ExecutorThread, SpinOutcome,
+    ThreadPoolExecutor, Trigger, WaitSetExecutor, shutdown,
 };
 
 /// Long enough never to fire on a slow, loaded machine; reaching it means the test failed.
@@ -117,13 +117,17 @@ fn executors_that_never_run_out_of_work_still_stop_on_shutdown() {
     a.add(busy("wait_set")).unwrap();
     let mut b = EventsExecutor::new().unwrap();
     b.add(busy("events")).unwrap();
+    // One worker, which therefore never waits in the OS either.
+    let mut c = ThreadPoolExecutor::builder().threads(1).build().unwrap();
+    c.add(busy("pool")).unwrap();
     let mut sensor = ctx.node("sensor").unwrap();
     let publisher = sensor.publisher::<Text>("always").create().unwrap();
     publisher.publish(Text::default());
     let a = ExecutorThread::builder().spawn(a).unwrap();
     let b = ExecutorThread::builder().spawn(b).unwrap();
+    let c = ExecutorThread::builder().spawn(c).unwrap();
     let mut running = Vec::new();
-    while running.len() < 2 {
+    while running.len() < 3 {
         let name = rx.recv_timeout(PATIENCE).expect("an executor never ran");
         if !running.contains(&name) {
             running.push(name);
@@ -134,6 +138,7 @@ fn executors_that_never_run_out_of_work_still_stop_on_shutdown() {
     drop(rx);
     assert_eq!(a.join().unwrap().1.unwrap(), SpinOutcome::Interrupted);
     assert_eq!(b.join().unwrap().1.unwrap(), SpinOutcome::Interrupted);
+    assert_eq!(c.join().unwrap().1.unwrap(), SpinOutcome::Interrupted);
 }
 
 /// Runs one test of this binary in a child process (with `marker` set), so that what it does

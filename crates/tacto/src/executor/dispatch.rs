@@ -8,6 +8,7 @@ use std::time::Instant;
 use super::poller::{Poller, Woken};
 use super::signal::Signal;
 use super::{AddError, ExecutorStats, SpinError, SpinOutcome, StopHandle};
+use crate::callback_group::CallbackGroup;
 use crate::clock::{Clock, ClockKind, Time, os_now};
 
 use crate::node::{Executable, Node};
@@ -97,6 +98,10 @@ impl<L> Entry<L> {
         (self.exe.run)(activation);
     }
 
+    pub(crate) fn group(&self) -> CallbackGroup {
+        self.exe.group
+    }
+
     pub(crate) fn steady_deadline(&self) -> Option<Time> {
         self.schedule.as_ref()?.steady_deadline(&self.clock)
     }
@@ -109,6 +114,12 @@ impl Entry<Pending> {
             return None;
         }
         self.fire()
+    }
+
+    /// Marks the entry pending without waking the executor: for the thread pool, whose
+    /// workers look for work after every run anyway.
+    pub(crate) fn rearm_quietly(&self) {
+        self.listener.flag.store(true, Ordering::SeqCst);
     }
 }
 

@@ -4,11 +4,13 @@
 //! |---|---|---|
 //! | [`WaitSetExecutor`] | triggers + polling subscriptions (Apex.AI, rclc) | triggering samples and periods only |
 //! | [`CallbackExecutor`] | one callback per message (rclcpp's single-threaded executor) | every callback's samples, every timer |
+//! | [`ThreadPoolExecutor`] | the callback model on N threads, in [callback groups](crate::callback_group) (rclcpp's multi-threaded executor) | every callback's samples, every timer; one thread waits, the others wake to share the work |
 //! | [`LetExecutor`] | Logical Execution Time (rclc's LET): inputs frozen at each period start, outputs published at its end | its period only |
 //! | [`EventsExecutor`] | one bounded FIFO of sample and timer events, one run per event (rclcpp's events executor) | every triggering sample, every timer |
 //!
 //! All of them block in `epoll_wait` (see the `poller` module), never busy-wait, and stop on
-//! SIGINT/SIGTERM (see [`crate::shutdown`]).
+//! SIGINT/SIGTERM (see [`crate::shutdown`]). Only the thread pool runs code in parallel; the
+//! others ignore callback groups.
 //!
 //! [`ExecutorThread`] runs any of them on a thread of its own, pinned to CPUs and under
 //! `SCHED_FIFO` if asked.
@@ -20,6 +22,7 @@ mod logical_time;
 pub(crate) mod poller;
 pub(crate) mod signal;
 mod thread;
+mod thread_pool;
 mod wait_set;
 
 use std::io;
@@ -31,6 +34,7 @@ pub use callback::CallbackExecutor;
 pub use events::{EventsExecutor, EventsExecutorBuilder, EventsExecutorCreateError};
 pub use logical_time::{LetBuilder, LetCreateError, LetExecutor};
 pub use thread::{ExecutorThread, ExecutorThreadBuilder, JoinError, SpawnError};
+pub use thread_pool::{ThreadPoolBuildError, ThreadPoolBuilder, ThreadPoolExecutor};
 pub use wait_set::WaitSetExecutor;
 
 use crate::node::Node;
@@ -99,6 +103,9 @@ pub enum SpinError {
     /// The OS refused to wait (`epoll_wait` or `timerfd_settime` failed).
     #[error("waiting for work failed: {0}")]
     Wait(#[from] io::Error),
+    /// The OS refused to start a worker thread of a [`ThreadPoolExecutor`].
+    #[error("starting a worker thread failed: {0}")]
+    Spawn(io::Error),
 }
 
 /// Why a node could not be added to an executor.

@@ -1,0 +1,544 @@
+//! The thread-pool executor: rclcpp's `MultiThreadedExecutor`, with its callback groups.
+//!
+//! The model is the [callback executor](super::CallbackExecutor)'s (one callback per message,
+//! one per timer period; `all` and `when` triggers are refused), run by N workers that share
+//! the ready work of every node. [Callback groups](crate::callback_group) say what may run in
+//! parallel: by default all of a node's executables form one mutually exclusive group, so
+//! nodes run in parallel with each other but each node's code runs one callback at a time.
+//!
+//! # How the workers share the work
+//! The workers are the thread that calls `spin` and N−1 threads started for the spin and
+//! joined before it returns, as in rclcpp. Everything they share is one [`State`] behind one
+//! mutex: each executable's slot (holding it, or empty while a worker has it), each group's
+//! busy flag, a queue of ready jobs, and the [`Poller`].
+//!
+//! - One worker at a time, the *leader*, takes the poller and blocks in `epoll_wait` until a
+//!   sample, a deadline, a stop request or shutdown. The others, *followers*, block on a
+//!   condition variable. Nobody busy-waits.
+//! - A worker looking for work takes the first job of the queue. If the queue is empty, it
+//!   *collects*: it polls every executable that is in its slot and whose group is free, and
+//!   moves each one whose trigger fired into the queue, marking its group busy if the group is
+//!   mutually exclusive. So a job holds its group from collection to the end of its run, and an
+//!   executable, being out of its slot, never runs concurrently with itself.
+//! - Having taken a job, a worker wakes one follower per job left in the queue, plus one to
+//!   take over the poller if it was the leader. Then it runs the job outside the lock, puts the
+//!   executable back, frees its group, and looks for work again: whoever frees a group is the
+//!   one who collects the work that waited for it.
+//! - A worker that finds no work becomes the leader if the poller is free, a follower if not.
+//!
+//! So, as in rclcpp, work arriving at an idle pool of two or more threads costs two wake-ups:
+//! the leader's, and that of the follower taking over the poller (2.0 per message at 1 kHz,
+//! against 1.0 on the callback executor).
+//!
+//! The queue holds at most one job per executable (each is in its slot, queued, or running).
+//! Collection goes round robin, starting after the executable collected last, so neither a
+//! callback with a backlog nor a timer that overruns its period starves the others of its
+//! group.
+//!
+//! # Deadlines
+//! The leader sleeps until the earliest deadline among the timers that can run (in their slot,
+//! group free) and the next periods of the timers that are queued or running. A timer that
+//! cannot run now and whose deadline has passed does not count, or the leader would wake for
+//! it again and again: the worker that puts it back or frees its group collects it. If that
+//! worker then becomes a follower while the leader sleeps past the timer's next deadline, it
+//! wakes the leader to choose again.
+//!
+//! # Ending a spin
+//! On a stop request, the spin's deadline or shutdown, the workers finish the jobs already
+//! collected, queued or running (their triggers are consumed), then return. A panicking callback ends the spin the same way; its
+//! executable goes back to its slot and the panic resumes on the thread that called `spin`.
+
+use std::any::Any;
+use std::collections::VecDeque;
+use std::io;
+use std::num::NonZeroUsize;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread;
+use std::time::Instant;
+
+use super::dispatch::{self, Entry, Pending};
+use super::poller::{Poller, Woken};
+use super::signal::Signal;
+use super::{AddError, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle};
+use crate::callback_group::{CallbackGroup, CallbackGroupKind};
+use crate::clock::{ClockKind, Time, os_now};
+use crate::node::{Executable, Node};
+use crate::shutdown;
+use crate::trigger::{Activation, Rule};
+
+/// Runs callbacks on N threads, in callback groups, like rclcpp's multi-threaded executor.
+///
+/// # Guarantees
+/// - Two executables of one mutually exclusive group never run at the same time; an
+///   executable never runs concurrently with itself, so a callback sees its messages one at a
+///   time, in order.
+/// - Blocks in the OS when there is no work: one worker in `epoll_wait`, the others on a
+///   condition variable. [`ExecutorStats::wakeups`] counts the wake-ups of all of them.
+/// - Ready work waits in a queue of at most one job per executable.
+///
+/// # Examples
+/// ```
+/// use std::sync::mpsc;
+/// use std::time::Duration;
+/// use tacto::msg::std_msgs::String as Text;
+/// use tacto::{CallbackGroupKind, Context, Executor, ThreadPoolExecutor};
+///
+/// let ctx = Context::new();
+/// let mut node = ctx.node("listener").unwrap();
+/// // Callbacks of a reentrant group may run in parallel (each one's messages stay in order).
+/// let parallel = node.callback_group(CallbackGroupKind::Reentrant);
+/// let (tx, rx) = mpsc::channel();
+/// for topic in ["left", "right"] {
+///     let tx = tx.clone();
+///     node.subscription::<Text>(topic)
+///         .callback_in(&parallel, move |msg| tx.send(msg.data.clone()).unwrap())
+///         .unwrap();
+/// }
+/// let mut talker = ctx.node("talker").unwrap();
+/// let left = talker.publisher::<Text>("left").create().unwrap();
+/// let right = talker.publisher::<Text>("right").create().unwrap();
+///
+/// let mut executor = ThreadPoolExecutor::builder().threads(2).build().unwrap();
+/// executor.add(node).unwrap();
+/// left.publish(Text { data: "l".into() });
+/// right.publish(Text { data: "r".into() });
+/// executor.spin_for(Duration::from_millis(50)).unwrap();
+/// let mut heard: Vec<String> = rx.try_iter().collect();
+/// heard.sort();
+/// assert_eq!(heard, ["l", "r"]);
+/// assert_eq!(executor.stats().executions, 2);
+/// ```
+#[derive(Debug)]
+pub struct ThreadPoolExecutor {
+    threads: NonZeroUsize,
+    poller: Poller,
+    entries: Vec<Entry>,
+    /// For each entry, its group: an index into `groups`.
+    group_of: Vec<usize>,
+    /// The groups of the added nodes that have executables.
+    groups: Vec<CallbackGroup>,
+    stop: StopHandle,
+    stats: ExecutorStats,
+    /// Followers' wake-ups so far; the poller counts the leaders'.
+    follower_wakeups: u64,
+}
+
+/// Configures a [`ThreadPoolExecutor`]; from [`ThreadPoolExecutor::builder`].
+#[derive(Debug, Clone, Default)]
+pub struct ThreadPoolBuilder {
+    threads: Option<usize>,
+}
+
+/// Why a [`ThreadPoolExecutor`] could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum ThreadPoolBuildError {
+    /// A pool without threads would never run anything.
+    #[error("a thread pool needs at least one thread")]
+    ZeroThreads,
+    /// The executor could not create its OS resources.
+    #[error("the executor could not be set up: {0}")]
+    Os(#[from] io::Error),
+}
+
+impl ThreadPoolBuilder {
+    /// The number of worker threads, the one that spins included (default: the number of CPUs
+    /// this process may use, or 1 if the OS cannot tell).
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = Some(threads);
+        self
+    }
+
+    /// Creates the executor and its OS resources (an epoll set, an eventfd, a timerfd);
+    /// threads start with each spin.
+    pub fn build(self) -> Result<ThreadPoolExecutor, ThreadPoolBuildError> {
+        let threads = match self.threads {
+            Some(n) => NonZeroUsize::new(n).ok_or(ThreadPoolBuildError::ZeroThreads)?,
+            None => thread::available_parallelism().unwrap_or(NonZeroUsize::MIN),
+        };
+        Ok(ThreadPoolExecutor::with_threads(threads)?)
+    }
+}
+
+impl ThreadPoolExecutor {
+    /// Creates the executor with one thread per CPU this process may use.
+    pub fn new() -> io::Result<Self> {
+        Self::with_threads(thread::available_parallelism().unwrap_or(NonZeroUsize::MIN))
+    }
+
+    fn with_threads(threads: NonZeroUsize) -> io::Result<Self> {
+        let poller = Poller::new()?;
+        let stop = StopHandle::new(poller.signal().clone());
+        Ok(ThreadPoolExecutor {
+            threads,
+            poller,
+            entries: Vec::new(),
+            group_of: Vec::new(),
+            groups: Vec::new(),
+            stop,
+            stats: ExecutorStats::default(),
+            follower_wakeups: 0,
+        })
+    }
+
+    /// Starts configuring an executor.
+    pub fn builder() -> ThreadPoolBuilder {
+        ThreadPoolBuilder::default()
+    }
+
+    /// The number of worker threads.
+    pub fn threads(&self) -> usize {
+        self.threads.get()
+    }
+}
+
+impl Executor for ThreadPoolExecutor {
+    fn add(&mut self, node: Node) -> Result<(), AddError> {
+        let signal = self.poller.signal();
+        let classic = |exe: &Executable| match exe.trigger.rule {
+            Rule::Any => Ok(()),
+            Rule::All | Rule::When(_) => Err((
+                "thread-pool",
+                "only per-subscription callbacks and timers are classic",
+            )),
+        };
+        let entries = dispatch::admit(node, signal, &self.entries, classic, |_| {
+            Pending::new(signal)
+        })?;
+        for entry in &entries {
+            let group = entry.group();
+            let index = match self.groups.iter().position(|g| *g == group) {
+                Some(index) => index,
+                None => {
+                    self.groups.push(group);
+                    self.groups.len() - 1
+                }
+            };
+            self.group_of.push(index);
+        }
+        self.entries.extend(entries);
+        Ok(())
+    }
+
+    fn spin_until(&mut self, deadline: Option<Instant>) -> Result<SpinOutcome, SpinError> {
+        let (threads, executables) = (self.threads.get(), self.entries.len());
+        let pool = Pool {
+            signal: self.poller.signal().clone(),
+            state: Mutex::new(State {
+                poller: Some(&mut self.poller),
+                leader_deadline: None,
+                slots: self
+                    .entries
+                    .iter_mut()
+                    .zip(&self.group_of)
+                    .map(|(entry, &group)| Slot {
+                        entry: Some(entry),
+                        group,
+                        deadline: None,
+                    })
+                    .collect(),
+                groups: self
+                    .groups
+                    .iter()
+                    .map(|g| Group {
+                        exclusive: g.kind() == CallbackGroupKind::MutuallyExclusive,
+                        busy: false,
+                    })
+                    .collect(),
+                ready: VecDeque::with_capacity(executables),
+                cursor: 0,
+                idle: 0,
+                ending: None,
+                executions: 0,
+                missed_periods: 0,
+                follower_wakeups: 0,
+            }),
+            followers: Condvar::new(),
+            stop: &self.stop,
+            deadline: deadline.map(dispatch::steady_time),
+        };
+        thread::scope(|scope| {
+            for i in 1..threads {
+                let spawned = thread::Builder::new()
+                    .name(format!("tacto-pool-{i}"))
+                    .spawn_scoped(scope, || pool.work());
+                if let Err(e) = spawned {
+                    pool.end(&mut pool.lock(), Ending::Failed(SpinError::Spawn(e)));
+                    break;
+                }
+            }
+            pool.work();
+        });
+        let state = pool
+            .state
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        self.stats.executions += state.executions;
+        self.stats.missed_periods += state.missed_periods;
+        self.follower_wakeups += state.follower_wakeups;
+        let ending = state.ending;
+        self.stats.wakeups = self.poller.wakeups() + self.follower_wakeups;
+        match ending {
+            Some(Ending::Outcome(outcome)) => Ok(outcome),
+            Some(Ending::Failed(e)) => Err(e),
+            Some(Ending::Panicked(payload)) => panic::resume_unwind(payload),
+            None => unreachable!("workers return only once the spin has ended"),
+        }
+    }
+
+    fn stop_handle(&self) -> StopHandle {
+        self.stop.clone()
+    }
+
+    fn stats(&self) -> ExecutorStats {
+        self.stats
+    }
+}
+
+/// What the workers of one spin share.
+struct Pool<'a> {
+    state: Mutex<State<'a>>,
+    /// Where followers wait.
+    followers: Condvar,
+    /// The poller's wake-up line, to wake the leader.
+    signal: Arc<Signal>,
+    stop: &'a StopHandle,
+    /// The spin's deadline, on the steady clock.
+    deadline: Option<Time>,
+}
+
+/// The scheduling state, behind the pool's one lock.
+struct State<'a> {
+    /// `None` while the leader waits in it.
+    poller: Option<&'a mut Poller>,
+    /// When the leader chose to wake up, while it waits (`None`: only when notified).
+    leader_deadline: Option<Time>,
+    slots: Vec<Slot<'a>>,
+    groups: Vec<Group>,
+    /// Jobs collected and not yet taken by a worker.
+    ready: VecDeque<Job<'a>>,
+    /// Where the next collection starts: just after the slot collected last.
+    cursor: usize,
+    /// Followers waiting on the condition variable.
+    idle: usize,
+    /// Why the spin ends, once it does.
+    ending: Option<Ending>,
+    executions: u64,
+    missed_periods: u64,
+    follower_wakeups: u64,
+}
+
+/// Where an executable is kept between runs.
+struct Slot<'a> {
+    /// `None` while the executable is queued or running.
+    entry: Option<&'a mut Entry>,
+    group: usize,
+    /// A taken timer's next deadline, for the leader to wait for while the timer runs.
+    deadline: Option<Time>,
+}
+
+struct Group {
+    exclusive: bool,
+    /// An executable of this exclusive group is queued or running.
+    busy: bool,
+}
+
+/// An executable whose trigger fired, taken out of its slot.
+struct Job<'a> {
+    slot: usize,
+    entry: &'a mut Entry,
+    activation: Activation,
+}
+
+enum Ending {
+    Outcome(SpinOutcome),
+    Failed(SpinError),
+    Panicked(Box<dyn Any + Send>),
+}
+
+impl<'a> Pool<'a> {
+    /// Our code never panics while holding the lock, and callbacks run outside it, so a
+    /// poisoned lock still holds a consistent state.
+    fn lock(&self) -> MutexGuard<'_, State<'a>> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// One worker's loop; returns once the spin has ended and no job is left.
+    fn work(&self) {
+        let mut state = self.lock();
+        loop {
+            let expired = self
+                .deadline
+                .is_some_and(|d| os_now(ClockKind::Steady) >= d);
+            if expired && state.ending.is_none() {
+                self.end(&mut state, Ending::Outcome(SpinOutcome::Elapsed));
+            }
+            if state.ready.is_empty() && state.ending.is_none() {
+                self.collect(&mut state);
+            }
+            if let Some(job) = state.ready.pop_front() {
+                self.wake_helpers(&state);
+                drop(state);
+                state = self.run(job);
+            } else if state.ending.is_some() {
+                return;
+            } else if let Some(poller) = state.poller.take() {
+                state = self.lead(state, poller);
+            } else {
+                state = self.follow(state);
+            }
+        }
+    }
+
+    /// Moves every executable that can run now and whose trigger fired into the queue.
+    fn collect(&self, state: &mut State<'a>) {
+        // Whoever takes the notifications looks at all they may mean: a stop request and
+        // pending executables. One that arrives later keeps the leader from sleeping.
+        self.signal.take_notified();
+        if self.stop.take_request() {
+            self.end(state, Ending::Outcome(SpinOutcome::Stopped));
+            return;
+        }
+        // Checked here too, so that a pool that always has work still stops.
+        if shutdown::requested() {
+            self.end(state, Ending::Outcome(SpinOutcome::Interrupted));
+            return;
+        }
+        let State {
+            slots,
+            groups,
+            ready,
+            cursor,
+            ..
+        } = state;
+        let (n, start) = (slots.len(), *cursor);
+        for i in (start..n).chain(0..start) {
+            let slot = &mut slots[i];
+            let group = &mut groups[slot.group];
+            if group.busy {
+                continue;
+            }
+            let Some(entry) = slot.entry.take() else {
+                continue;
+            };
+            let Some(activation) = entry.poll() else {
+                slot.entry = Some(entry);
+                continue;
+            };
+            slot.deadline = entry.steady_deadline();
+            group.busy = group.exclusive;
+            ready.push_back(Job {
+                slot: i,
+                entry,
+                activation,
+            });
+            *cursor = (i + 1) % n;
+        }
+    }
+
+    /// Wakes a follower for each job left in the queue, and one to take over the poller if
+    /// the leader just left it for a job.
+    fn wake_helpers(&self, state: &State<'a>) {
+        let wanted = state.ready.len() + usize::from(state.poller.is_some());
+        for _ in 0..wanted.min(state.idle) {
+            self.followers.notify_one();
+        }
+    }
+
+    /// Runs a job outside the lock, then puts its executable back and frees its group.
+    fn run(&self, job: Job<'a>) -> MutexGuard<'_, State<'a>> {
+        let Job {
+            slot,
+            entry,
+            activation,
+        } = job;
+        let result = panic::catch_unwind(AssertUnwindSafe(|| {
+            entry.run(&activation);
+            // Level trigger: what the code left unread runs it again. No need to wake anyone:
+            // this worker collects right after.
+            if entry.holds() {
+                entry.rearm_quietly();
+            }
+        }));
+        let mut state = self.lock();
+        state.executions += 1;
+        state.missed_periods += activation.missed_periods();
+        let group = state.slots[slot].group;
+        state.groups[group].busy = false;
+        state.slots[slot].entry = Some(entry);
+        if let Err(payload) = result {
+            self.end(&mut state, Ending::Panicked(payload));
+        }
+        state
+    }
+
+    /// Waits in the poller until there may be work, then puts the poller back.
+    fn lead<'g>(
+        &'g self,
+        mut state: MutexGuard<'g, State<'a>>,
+        poller: &'a mut Poller,
+    ) -> MutexGuard<'g, State<'a>> {
+        let wake_at = self.wake_time(&state);
+        state.leader_deadline = wake_at;
+        drop(state);
+        let woken = poller.wait(wake_at);
+        let mut state = self.lock();
+        state.poller = Some(poller);
+        match woken {
+            Ok(Woken::Work) => {}
+            Ok(Woken::Shutdown) => self.end(&mut state, Ending::Outcome(SpinOutcome::Interrupted)),
+            Err(e) => self.end(&mut state, Ending::Failed(e.into())),
+        }
+        state
+    }
+
+    /// Waits on the condition variable until a job is left for this worker, the poller is
+    /// free, or the spin ends.
+    fn follow<'g>(&'g self, mut state: MutexGuard<'g, State<'a>>) -> MutexGuard<'g, State<'a>> {
+        // This worker may have freed a timer the leader did not count when it went to sleep.
+        let sooner = match (self.wake_time(&state), state.leader_deadline) {
+            (Some(mine), Some(leader)) => mine < leader,
+            (mine, leader) => mine.is_some() && leader.is_none(),
+        };
+        if sooner {
+            self.signal.notify();
+        }
+        state.idle += 1;
+        let mut state = self
+            .followers
+            .wait(state)
+            .unwrap_or_else(PoisonError::into_inner);
+        state.idle -= 1;
+        state.follower_wakeups += 1;
+        state
+    }
+
+    /// When the leader must wake up at the latest: the spin's deadline, or a timer's (see
+    /// "Deadlines" in the module docs).
+    fn wake_time(&self, state: &State<'a>) -> Option<Time> {
+        let now = os_now(ClockKind::Steady);
+        let timers = state.slots.iter().filter_map(|slot| match &slot.entry {
+            Some(entry) if !state.groups[slot.group].busy => entry.steady_deadline(),
+            Some(entry) => entry.steady_deadline().filter(|d| *d > now),
+            None => slot.deadline.filter(|d| *d > now),
+        });
+        timers.chain(self.deadline).min()
+    }
+
+    /// Ends the spin: the first reason wins, except that a panic is always reported.
+    fn end(&self, state: &mut State<'a>, ending: Ending) {
+        let replace = match (&state.ending, &ending) {
+            (None, _) => true,
+            (Some(Ending::Panicked(_)), _) => false,
+            (Some(_), Ending::Panicked(_)) => true,
+            (Some(_), _) => false,
+        };
+        if replace {
+            state.ending = Some(ending);
+        }
+        self.followers.notify_all();
+        if state.poller.is_none() {
+            self.signal.notify();
+        }
+    }
+}
