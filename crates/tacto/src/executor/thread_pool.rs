@@ -455,7 +455,7 @@ impl<'a> Pool<'a> {
         let result = panic::catch_unwind(AssertUnwindSafe(|| {
             entry.run(&activation);
             // Level trigger: what the code left unread runs it again. No need to wake anyone:
-            // this worker collects right after.
+            // this worker collects again before it ever sleeps.
             if entry.holds() {
                 entry.rearm_quietly();
             }
