@@ -27,6 +27,15 @@ macro_rules! each_executor {
             fn events() {
                 super::$behaviour(tacto::EventsExecutor::new().unwrap());
             }
+            #[test]
+            fn thread_pool() {
+                super::$behaviour(
+                    tacto::ThreadPoolExecutor::builder()
+                        .threads(2)
+                        .build()
+                        .unwrap(),
+                );
+            }
         }
     };
 }
