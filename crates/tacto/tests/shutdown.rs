@@ -3,9 +3,9 @@
 //! Shutdown is for good and for the whole process, so these tests live in a binary of their
 //! own, and the SIGTERM test runs in a child process of it.
 
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tacto::msg::std_msgs::String as Text;
 use tacto::{
@@ -142,18 +142,30 @@ fn executors_that_never_run_out_of_work_still_stop_on_shutdown() {
 }
 
 /// Runs one test of this binary in a child process (with `marker` set), so that what it does
-/// to the process's shutdown state stays there, and checks that it passed.
+/// to the process's shutdown state stays there, and checks that it passed. A child that hangs
+/// (an executor that never stops) is killed after [`PATIENCE`] and fails the test.
 fn run_in_child(test: &str, marker: &str) {
-    let child = Command::new(std::env::current_exe().unwrap())
+    let mut child = Command::new(std::env::current_exe().unwrap())
         .args(["--exact", test])
         .env(marker, "1")
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&child.stdout);
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > PATIENCE {
+            child.kill().unwrap();
+            panic!("{test} hung in its child process");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
-        child.status.success() && stdout.contains("1 passed"),
+        output.status.success() && stdout.contains("1 passed"),
         "{}\n{stdout}\n{}",
-        child.status,
-        String::from_utf8_lossy(&child.stderr),
+        output.status,
+        String::from_utf8_lossy(&output.stderr),
     );
 }
