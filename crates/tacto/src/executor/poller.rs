@@ -51,11 +51,13 @@ impl Poller {
             TimerfdFlags::CLOEXEC | TimerfdFlags::NONBLOCK,
         )?;
         let readable = epoll::EventFlags::IN;
+        // Edge-triggered: each write raises one event, so a wake-up needs no read to reset the
+        // eventfd (one syscall fewer per message for a node woken by every message).
         epoll::add(
             &epoll,
             &*signal,
             epoll::EventData::new_u64(SIGNAL),
-            readable,
+            readable | epoll::EventFlags::ET,
         )?;
         epoll::add(&epoll, &timer, epoll::EventData::new_u64(TIMER), readable)?;
         if let Some(fd) = shutdown::fd() {
@@ -110,7 +112,8 @@ impl Poller {
         let mut woken = Woken::Work;
         for event in events.iter() {
             match event.data.u64() {
-                SIGNAL => self.signal.drain(),
+                // Edge-triggered (see `new`): nothing to reset.
+                SIGNAL => {}
                 TIMER => {
                     let mut expirations = [0u8; 8];
                     let _ = rustix::io::read(&self.timer, &mut expirations);

@@ -8,6 +8,9 @@
 //! The two flags form a Dekker pair (both sides store, then load the other's flag, all SeqCst):
 //! either the executor sees `notified` before it blocks, or the notifier sees `sleeping` and
 //! writes the eventfd. A wake-up is never lost.
+//!
+//! The poller watches the eventfd edge-triggered, so the executor never reads it: each write
+//! is one event, and the counter just grows by one per wake-up.
 
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
@@ -35,8 +38,13 @@ impl Signal {
     /// Asks the executor to look for work; thread-safe, callable from anywhere.
     pub(crate) fn notify(&self) {
         if !self.notified.swap(true, SeqCst) && self.sleeping.load(SeqCst) {
-            // EAGAIN means the counter is saturated: the executor is being woken anyway.
-            let _ = rustix::io::write(&self.fd, &1u64.to_ne_bytes());
+            let one = 1u64.to_ne_bytes();
+            // EAGAIN: the counter, never read down, reached its maximum after 2^64 - 2
+            // wake-ups; reset it, or this write would raise no event.
+            if rustix::io::write(&self.fd, &one) == Err(rustix::io::Errno::AGAIN) {
+                let _ = rustix::io::read(&self.fd, &mut [0u8; 8]);
+                let _ = rustix::io::write(&self.fd, &one);
+            }
         }
     }
 
@@ -58,12 +66,6 @@ impl Signal {
 
     pub(crate) fn woke(&self) {
         self.sleeping.store(false, SeqCst);
-    }
-
-    /// Resets the eventfd's counter after it woke the executor.
-    pub(crate) fn drain(&self) {
-        let mut buf = [0u8; 8];
-        let _ = rustix::io::read(&self.fd, &mut buf);
     }
 }
 
