@@ -32,12 +32,11 @@ use std::time::Duration;
 
 use tacto::msg::std_msgs::Empty;
 use tacto::{
-    CallbackExecutor, Context, Executor, History, Node, Publisher, SpinOutcome, StopHandle,
-    Subscription, Trigger, WaitSetExecutor,
+    CallbackExecutor, Context, EventsExecutor, Executor, History, Node, Publisher, SpinOutcome,
+    StopHandle, Subscription, Trigger, WaitSetExecutor,
 };
 
-/// The executors and receiving nodes compared, in table order. Adding an executor is one entry:
-/// the EventsExecutor joins as (e), with `Receiver::Callback`.
+/// The executors and receiving nodes compared, in table order. Adding an executor is one entry.
 const CASES: &[Case] = &[
     Case {
         id: "a",
@@ -62,6 +61,12 @@ const CASES: &[Case] = &[
         name: "wait-set, bare wake-up (rule false)",
         executor: || Box::new(WaitSetExecutor::new().expect("wait-set executor")),
         receiver: Receiver::BareWakeup,
+    },
+    Case {
+        id: "e",
+        name: "events executor, callback subscription",
+        executor: || Box::new(EventsExecutor::new().expect("events executor")),
+        receiver: Receiver::Callback,
     },
 ];
 
