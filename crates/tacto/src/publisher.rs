@@ -94,7 +94,7 @@ impl<T: Message> Publisher<T> {
     pub fn publish_shared(&self, msg: Arc<T>) {
         match self.shared.outbox.get() {
             Some(outbox) => outbox.defer(self.shared.clone(), msg),
-            None => self.shared.send(&msg),
+            None => self.shared.send(msg),
         }
     }
 
@@ -179,7 +179,7 @@ impl<T: Message> Publisher<T> {
 }
 
 impl<T: Message> PublisherShared<T> {
-    fn send(&self, msg: &Arc<T>) {
+    fn send(&self, msg: Arc<T>) {
         // Intra-process delivery is immediate: one clock read stamps both ends.
         let now = system_now();
         let info = SampleInfo {
@@ -242,7 +242,7 @@ impl<T: Message> Output for PublisherShared<T> {
     fn send_any(&self, msg: Arc<dyn Any + Send + Sync>) {
         // An outbox only ever holds what `publish_shared` put there for this publisher.
         if let Ok(msg) = msg.downcast::<T>() {
-            self.send(&msg);
+            self.send(msg);
         }
     }
 }

@@ -27,16 +27,21 @@ impl<T> Topic<T> {
         &self.name
     }
 
-    pub(crate) fn deliver(&self, msg: &Arc<T>, info: SampleInfo) {
+    /// Hands `msg` to every subscriber: the last one gets the publisher's reference itself,
+    /// the others a clone (one atomic increment each).
+    pub(crate) fn deliver(&self, msg: Arc<T>, info: SampleInfo) {
         let subscribers = self
             .subscribers
             .read()
             .unwrap_or_else(PoisonError::into_inner);
-        for inbox in subscribers.iter() {
-            inbox.deliver(Sample {
-                msg: msg.clone(),
-                info,
-            });
+        if let Some((last, others)) = subscribers.split_last() {
+            for inbox in others {
+                inbox.deliver(Sample {
+                    msg: msg.clone(),
+                    info,
+                });
+            }
+            last.deliver(Sample { msg, info });
         }
     }
 
