@@ -1,6 +1,7 @@
 //! Triggers: when an executor runs a node's code.
 
 use std::fmt;
+use std::os::fd::{AsFd, BorrowedFd};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,6 +17,9 @@ use crate::subscription::{Input, Subscription};
 /// is level-triggered: it looks at unread data, not at arrivals. So the code it runs must
 /// consume (take, read or `latest`) what triggered it, or the trigger stays armed.
 ///
+/// A [readable](Trigger::readable) trigger is level-triggered too, on its fd: the code must
+/// drain the fd (read until `WouldBlock`), or it runs again at once.
+///
 /// | trigger | runs when | like rclc's |
 /// |---|---|---|
 /// | [`Trigger::on(&s)`](Trigger::on) | `s` has unread data | `trigger_one` |
@@ -23,6 +27,7 @@ use crate::subscription::{Input, Subscription};
 /// | [`Trigger::all()`](Trigger::all)`.with(&a).with(&b)` | `a` and `b` have unread data | `trigger_all` |
 /// | [`Trigger::when(f)`](Trigger::when)`.with(&a)` | `f()` is true, checked when `a` receives | user trigger |
 /// | [`Trigger::every(p)`](Trigger::every) | each period `p` (see [`crate::timer`] for missed periods) | a timer |
+/// | [`Trigger::readable(fd)`](Trigger::readable) | `fd` is readable: a socket, a serial port, a CAN bus | (none) |
 ///
 /// # Examples
 /// ```
@@ -52,6 +57,8 @@ pub(crate) enum Rule {
     Any,
     All,
     When(Box<dyn FnMut() -> bool + Send>),
+    /// The source's fd is readable; the executor's poller watches it.
+    Readable(Box<dyn AsFd + Send>),
 }
 
 impl fmt::Debug for Trigger {
@@ -60,6 +67,7 @@ impl fmt::Debug for Trigger {
             Rule::Any => "any",
             Rule::All => "all",
             Rule::When(_) => "when",
+            Rule::Readable(_) => "readable",
         };
         f.debug_struct("Trigger")
             .field("rule", &rule)
@@ -110,6 +118,55 @@ impl Trigger {
         }
     }
 
+    /// Runs when `source`'s file descriptor is readable: a device driver's input, such as a CAN
+    /// or UDP socket or a serial port, on any executor but the [LET](crate::LetExecutor) one,
+    /// without a thread of its own. The trigger owns `source` and keeps it open as long as the
+    /// node runs; give it an `Arc` to read from the same socket in the code, or a
+    /// [`try_clone`](std::net::UdpSocket::try_clone) of it.
+    ///
+    /// The executor adds the fd to its epoll set when the node is added, which refuses fds
+    /// that cannot be waited for, such as regular files
+    /// ([`AddError::Watch`](crate::AddError::Watch)). Like a subscription trigger, it is
+    /// level-triggered: the code runs while the fd is readable, so it must read until the fd
+    /// would block (set it non-blocking), or read once per run and be run again at once. An fd
+    /// at end of file (its peer closed) or in error (its device unplugged) is readable for
+    /// good, so its code runs without pause until it deals with that, e.g. by stopping the
+    /// executor.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::os::unix::net::UnixDatagram;
+    /// use std::sync::{Arc, mpsc};
+    /// use std::time::Duration;
+    /// use tacto::{Context, Executor, Trigger, WaitSetExecutor};
+    ///
+    /// let (device, driver_end) = UnixDatagram::pair().unwrap();
+    /// driver_end.set_nonblocking(true).unwrap();
+    /// let socket = Arc::new(driver_end);
+    ///
+    /// let ctx = Context::new();
+    /// let mut driver = ctx.node("driver").unwrap();
+    /// let (frames, received) = mpsc::channel();
+    /// let input = socket.clone();
+    /// driver.execute(Trigger::readable(socket), move |_| {
+    ///     let mut frame = [0u8; 16];
+    ///     // Drain: what is left unread would run the code again.
+    ///     while let Ok(n) = input.recv(&mut frame) {
+    ///         frames.send(frame[..n].to_vec()).unwrap();
+    ///     }
+    /// })
+    /// .unwrap();
+    ///
+    /// let mut executor = WaitSetExecutor::new().unwrap();
+    /// executor.add(driver).unwrap();
+    /// device.send(b"can 0x101").unwrap();
+    /// executor.spin_for(Duration::from_millis(20)).unwrap();
+    /// assert_eq!(received.try_recv().unwrap(), b"can 0x101");
+    /// ```
+    pub fn readable(source: impl AsFd + Send + 'static) -> Self {
+        Self::with_rule(Rule::Readable(Box::new(source)))
+    }
+
     /// Adds a subscription whose samples wake the executor to check this trigger.
     pub fn with<T: Message>(mut self, sub: &Subscription<T>) -> Self {
         self.inputs.push(sub.input());
@@ -122,12 +179,22 @@ impl Trigger {
         self
     }
 
-    /// True if the rule holds now.
+    /// True if the rule holds now. False for a readable trigger: its fd's level is looked at by
+    /// the executor's poller, which reports the fd again if the run left it readable.
     pub(crate) fn holds(&mut self) -> bool {
         match &mut self.rule {
             Rule::Any => self.inputs.iter().any(|i| i.unread() > 0),
             Rule::All => self.inputs.iter().all(|i| i.unread() > 0),
             Rule::When(condition) => condition(),
+            Rule::Readable(_) => false,
+        }
+    }
+
+    /// The fd of a readable trigger.
+    pub(crate) fn fd(&self) -> Option<BorrowedFd<'_>> {
+        match &self.rule {
+            Rule::Readable(source) => Some(source.as_fd()),
+            _ => None,
         }
     }
 }
@@ -144,14 +211,21 @@ pub enum TriggerError {
     /// A trigger is either periodic or driven by subscriptions, not both.
     #[error("a periodic trigger cannot also name subscriptions")]
     PeriodWithInputs,
+    /// A readable trigger runs on its fd alone: an fd is watched by the poller and a
+    /// subscription by a listener, and `any`/`all` of both would need either one to look at
+    /// the other. Read the subscriptions in the code, or give them a trigger of their own.
+    #[error("a readable trigger cannot also name subscriptions")]
+    ReadableWithInputs,
 }
 
 impl Trigger {
     pub(crate) fn validate(&self) -> Result<(), TriggerError> {
+        let readable = matches!(self.rule, Rule::Readable(_));
         match self.period {
             Some(p) if p.is_zero() => Err(TriggerError::ZeroPeriod),
             Some(_) if !self.inputs.is_empty() => Err(TriggerError::PeriodWithInputs),
-            None if self.inputs.is_empty() => Err(TriggerError::NoInputs),
+            None if readable && !self.inputs.is_empty() => Err(TriggerError::ReadableWithInputs),
+            None if !readable && self.inputs.is_empty() => Err(TriggerError::NoInputs),
             _ => Ok(()),
         }
     }

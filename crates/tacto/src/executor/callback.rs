@@ -3,7 +3,9 @@
 //! Every subscription has a callback that runs once per message, every timer a callback per
 //! period, as with rclcpp's `SingleThreadedExecutor`: each round runs due timers first, then
 //! one message per ready subscription. Trigger conditions (`all`, `when`) are not part of this
-//! model and are refused; polling subscriptions read from a timer work as in rclcpp.
+//! model and are refused; polling subscriptions read from a timer work as in rclcpp. A
+//! [readable](crate::Trigger::readable) trigger runs its code once per round while its fd is
+//! readable, like a callback subscription's once per message.
 
 use std::time::Instant;
 
@@ -60,16 +62,16 @@ impl CallbackExecutor {
 
 impl Executor for CallbackExecutor {
     fn add(&mut self, node: Node) -> Result<(), AddError> {
-        let signal = self.poller.signal();
+        let signal = self.poller.signal().clone();
         let classic = |exe: &Executable| match exe.trigger.rule {
-            Rule::Any => Ok(()),
+            Rule::Any | Rule::Readable(_) => Ok(()),
             Rule::All | Rule::When(_) => Err((
                 "callback",
                 "only per-subscription callbacks and timers are classic",
             )),
         };
-        let entries = dispatch::admit(node, signal, &self.entries, classic, |_| {
-            Pending::new(signal)
+        let entries = dispatch::admit(node, &mut self.poller, &self.entries, classic, |_, exe| {
+            Pending::new(&signal, exe)
         })?;
         self.entries.extend(entries);
         Ok(())

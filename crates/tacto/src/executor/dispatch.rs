@@ -1,11 +1,12 @@
 //! What the executors share: a node's executables as entries with their scheduling state,
 //! and the spin loop of the wait-set and callback executors.
 
+use std::io;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use super::poller::{Poller, Woken};
+use super::poller::{FdListener, Poller, Watch, Woken};
 use super::signal::Signal;
 use super::{AddError, ExecutorStats, SpinError, SpinOutcome, StopHandle};
 use crate::callback_group::CallbackGroup;
@@ -16,7 +17,8 @@ use crate::subscription::{Input, Listener};
 use crate::timer::Schedule;
 use crate::trigger::Activation;
 
-/// Marks an entry pending and wakes its executor: the listener of triggering subscriptions.
+/// Marks an entry pending and wakes its executor: the listener of triggering subscriptions and
+/// watched fds.
 #[derive(Debug)]
 pub(crate) struct Pending {
     flag: AtomicBool,
@@ -24,10 +26,11 @@ pub(crate) struct Pending {
 }
 
 impl Pending {
-    /// Starts pending: samples may have arrived before the node was added.
-    pub(crate) fn new(signal: &Arc<Signal>) -> Arc<Self> {
+    /// Starts pending if `exe` has subscriptions: samples may have arrived before the node was
+    /// added. An fd's level is reported by the poller once the fd is watched.
+    pub(crate) fn new(signal: &Arc<Signal>, exe: &Executable) -> Arc<Self> {
         Arc::new(Pending {
-            flag: AtomicBool::new(true),
+            flag: AtomicBool::new(exe.trigger.fd().is_none()),
             signal: signal.clone(),
         })
     }
@@ -41,6 +44,13 @@ impl Listener for Pending {
     }
 }
 
+impl FdListener for Pending {
+    fn on_readable(&self) {
+        // On the executor's thread, which looks for work next: no notification needed.
+        self.flag.store(true, Ordering::SeqCst);
+    }
+}
+
 /// One executable inside an executor; `L` is what its triggering subscriptions call.
 pub(crate) struct Entry<L = Pending> {
     pub(crate) node: Arc<str>,
@@ -48,6 +58,8 @@ pub(crate) struct Entry<L = Pending> {
     /// Set for periodic triggers.
     schedule: Option<Schedule>,
     listener: Arc<L>,
+    /// Set for readable triggers: re-arms the fd after each run.
+    watch: Option<Watch>,
     /// The node's clocks; they keep the `/clock` subscription of sim time alive.
     clock: Clock,
 }
@@ -78,9 +90,11 @@ impl<L> Entry<L> {
         self.schedule.as_mut().is_some_and(|s| s.is_due(now))
     }
 
-    /// The activation to run now, if the trigger fires: a deadline passed, or the rule holds.
+    /// The activation to run now, if the trigger fires: a deadline passed, the rule holds, or
+    /// (for a readable trigger, which is only asked when the poller reported its fd) always.
     pub(crate) fn fire(&mut self) -> Option<Activation> {
-        if self.schedule.is_none() && !self.exe.trigger.holds() {
+        let fires = self.schedule.is_some() || self.watch.is_some() || self.exe.trigger.holds();
+        if !fires {
             return None;
         }
         let time = self.clock.now(self.exe.trigger.clock);
@@ -94,8 +108,15 @@ impl<L> Entry<L> {
         })
     }
 
-    pub(crate) fn run(&mut self, activation: &Activation) {
+    /// Runs the code; fails only if a readable trigger's fd could not be re-armed.
+    pub(crate) fn run(&mut self, activation: &Activation) -> io::Result<()> {
         (self.exe.run)(activation);
+        // Level trigger, for an fd: epoll looks at its level as it is re-armed, so an fd left
+        // readable is reported again, by the next wait.
+        match (&self.watch, self.exe.trigger.fd()) {
+            (Some(watch), Some(fd)) => watch.rearm(fd),
+            _ => Ok(()),
+        }
     }
 
     pub(crate) fn group(&self) -> CallbackGroup {
@@ -123,18 +144,19 @@ impl Entry<Pending> {
     }
 }
 
-/// Takes `node` apart into entries and attaches each executable's triggering subscriptions to
-/// the listener that `listener` makes for it, given the index the entry will have after
-/// `existing`. `signal` is woken when simulated time moves.
+/// Takes `node` apart into entries, watches the fds of its readable triggers in `poller`, and
+/// attaches each executable's triggering subscriptions to the listener that `listener` makes
+/// for it, given the index the entry will have after `existing`. The poller's signal is woken
+/// when simulated time moves.
 ///
-/// `check` lets an executor refuse triggers its model lacks. Everything is checked before
-/// anything is attached, so a refused node leaves no trace.
-pub(crate) fn admit<L: Listener + 'static>(
+/// `check` lets an executor refuse triggers its model lacks. Everything is checked, and every
+/// fd watched, before anything is attached, so a refused node leaves no trace.
+pub(crate) fn admit<L: Listener + FdListener + 'static>(
     node: Node,
-    signal: &Arc<Signal>,
+    poller: &mut Poller,
     existing: &[Entry<L>],
     check: impl Fn(&Executable) -> Result<(), (&'static str, &'static str)>,
-    mut listener: impl FnMut(usize) -> Arc<L>,
+    mut listener: impl FnMut(usize, &Executable) -> Arc<L>,
 ) -> Result<Vec<Entry<L>>, AddError> {
     let name: Arc<str> = node.name().into();
     if existing.iter().any(|e| e.node == name) {
@@ -156,14 +178,28 @@ pub(crate) fn admit<L: Listener + 'static>(
             triggering.push(input);
         }
     }
+    let listeners: Vec<Arc<L>> = (node.executables.iter().enumerate())
+        .map(|(i, exe)| listener(existing.len() + i, exe))
+        .collect();
+    let fds: Vec<(_, Arc<dyn FdListener>)> = (node.executables.iter().zip(&listeners))
+        .filter_map(|(exe, listener)| Some((exe.trigger.fd()?, listener.clone() as _)))
+        .collect();
+    let mut watches = poller
+        .watch_all(&fds)
+        .map_err(|source| AddError::Watch {
+            node: name.to_string(),
+            source,
+        })?
+        .into_iter();
+    let signal = poller.signal();
     let mut entries = Vec::with_capacity(node.executables.len());
-    for exe in node.executables {
-        let listener = listener(existing.len() + entries.len());
+    for (exe, listener) in node.executables.into_iter().zip(listeners) {
         for input in &exe.trigger.inputs {
             if !input.attach(listener.clone()) {
                 return Err(AddError::InputAlreadyTriggering(name.to_string()));
             }
         }
+        let watch = exe.trigger.fd().and_then(|_| watches.next());
         let schedule = exe.trigger.period.map(|period| {
             if exe.trigger.clock == ClockKind::Ros {
                 clock.wake_on_sim_time(signal);
@@ -175,6 +211,7 @@ pub(crate) fn admit<L: Listener + 'static>(
             exe,
             schedule,
             listener,
+            watch,
             clock: clock.clone(),
         });
     }
@@ -207,10 +244,10 @@ pub(crate) fn spin(
         }
         poller.signal().take_notified();
         match order {
-            Order::Registration => run_round(entries, stats, |_| true),
+            Order::Registration => run_round(entries, stats, |_| true)?,
             Order::TimersFirst => {
-                run_round(entries, stats, Entry::is_periodic);
-                run_round(entries, stats, |e| !e.is_periodic());
+                run_round(entries, stats, Entry::is_periodic)?;
+                run_round(entries, stats, |e| !e.is_periodic())?;
             }
         }
         if deadline.is_some_and(|d| os_now(ClockKind::Steady) >= d) {
@@ -227,10 +264,14 @@ pub(crate) fn spin(
     }
 }
 
-fn run_round(entries: &mut [Entry], stats: &mut ExecutorStats, select: impl Fn(&Entry) -> bool) {
+fn run_round(
+    entries: &mut [Entry],
+    stats: &mut ExecutorStats,
+    select: impl Fn(&Entry) -> bool,
+) -> io::Result<()> {
     for entry in entries.iter_mut().filter(|e| select(e)) {
         if let Some(activation) = entry.poll() {
-            entry.run(&activation);
+            entry.run(&activation)?;
             // Level trigger: what the code left unread runs it again next round.
             if entry.holds() {
                 entry.listener.on_sample();
@@ -239,6 +280,7 @@ fn run_round(entries: &mut [Entry], stats: &mut ExecutorStats, select: impl Fn(&
             stats.missed_periods += activation.missed_periods;
         }
     }
+    Ok(())
 }
 
 /// Converts an `Instant` to a time on the steady clock (both are `CLOCK_MONOTONIC`).

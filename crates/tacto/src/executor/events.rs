@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use super::dispatch::{self, Entry, steady_time};
-use super::poller::{Poller, Woken};
+use super::poller::{FdListener, Poller, Woken};
 use super::signal::Signal;
 use super::{AddError, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle};
 use crate::clock::{ClockKind, Time, os_now};
@@ -57,6 +57,11 @@ use crate::subscription::Listener;
 ///   most one queued. A timer that overruns, or waits behind a long queue, runs once when its
 ///   turn comes, with the deadlines it missed in
 ///   [`Activation::missed_periods`](crate::Activation::missed_periods) (see [`crate::timer`]).
+/// - **Readable fds** ([`Trigger::readable`](crate::Trigger::readable)) queue due events too,
+///   one when the fd becomes readable: an fd's event runs its code once, however much data
+///   waits, and its code, if it leaves the fd readable, gets the next event through the
+///   poller. While the queue is busy, the executor looks at its fds once per pass over the
+///   queue, so that their events take turns with the others.
 ///
 /// # Triggers
 /// Every [`Trigger`](crate::Trigger) works. An event runs its executable only if the trigger
@@ -109,6 +114,9 @@ pub struct EventsExecutor {
     timers_next: Option<Time>,
     /// Some timer follows simulated time, which has no steady deadline: look at every turn.
     sim_timers: bool,
+    /// Events to run before looking at watched fds again while the queue is busy: those queued
+    /// when they were looked at last.
+    until_fds: usize,
     stop: StopHandle,
     stats: ExecutorStats,
 }
@@ -163,6 +171,7 @@ impl EventsExecutor {
             entries: Vec::new(),
             timers_next: None,
             sim_timers: false,
+            until_fds: 0,
             stop,
             stats: ExecutorStats::default(),
         })
@@ -190,20 +199,21 @@ impl EventsExecutor {
 
     /// Takes the oldest event and runs its executable once if its trigger fires; false if the
     /// queue was empty.
-    fn run_next(&mut self) -> bool {
+    fn run_next(&mut self) -> io::Result<bool> {
         let Some((index, more)) = self.queue.lock().pop() else {
-            return false;
+            return Ok(false);
         };
+        self.until_fds = self.until_fds.saturating_sub(1);
         // Only a node refused half-way through `add` leaves listeners without an entry.
         let Some(entry) = self.entries.get_mut(index) else {
-            return true;
+            return Ok(true);
         };
         if entry.is_periodic() {
             // Firing moves its deadline: look at the timers again.
             self.timers_next = Some(Time::ZERO);
         }
         if let Some(activation) = entry.fire() {
-            entry.run(&activation);
+            entry.run(&activation)?;
             self.stats.executions += 1;
             self.stats.missed_periods += activation.missed_periods;
             // Level trigger: what the code left unread needs an event, unless one is queued
@@ -212,27 +222,21 @@ impl EventsExecutor {
                 self.queue.lock().requeue(index);
             }
         }
-        true
+        Ok(true)
     }
 }
 
 impl Executor for EventsExecutor {
     fn add(&mut self, node: Node) -> Result<(), AddError> {
         let queue = &self.queue;
-        let source = |index| {
+        let source = |index, _: &_| {
             queue.lock().register(index);
             Arc::new(Source {
                 index,
                 queue: queue.clone(),
             })
         };
-        let entries = dispatch::admit(
-            node,
-            self.poller.signal(),
-            &self.entries,
-            |_| Ok(()),
-            source,
-        )?;
+        let entries = dispatch::admit(node, &mut self.poller, &self.entries, |_| Ok(()), source)?;
         let first = self.entries.len();
         self.entries.extend(entries);
         // Samples that arrived before the node was added have no events: one due event serves
@@ -261,13 +265,19 @@ impl Executor for EventsExecutor {
             if self.sim_timers || self.timers_next.is_some_and(|t| t <= now) {
                 self.queue_due_timers();
             }
-            let busy = self.run_next();
+            let busy = self.run_next()?;
             if deadline.is_some_and(|d| now >= d) {
                 return Ok(SpinOutcome::Elapsed);
             }
             if !busy {
                 let next = self.timers_next.into_iter().chain(deadline).min();
                 if self.poller.wait(next)? == Woken::Shutdown {
+                    return Ok(SpinOutcome::Interrupted);
+                }
+            } else if self.until_fds == 0 && self.poller.watches_fds() {
+                // A busy queue never reaches the wait, which would look at the fds.
+                self.until_fds = self.queue.lock().events.len();
+                if self.until_fds > 0 && self.poller.poll_watched()? == Woken::Shutdown {
                     return Ok(SpinOutcome::Interrupted);
                 }
             }
@@ -458,5 +468,12 @@ impl Listener for Source {
     fn on_sample(&self) {
         self.queue.lock().push_sample(self.index);
         self.queue.signal.notify();
+    }
+}
+
+impl FdListener for Source {
+    /// On the executor's thread, which looks at the queue next: no notification needed.
+    fn on_readable(&self) {
+        self.queue.lock().push_due(self.index);
     }
 }

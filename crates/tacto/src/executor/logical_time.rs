@@ -40,6 +40,8 @@ const DEFAULT_OUTBOX_CAPACITY: usize = 1024;
 ///      inputs when its turn comes. It runs at most once per period: what it leaves unread
 ///      makes it run again in the next one.
 ///
+///    A [readable](crate::Trigger::readable) trigger is refused: an fd's data cannot be frozen.
+///
 /// So a node sees what its inputs held at its period's start, and a chain of nodes on one LET
 /// executor takes exactly one period per hop.
 ///
@@ -292,8 +294,13 @@ impl LetExecutor {
         self.outbox.dropped()
     }
 
-    /// Every how many periods `exe` runs; `None` for input triggers.
+    /// Every how many periods `exe` runs; `None` for input triggers. Refuses what LET cannot run.
     fn periods_of(&self, exe: &Executable) -> Result<Option<u64>, &'static str> {
+        if exe.trigger.fd().is_some() {
+            // A subscription's history can be frozen at the period start; an fd's kernel buffer
+            // cannot, so what the node read would depend on when it ran in the period.
+            return Err("a readable trigger's fd cannot be frozen at the period start");
+        }
         let Some(period) = exe.trigger.period else {
             return Ok(None);
         };
@@ -330,7 +337,10 @@ impl LetExecutor {
 
 impl Executor for LetExecutor {
     /// Takes `node`; refuses periodic triggers on another clock than the executor's, or whose
-    /// period is not a whole multiple of the executor's ([`AddError::UnsupportedTrigger`]).
+    /// period is not a whole multiple of the executor's, and readable triggers
+    /// ([`AddError::UnsupportedTrigger`]): LET reads inputs as they were at the period start, and
+    /// an fd's data, in the kernel, cannot be frozen then. A driver reading an fd can run on
+    /// another executor and publish to the LET nodes' subscriptions, which are frozen.
     fn add(&mut self, node: Node) -> Result<(), AddError> {
         if self.nodes.iter().any(|n| n == node.name()) {
             return Err(AddError::DuplicateNode(node.name().to_owned()));

@@ -12,6 +12,9 @@
 //! SIGINT/SIGTERM (see [`crate::shutdown`]). Only the thread pool runs code in parallel; the
 //! others ignore callback groups.
 //!
+//! [Readable triggers](crate::Trigger::readable) add their fds to the same epoll set: every
+//! executor but the LET one runs them, as the same kind of work as a triggering sample.
+//!
 //! [`ExecutorThread`] runs any of them on a thread of its own, pinned to CPUs and under
 //! `SCHED_FIFO` if asked.
 
@@ -127,6 +130,17 @@ pub enum AddError {
         executor: &'static str,
         /// What it cannot do.
         reason: &'static str,
+    },
+    /// The OS refused to watch the fd of one of the node's
+    /// [readable triggers](crate::Trigger::readable): a regular file or a directory (`EPERM`:
+    /// always readable, so nothing to wait for), or an fd this executor already watches
+    /// (`EEXIST`). The node's other fds are not watched either.
+    #[error("node {node:?}: the executor cannot watch a readable trigger's fd: {source}")]
+    Watch {
+        /// The node.
+        node: String,
+        /// What the OS said.
+        source: io::Error,
     },
     /// The executor could not create its OS resources.
     #[error("the executor could not be set up: {0}")]

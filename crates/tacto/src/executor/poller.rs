@@ -1,13 +1,27 @@
 //! The OS layer under every executor: one epoll set with the executor's [`Signal`], one timerfd
-//! for the earliest deadline, and the process's shutdown line.
+//! for the earliest deadline, the process's shutdown line, and the fds that nodes watch.
 //!
 //! Blocking happens only here, in `epoll_wait`; an executor never busy-waits. The timerfd is
 //! armed with an absolute `CLOCK_MONOTONIC` deadline and re-armed only when the deadline
 //! changes, so a periodic executor pays one `timerfd_settime` per period.
+//!
+//! # Watched fds
+//! A watched fd (a [`Trigger::readable`](crate::Trigger::readable) source) is in the epoll set
+//! level-triggered and one-shot: when `epoll_wait` reports it readable, the poller tells its
+//! [`FdListener`] and the kernel stops reporting it until its [`Watch`] re-arms it, which the
+//! executor does after the code it triggered ran. Re-arming makes epoll look at the fd's level
+//! then, so an fd the code left readable is reported at once and a drained one is not: the
+//! level is the re-check, and it is never reported while its code is queued or running (a
+//! thread-pool leader waiting meanwhile would otherwise be woken by it over and over).
+//!
+//! Watched fds are only seen when the executor calls `epoll_wait`. An executor that is busy
+//! does not block, so it looks at them without blocking once per pass over its work (see
+//! [`Poller::poll_watched`]): a node that always has work cannot starve a driver.
 
+use std::fmt;
 use std::io;
 use std::mem::MaybeUninit;
-use std::os::fd::OwnedFd;
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::sync::Arc;
 
 use rustix::event::epoll;
@@ -22,6 +36,39 @@ use crate::shutdown;
 const SIGNAL: u64 = 0;
 const TIMER: u64 = 1;
 const SHUTDOWN: u64 = 2;
+/// Tokens from here on are watched fds: `token - FIRST_WATCHED` indexes `Poller::watched`.
+const FIRST_WATCHED: u64 = 3;
+
+/// Events taken per `epoll_wait`, in a buffer on the stack: the poller's own three descriptors
+/// and a dozen ready watched fds. Further ready fds stay ready, and the next call reports them.
+const EVENTS: usize = 16;
+
+/// Told by the poller that a watched fd is readable.
+///
+/// Called on the thread that waits in (or polls) the poller, before it looks for work, so it
+/// need not wake anyone: mark the executable pending, or queue its event.
+pub(crate) trait FdListener: Send + Sync + fmt::Debug {
+    fn on_readable(&self);
+}
+
+/// One watched fd's place in a poller's epoll set.
+#[derive(Debug)]
+pub(crate) struct Watch {
+    epoll: Arc<OwnedFd>,
+    token: u64,
+}
+
+impl Watch {
+    /// Lets epoll report `fd` again; it looks at the fd's level now, so an fd left readable is
+    /// reported by the next wait. Safe to call from any thread, even while another waits.
+    pub(crate) fn rearm(&self, fd: BorrowedFd<'_>) -> io::Result<()> {
+        let data = epoll::EventData::new_u64(self.token);
+        Ok(epoll::modify(&*self.epoll, fd, data, WATCHED_FLAGS)?)
+    }
+}
+
+/// Level-triggered, reported once per arming (see the module docs).
+const WATCHED_FLAGS: epoll::EventFlags = epoll::EventFlags::IN.union(epoll::EventFlags::ONESHOT);
 
 /// Why [`Poller::wait`] returned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,12 +81,15 @@ pub(crate) enum Woken {
 
 #[derive(Debug)]
 pub(crate) struct Poller {
-    epoll: OwnedFd,
+    /// Shared with the [`Watch`]es, which re-arm their fds from any worker thread.
+    epoll: Arc<OwnedFd>,
     signal: Arc<Signal>,
     timer: OwnedFd,
     /// The deadline the timerfd is armed with.
     armed: Option<Time>,
     wakeups: u64,
+    /// Who hears of each watched fd, by token.
+    watched: Vec<Arc<dyn FdListener>>,
 }
 
 impl Poller {
@@ -64,11 +114,12 @@ impl Poller {
             epoll::add(&epoll, fd, epoll::EventData::new_u64(SHUTDOWN), readable)?;
         }
         Ok(Poller {
-            epoll,
+            epoll: Arc::new(epoll),
             signal,
             timer,
             armed: None,
             wakeups: 0,
+            watched: Vec::new(),
         })
     }
 
@@ -81,10 +132,38 @@ impl Poller {
         self.wakeups
     }
 
+    /// Adds each fd to the epoll set, to be reported to its listener (see the module docs);
+    /// all or none: if the OS refuses one, those added before it are removed.
+    pub(crate) fn watch_all(
+        &mut self,
+        fds: &[(BorrowedFd<'_>, Arc<dyn FdListener>)],
+    ) -> io::Result<Vec<Watch>> {
+        let first = self.watched.len();
+        let mut watches = Vec::with_capacity(fds.len());
+        for (fd, listener) in fds {
+            let token = FIRST_WATCHED + self.watched.len() as u64;
+            let data = epoll::EventData::new_u64(token);
+            if let Err(e) = epoll::add(&*self.epoll, fd, data, WATCHED_FLAGS) {
+                for (fd, _) in &fds[..watches.len()] {
+                    let _ = epoll::delete(&*self.epoll, fd);
+                }
+                self.watched.truncate(first);
+                return Err(e.into());
+            }
+            self.watched.push(listener.clone());
+            watches.push(Watch {
+                epoll: self.epoll.clone(),
+                token,
+            });
+        }
+        Ok(watches)
+    }
+
     /// Blocks until notified, until `deadline` (steady clock) or until shutdown.
     ///
-    /// Returns at once, without a syscall, if shutdown was requested, a notification arrived
-    /// since the executor last took them, or the deadline has passed.
+    /// Returns at once, without blocking, if shutdown was requested, a notification arrived
+    /// since the executor last took them, or the deadline has passed; watched fds are then
+    /// polled, so that they are seen by an executor that is never idle.
     pub(crate) fn wait(&mut self, deadline: Option<Time>) -> io::Result<Woken> {
         // Checked first, so that an executor that always has work still stops.
         if shutdown::requested() {
@@ -92,23 +171,52 @@ impl Poller {
         }
         if let Some(d) = deadline {
             if d <= os_now(ClockKind::Steady) {
-                return Ok(Woken::Work);
+                return self.poll_watched();
             }
         }
         self.arm(deadline)?;
         if !self.signal.prepare_sleep() {
-            return Ok(Woken::Work);
+            return self.poll_watched();
         }
-        // One slot per registered descriptor, on the stack: waiting allocates nothing.
-        let mut buffer = [MaybeUninit::<epoll::Event>::uninit(); 3];
-        let result = epoll::wait(&self.epoll, &mut buffer, None);
+        let woken = self.take_events(None);
         self.signal.woke();
         self.wakeups += 1;
-        let events = match result {
-            Ok((events, _)) => events,
-            Err(rustix::io::Errno::INTR) => return Ok(Woken::Work),
-            Err(e) => return Err(e.into()),
+        match woken {
+            Err(rustix::io::Errno::INTR) => Ok(Woken::Work),
+            result => Ok(result?),
+        }
+    }
+
+    /// True if some fd is watched.
+    pub(crate) fn watches_fds(&self) -> bool {
+        !self.watched.is_empty()
+    }
+
+    /// Tells the listeners of watched fds that are readable now, without blocking; one
+    /// syscall if fds are watched, none otherwise. For a busy executor, once per pass over its
+    /// work.
+    pub(crate) fn poll_watched(&mut self) -> io::Result<Woken> {
+        if self.watched.is_empty() {
+            return Ok(Woken::Work);
+        }
+        let now = rustix::time::Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
         };
+        match self.take_events(Some(&now)) {
+            Err(rustix::io::Errno::INTR) => Ok(Woken::Work),
+            result => Ok(result?),
+        }
+    }
+
+    /// One `epoll_wait`, and what its events mean.
+    fn take_events(
+        &mut self,
+        timeout: Option<&rustix::time::Timespec>,
+    ) -> Result<Woken, rustix::io::Errno> {
+        // On the stack: waiting allocates nothing.
+        let mut buffer = [MaybeUninit::<epoll::Event>::uninit(); EVENTS];
+        let (events, _) = epoll::wait(&*self.epoll, &mut buffer, timeout)?;
         let mut woken = Woken::Work;
         for event in events.iter() {
             match event.data.u64() {
@@ -119,7 +227,13 @@ impl Poller {
                     let _ = rustix::io::read(&self.timer, &mut expirations);
                     self.armed = None;
                 }
-                _ => woken = Woken::Shutdown,
+                SHUTDOWN => woken = Woken::Shutdown,
+                token => {
+                    let index = usize::try_from(token - FIRST_WATCHED).ok();
+                    if let Some(listener) = index.and_then(|i| self.watched.get(i)) {
+                        listener.on_readable();
+                    }
+                }
             }
         }
         Ok(woken)

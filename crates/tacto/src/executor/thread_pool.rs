@@ -13,13 +13,15 @@
 //! busy flag, a queue of ready jobs, and the [`Poller`].
 //!
 //! - One worker at a time, the *leader*, takes the poller and blocks in `epoll_wait` until a
-//!   sample, a deadline, a stop request or shutdown. The others, *followers*, block on a
-//!   condition variable. Nobody busy-waits.
+//!   sample, a readable fd, a deadline, a stop request or shutdown; a readable fd marks its
+//!   executable pending, as a sample does. The others, *followers*, block on a condition
+//!   variable. Nobody busy-waits.
 //! - A worker looking for work takes the first job of the queue. If the queue is empty, it
 //!   *collects*: it polls every executable that is in its slot and whose group is free, and
 //!   moves each one whose trigger fired into the queue, marking its group busy if the group is
 //!   mutually exclusive. So a job holds its group from collection to the end of its run, and an
-//!   executable, being out of its slot, never runs concurrently with itself.
+//!   executable, being out of its slot, never runs concurrently with itself. A worker that
+//!   collects while no leader waits first looks at the watched fds, without blocking.
 //! - Having taken a job, a worker wakes one follower per job left in the queue, plus one to
 //!   take over the poller if it was the leader. Then it runs the job outside the lock, puts the
 //!   executable back, frees its group, and looks for work again: whoever frees a group is the
@@ -194,16 +196,16 @@ impl ThreadPoolExecutor {
 
 impl Executor for ThreadPoolExecutor {
     fn add(&mut self, node: Node) -> Result<(), AddError> {
-        let signal = self.poller.signal();
+        let signal = self.poller.signal().clone();
         let classic = |exe: &Executable| match exe.trigger.rule {
-            Rule::Any => Ok(()),
+            Rule::Any | Rule::Readable(_) => Ok(()),
             Rule::All | Rule::When(_) => Err((
                 "thread-pool",
                 "only per-subscription callbacks and timers are classic",
             )),
         };
-        let entries = dispatch::admit(node, signal, &self.entries, classic, |_| {
-            Pending::new(signal)
+        let entries = dispatch::admit(node, &mut self.poller, &self.entries, classic, |_, exe| {
+            Pending::new(&signal, exe)
         })?;
         for entry in &entries {
             let group = entry.group();
@@ -404,6 +406,20 @@ impl<'a> Pool<'a> {
             self.end(state, Ending::Outcome(SpinOutcome::Interrupted));
             return;
         }
+        // Without a leader in the poller, nobody would see watched fds until the pool idles.
+        if let Some(poller) = state.poller.as_mut() {
+            match poller.poll_watched() {
+                Ok(Woken::Work) => {}
+                Ok(Woken::Shutdown) => {
+                    self.end(state, Ending::Outcome(SpinOutcome::Interrupted));
+                    return;
+                }
+                Err(e) => {
+                    self.end(state, Ending::Failed(e.into()));
+                    return;
+                }
+            }
+        }
         let State {
             slots,
             groups,
@@ -453,12 +469,13 @@ impl<'a> Pool<'a> {
             activation,
         } = job;
         let result = panic::catch_unwind(AssertUnwindSafe(|| {
-            entry.run(&activation);
+            let ran = entry.run(&activation);
             // Level trigger: what the code left unread runs it again. No need to wake anyone:
             // this worker collects again before it ever sleeps.
             if entry.holds() {
                 entry.rearm_quietly();
             }
+            ran
         }));
         let mut state = self.lock();
         state.executions += 1;
@@ -466,8 +483,10 @@ impl<'a> Pool<'a> {
         let group = state.slots[slot].group;
         state.groups[group].busy = false;
         state.slots[slot].entry = Some(entry);
-        if let Err(payload) = result {
-            self.end(&mut state, Ending::Panicked(payload));
+        match result {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => self.end(&mut state, Ending::Failed(e.into())),
+            Err(payload) => self.end(&mut state, Ending::Panicked(payload)),
         }
         state
     }

@@ -65,13 +65,13 @@ impl WaitSetExecutor {
 
 impl Executor for WaitSetExecutor {
     fn add(&mut self, node: Node) -> Result<(), AddError> {
-        let signal = self.poller.signal();
+        let signal = self.poller.signal().clone();
         let entries = dispatch::admit(
             node,
-            signal,
+            &mut self.poller,
             &self.entries,
             |_| Ok(()),
-            |_| Pending::new(signal),
+            |_, exe| Pending::new(&signal, exe),
         )?;
         self.entries.extend(entries);
         Ok(())
