@@ -4,5 +4,16 @@
 //! subscription's bounded history plus the listener its executor attached. A transport may
 //! deliver from any thread (a DDS receive thread, an iceoryx2 listener), so nothing in nodes or
 //! executors depends on which transport a topic uses.
+//!
+//! # Where the next transports plug in
+//! - **Readiness through a file descriptor** (iceoryx2 listeners): an executor's poller watches
+//!   any fd and turns its readiness into the same pending flag or event a sample raises
+//!   (`Poller::watch_all`, the mechanism behind [`Trigger::readable`](crate::Trigger::readable)).
+//! - **A history the transport keeps itself** (a Cyclone DDS reader cache with KeepLast N):
+//!   a subscription's operations were chosen to be DDS's sample states, so they map one to one
+//!   onto a reader: `read` marks a sample READ, `take` removes it, `has_new` asks for NOT_READ
+//!   samples, `latest` reads the newest. Such a transport replaces the `HistoryCache` behind
+//!   the subscription's inbox; no public type changes. It is not built yet: its first user is
+//!   the DDS transport.
 
 pub(crate) mod intra;
