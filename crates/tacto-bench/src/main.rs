@@ -1,0 +1,5 @@
+//! The `tacto` command. (Skeleton: the CLI lands here.)
+
+fn main() {
+    println!("tacto bench: not wired yet");
+}
