@@ -8,6 +8,8 @@
 
 pub mod executors;
 pub mod measure;
+pub mod report;
 pub mod result;
+pub mod run;
 pub mod system;
 pub mod topology;
