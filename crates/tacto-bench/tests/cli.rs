@@ -1,0 +1,35 @@
+//! The `tacto` command's answers to bad input: a clear message and a failing exit code.
+
+use std::process::Command;
+
+fn tacto(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tacto"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn an_unknown_topology_is_named_in_the_error() {
+    let (ok, err) = tacto(&["bench", "autoware"]);
+    assert!(!ok);
+    assert!(err.contains("unknown topology \"autoware\""), "{err}");
+}
+
+#[test]
+fn an_unknown_executor_is_named_in_the_error() {
+    let (ok, err) = tacto(&["bench", "nobleo", "--executor", "wait-set,turbo"]);
+    assert!(!ok);
+    assert!(err.contains("unknown executor \"turbo\""), "{err}");
+}
+
+#[test]
+fn a_negative_duration_is_refused() {
+    let (ok, err) = tacto(&["bench", "nobleo", "--duration=-3"]);
+    assert!(!ok);
+    assert!(err.contains("not a number of seconds"), "{err}");
+}
