@@ -52,6 +52,9 @@ pub struct RunResult {
     /// nobleo: samples delivered to subscriptions per second.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deliveries_per_s: Option<f64>,
+    /// What the run could not set up as asked (e.g. a real-time priority the OS refused).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// A latency distribution, ms.
