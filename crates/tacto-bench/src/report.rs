@@ -181,7 +181,7 @@ fn svg_frame(title: &str, rows: usize, body: &str, axis: &str) -> String {
 {body}<text x="{LEFT}" y="{axis_y}" fill="#555">{axis}</text>
 </svg>
 "##,
-        w = LEFT + PLOT_W + 90.0,
+        w = LEFT + PLOT_W + 270.0,
         axis_y = height - 10.0,
     )
 }
@@ -199,12 +199,16 @@ fn cpu_svg(report: &Report) -> String {
         let w = PLOT_W * r.cpu_pct_core / max;
         let _ = writeln!(
             body,
-            r##"<text x="10" y="{ty}">{name}</text><rect x="{LEFT}" y="{y}" width="{w:.1}" height="{h}" fill="#4c78a8"/><text x="{tx:.1}" y="{ty}">{pct:.1} %</text>"##,
+            r##"<text x="10" y="{ty}">{name}</text><rect x="{LEFT}" y="{y}" width="{w:.1}" height="{h}" fill="#4c78a8"/><text x="{tx:.1}" y="{ty}">{pct} %</text>"##,
             ty = y + 17.0,
             name = r.executor,
             h = BAR_H - 8.0,
             tx = LEFT + w + 6.0,
-            pct = r.cpu_pct_core,
+            pct = if r.cpu_pct_core < 10.0 {
+                format!("{:.2}", r.cpu_pct_core)
+            } else {
+                format!("{:.1}", r.cpu_pct_core)
+            },
         );
     }
     svg_frame(
@@ -243,7 +247,7 @@ fn latency_svg(report: &Report) -> Option<String> {
             p50 = x(d.p50),
             mx = x(d.max),
             y2 = y + BAR_H - 8.0,
-            tx = x(d.max) + 6.0,
+            tx = LEFT + PLOT_W + 12.0,
             a = d.p50,
             b = d.p99,
             c = d.max,
