@@ -12,6 +12,8 @@
 pub mod nobleo;
 pub mod reference_system;
 pub mod ros2_performance;
+mod threads;
+mod tracking;
 
 use std::path::{Path, PathBuf};
 
