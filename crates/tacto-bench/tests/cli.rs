@@ -33,3 +33,13 @@ fn a_negative_duration_is_refused() {
     assert!(!ok);
     assert!(err.contains("not a number of seconds"), "{err}");
 }
+
+#[test]
+fn a_malformed_topology_file_is_refused_before_any_run() {
+    let path = std::env::temp_dir().join(format!("tacto-bad-{}.json", std::process::id()));
+    std::fs::write(&path, "{ \"nodes\": [ { \"node_name\": 3 } ] }").unwrap();
+    let (ok, err) = tacto(&["bench", path.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(err.contains("not a valid topology"), "{err}");
+    assert!(!err.contains("[1/"), "no run may start: {err}");
+}
