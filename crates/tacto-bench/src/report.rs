@@ -1,0 +1,288 @@
+//! The report: a table on stdout, `--json`, and `--out DIR` (Markdown with SVG plots).
+
+use std::fmt::Write as _;
+use std::fs;
+use std::io;
+use std::path::Path;
+
+use crate::result::{Distribution, Report, RunResult};
+
+/// The table printed on stdout: one row per executor, every KPI the topology has, and the CPU
+/// ratio against the `callback` executor.
+pub fn table(report: &Report) -> String {
+    let baseline = report
+        .runs
+        .iter()
+        .find(|r| r.executor == "callback")
+        .map(|r| r.cpu_s);
+    let ratio = |r: &RunResult| match baseline {
+        Some(b) if b > 0.0 => format!("{:.2}x", r.cpu_s / b),
+        _ => "-".into(),
+    };
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{}: {} s per executor, crunch {}",
+        report.topology, report.duration_s, report.crunch
+    );
+    let reference = report.runs.iter().any(|r| r.hot_path_latency_ms.is_some());
+    let mut header = format!(
+        "{:<12} {:>8} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7}",
+        "executor",
+        "cpu s",
+        "% core",
+        "cpu/cb",
+        "rss peak",
+        "rss start",
+        "rss end",
+        "wakeup/s",
+        "drops"
+    );
+    if reference {
+        header += &format!(
+            " | {:>8} {:>8} {:>8} {:>8} {:>6} | {:>8} {:>6} {:>8} {:>8}",
+            "hp mean",
+            "hp p50",
+            "hp p99",
+            "hp max",
+            "hp drp",
+            "bp mean",
+            "bp sd",
+            "bp min",
+            "bp max"
+        );
+    }
+    let topics = report.runs.iter().any(|r| !r.topics.is_empty());
+    if topics {
+        header += &format!(
+            " | {:>8} {:>8} {:>7} {:>7} {:>7} {:>10}",
+            "lat mean", "lat max", "late", "2 late", "lost", "deliver/s"
+        );
+    }
+    let _ = writeln!(out, "{header}");
+    for r in &report.runs {
+        let mut row = format!(
+            "{:<12} {:>8.2} {:>7.1} {:>9} {:>6} kB {:>6} kB {:>6} kB {:>9.0} {:>7}",
+            r.executor,
+            r.cpu_s,
+            r.cpu_pct_core,
+            ratio(r),
+            r.rss_peak_kb,
+            r.rss_start_kb,
+            r.rss_end_kb,
+            r.wakeups_per_s,
+            r.drops_total
+        );
+        if reference {
+            let hp = r.hot_path_latency_ms.clone().unwrap_or_default();
+            let bp = r.bp_period_ms.clone().unwrap_or_default();
+            row += &format!(
+                " | {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>6} | {:>8.2} {:>6.2} {:>8.2} {:>8.2}",
+                hp.mean,
+                hp.p50,
+                hp.p99,
+                hp.max,
+                r.hot_path_drops.unwrap_or(0),
+                bp.mean,
+                bp.sd,
+                bp.min,
+                bp.max
+            );
+        }
+        if topics {
+            let n: u64 = r.topics.iter().map(|t| t.latency_ms.n).sum();
+            let mean = if n > 0 {
+                r.topics
+                    .iter()
+                    .map(|t| t.latency_ms.mean * t.latency_ms.n as f64)
+                    .sum::<f64>()
+                    / n as f64
+            } else {
+                0.0
+            };
+            let max = r
+                .topics
+                .iter()
+                .map(|t| t.latency_ms.max)
+                .fold(0.0, f64::max);
+            let sum =
+                |f: fn(&crate::result::TopicResult) -> u64| r.topics.iter().map(f).sum::<u64>();
+            row += &format!(
+                " | {:>8.3} {:>8.3} {:>7} {:>7} {:>7} {:>10}",
+                mean,
+                max,
+                sum(|t| t.late),
+                sum(|t| t.too_late),
+                sum(|t| t.lost),
+                r.deliveries_per_s.map_or("-".into(), |d| format!("{d:.0}"))
+            );
+        }
+        let _ = writeln!(out, "{row}");
+        for note in &r.notes {
+            let _ = writeln!(out, "  note ({}): {note}", r.executor);
+        }
+    }
+    out
+}
+
+/// Writes `report` as JSON.
+pub fn write_json(report: &Report, path: &Path) -> io::Result<()> {
+    let text = serde_json::to_string_pretty(report).map_err(io::Error::other)?;
+    fs::write(path, text + "\n")
+}
+
+/// Writes `report.md`, `cpu.svg` and (when there are latencies) `latency.svg` into `dir`.
+pub fn write_markdown(report: &Report, dir: &Path) -> io::Result<()> {
+    fs::create_dir_all(dir)?;
+    fs::write(dir.join("cpu.svg"), cpu_svg(report))?;
+    let latency = latency_svg(report);
+    if let Some(svg) = &latency {
+        fs::write(dir.join("latency.svg"), svg)?;
+    }
+    let mut md = format!(
+        "# tacto bench: {}\n\n{} s measured per executor after warm-up, crunch {}. Each executor \
+         ran in a process of its own.\n\n![CPU per executor](cpu.svg)\n\n",
+        report.topology, report.duration_s, report.crunch
+    );
+    if latency.is_some() {
+        md += "![Latency per executor](latency.svg)\n\n";
+    }
+    md += "```\n";
+    md += &table(report);
+    md += "```\n";
+    for r in report.runs.iter().filter(|r| !r.topics.is_empty()) {
+        let _ = write!(
+            md,
+            "\n## {}: per topic\n\n| topic | n | mean ms | p50 | p99 | max | late | too late | lost |\n|---|---|---|---|---|---|---|---|---|\n",
+            r.executor
+        );
+        for t in &r.topics {
+            let l = &t.latency_ms;
+            let _ = writeln!(
+                md,
+                "| {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} | {} |",
+                t.topic, l.n, l.mean, l.p50, l.p99, l.max, t.late, t.too_late, t.lost
+            );
+        }
+    }
+    fs::write(dir.join("report.md"), md)
+}
+
+const BAR_H: f64 = 28.0;
+const LEFT: f64 = 110.0;
+const PLOT_W: f64 = 420.0;
+
+fn svg_frame(title: &str, rows: usize, body: &str, axis: &str) -> String {
+    let height = 50.0 + rows as f64 * BAR_H + 30.0;
+    format!(
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{height}" font-family="sans-serif" font-size="12">
+<rect width="100%" height="100%" fill="white"/>
+<text x="10" y="22" font-size="15" font-weight="bold">{title}</text>
+{body}<text x="{LEFT}" y="{axis_y}" fill="#555">{axis}</text>
+</svg>
+"##,
+        w = LEFT + PLOT_W + 270.0,
+        axis_y = height - 10.0,
+    )
+}
+
+/// CPU per executor, % of one core, as horizontal bars.
+fn cpu_svg(report: &Report) -> String {
+    let max = report
+        .runs
+        .iter()
+        .map(|r| r.cpu_pct_core)
+        .fold(1e-9, f64::max);
+    let mut body = String::new();
+    for (i, r) in report.runs.iter().enumerate() {
+        let y = 40.0 + i as f64 * BAR_H;
+        let w = PLOT_W * r.cpu_pct_core / max;
+        let _ = writeln!(
+            body,
+            r##"<text x="10" y="{ty}">{name}</text><rect x="{LEFT}" y="{y}" width="{w:.1}" height="{h}" fill="#4c78a8"/><text x="{tx:.1}" y="{ty}">{pct} %</text>"##,
+            ty = y + 17.0,
+            name = r.executor,
+            h = BAR_H - 8.0,
+            tx = LEFT + w + 6.0,
+            pct = if r.cpu_pct_core < 10.0 {
+                format!("{:.2}", r.cpu_pct_core)
+            } else {
+                format!("{:.1}", r.cpu_pct_core)
+            },
+        );
+    }
+    svg_frame(
+        &format!("{}: CPU per executor", report.topology),
+        report.runs.len(),
+        &body,
+        "% of one core (lower is better)",
+    )
+}
+
+/// The latency distribution per executor: p50 (dot), p99 (bar end) and max (tick), ms.
+fn latency_svg(report: &Report) -> Option<String> {
+    let dists: Vec<(&str, Distribution)> = report
+        .runs
+        .iter()
+        .filter_map(|r| {
+            let d = r.hot_path_latency_ms.clone().or_else(|| pooled(r))?;
+            Some((r.executor.as_str(), d))
+        })
+        .collect();
+    if dists.is_empty() {
+        return None;
+    }
+    let max = dists.iter().map(|(_, d)| d.max).fold(1e-9, f64::max);
+    let x = |v: f64| LEFT + PLOT_W * v / max;
+    let mut body = String::new();
+    for (i, (name, d)) in dists.iter().enumerate() {
+        let y = 40.0 + i as f64 * BAR_H;
+        let mid = y + (BAR_H - 8.0) / 2.0;
+        let _ = writeln!(
+            body,
+            r##"<text x="10" y="{ty}">{name}</text><rect x="{LEFT}" y="{y}" width="{w:.1}" height="{h}" fill="#9ecae9"/><circle cx="{p50:.1}" cy="{mid}" r="4" fill="#1f4e79"/><line x1="{mx:.1}" y1="{y}" x2="{mx:.1}" y2="{y2}" stroke="#d62728" stroke-width="2"/><text x="{tx:.1}" y="{ty}">p50 {a:.2} · p99 {b:.2} · max {c:.2} ms</text>"##,
+            ty = y + 17.0,
+            h = BAR_H - 8.0,
+            w = x(d.p99) - LEFT,
+            p50 = x(d.p50),
+            mx = x(d.max),
+            y2 = y + BAR_H - 8.0,
+            tx = LEFT + PLOT_W + 12.0,
+            a = d.p50,
+            b = d.p99,
+            c = d.max,
+        );
+    }
+    Some(svg_frame(
+        &format!("{}: latency per executor", report.topology),
+        dists.len(),
+        &body,
+        "ms: dot p50, bar to p99, red tick max",
+    ))
+}
+
+/// One distribution for all of a run's topics (weighted mean; p50/p99 of the worst topic).
+fn pooled(r: &RunResult) -> Option<Distribution> {
+    let n: u64 = r.topics.iter().map(|t| t.latency_ms.n).sum();
+    if n == 0 {
+        return None;
+    }
+    let worst = |f: fn(&Distribution) -> f64| {
+        r.topics
+            .iter()
+            .map(|t| f(&t.latency_ms))
+            .fold(0.0, f64::max)
+    };
+    Some(Distribution {
+        mean: r
+            .topics
+            .iter()
+            .map(|t| t.latency_ms.mean * t.latency_ms.n as f64)
+            .sum::<f64>()
+            / n as f64,
+        p50: worst(|d| d.p50),
+        p99: worst(|d| d.p99),
+        max: worst(|d| d.max),
+        n,
+    })
+}

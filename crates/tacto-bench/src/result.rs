@@ -1,0 +1,162 @@
+//! What a run measured, as the report and `--json` give it.
+//!
+//! Key names are stable: other tools read them.
+
+use serde::{Deserialize, Serialize};
+
+/// A whole `tacto bench` invocation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// The topology's name (`reference-system`, `nobleo`, or the file's name).
+    pub topology: String,
+    /// Measured seconds per run (warm-up excluded).
+    pub duration_s: f64,
+    /// The reference system's crunch limit (0: runtime cost only).
+    pub crunch: u64,
+    /// One run per executor, in the order they ran.
+    pub runs: Vec<RunResult>,
+}
+
+/// One executor's run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    /// The executor kind's name.
+    pub executor: String,
+    /// User + system CPU seconds of the process over the measured window.
+    pub cpu_s: f64,
+    /// `cpu_s` as a percentage of one core over the window.
+    pub cpu_pct_core: f64,
+    /// Peak resident set of the process (VmHWM), kB.
+    pub rss_peak_kb: u64,
+    /// Resident set when the measured window started (after warm-up), kB.
+    pub rss_start_kb: u64,
+    /// Resident set when it ended, kB.
+    pub rss_end_kb: u64,
+    /// Voluntary context switches of all the process's threads per second: each is a thread
+    /// blocking and being woken again.
+    pub wakeups_per_s: f64,
+    /// Samples lost anywhere (gaps in sequence numbers seen by the nodes).
+    pub drops_total: u64,
+    /// Reference system: end-to-end latency of the hot path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hot_path_latency_ms: Option<Distribution>,
+    /// Reference system: samples the hot path's nodes missed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hot_path_drops: Option<u64>,
+    /// Reference system: the behaviour planner's period as seen downstream.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bp_period_ms: Option<Spread>,
+    /// ros2-performance and nobleo: per-topic delivery figures.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub topics: Vec<TopicResult>,
+    /// nobleo: samples delivered to subscriptions per second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deliveries_per_s: Option<f64>,
+    /// What the reader should know about this run (e.g. real-time priority was refused).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// A latency distribution, ms.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Distribution {
+    /// Mean.
+    pub mean: f64,
+    /// Median.
+    pub p50: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// Maximum.
+    pub max: f64,
+    /// Number of samples.
+    pub n: u64,
+}
+
+/// A period's spread, ms.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    /// Mean.
+    pub mean: f64,
+    /// Standard deviation.
+    pub sd: f64,
+    /// Minimum.
+    pub min: f64,
+    /// Maximum.
+    pub max: f64,
+    /// Number of periods.
+    pub n: u64,
+}
+
+/// Delivery on one topic (ros2-performance, nobleo).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TopicResult {
+    /// The topic.
+    pub topic: String,
+    /// Publish-to-take latency, ms, over every subscriber of the topic.
+    pub latency_ms: Distribution,
+    /// Samples later than min(20% of the period, 5 ms).
+    pub late: u64,
+    /// Samples later than min(the period, 50 ms).
+    pub too_late: u64,
+    /// Samples never received (gaps in tracking numbers).
+    pub lost: u64,
+}
+
+impl Distribution {
+    /// The distribution of `samples` (any order); `None` if there are none.
+    pub fn of(samples: &mut [f64]) -> Option<Distribution> {
+        if samples.is_empty() {
+            return None;
+        }
+        samples.sort_by(f64::total_cmp);
+        let n = samples.len();
+        let rank = |q: f64| samples[((q * n as f64).ceil() as usize).clamp(1, n) - 1];
+        Some(Distribution {
+            mean: samples.iter().sum::<f64>() / n as f64,
+            p50: rank(0.50),
+            p99: rank(0.99),
+            max: samples[n - 1],
+            n: n as u64,
+        })
+    }
+}
+
+impl Spread {
+    /// The spread of `samples`; `None` if there are none.
+    pub fn of(samples: &[f64]) -> Option<Spread> {
+        if samples.is_empty() {
+            return None;
+        }
+        let n = samples.len() as f64;
+        let mean = samples.iter().sum::<f64>() / n;
+        let var = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n;
+        Some(Spread {
+            mean,
+            sd: var.sqrt(),
+            min: samples.iter().copied().fold(f64::INFINITY, f64::min),
+            max: samples.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            n: samples.len() as u64,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_use_the_nearest_rank() {
+        let mut v: Vec<f64> = (1..=100).map(f64::from).collect();
+        let d = Distribution::of(&mut v).unwrap();
+        assert_eq!((d.p50, d.p99, d.max, d.n), (50.0, 99.0, 100.0, 100));
+        assert_eq!(d.mean, 50.5);
+        assert!(Distribution::of(&mut []).is_none());
+    }
+
+    #[test]
+    fn spread_is_the_population_standard_deviation() {
+        let s = Spread::of(&[98.0, 100.0, 102.0]).unwrap();
+        assert_eq!((s.mean, s.min, s.max, s.n), (100.0, 98.0, 102.0, 3));
+        assert!((s.sd - (8.0f64 / 3.0).sqrt()).abs() < 1e-12);
+    }
+}

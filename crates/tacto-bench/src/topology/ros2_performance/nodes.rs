@@ -1,0 +1,160 @@
+//! A topology's nodes as tacto nodes, written in the style natural to the executor kind.
+//!
+//! Publishers are the same in both styles: each one is a timer of its own period that stamps
+//! and publishes a loaned message (no copy, however large the payload). Subscribers differ:
+//! - [`Style::Callbacks`]: a callback per message, as rclcpp nodes are written;
+//! - [`Style::Polling`]: a polling subscription whose own executable is triggered by it
+//!   (`Trigger::on`) and takes everything unread, so latency is measured when it is taken.
+
+use tacto::{Clock, ClockKind, Node, Publisher, Trigger};
+
+use super::messages::{Payload, PerformanceHeader, Stamped, WithPayload};
+use super::spec::{PublisherSpec, Spec, SubscriberSpec};
+use crate::system::SystemError;
+use crate::topology::tracking::{Scoreboard, Tracker};
+
+/// How subscriptions are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Style {
+    /// A callback per message.
+    Callbacks,
+    /// A polling subscription triggering its own executable.
+    Polling,
+}
+
+/// Creates the nodes of `spec` in `ctx`; each subscription reports to `scoreboard`.
+pub(super) fn build(
+    spec: &Spec,
+    ctx: &tacto::Context,
+    style: Style,
+    scoreboard: &mut Scoreboard,
+) -> Result<Vec<Node>, SystemError> {
+    let mut nodes = Vec::with_capacity(spec.nodes.len());
+    for n in &spec.nodes {
+        let failed = |e: String| SystemError::Build(format!("node {}: {e}", n.name));
+        let mut node = ctx.node(&n.name).map_err(|e| failed(e.to_string()))?;
+        for p in &n.publishers {
+            p.msg_type
+                .with(AddPublisher {
+                    node: &mut node,
+                    spec: p,
+                })
+                .map_err(failed)?;
+        }
+        for s in &n.subscribers {
+            let tracker = scoreboard.tracker(&s.topic);
+            s.msg_type
+                .with(AddSubscriber {
+                    node: &mut node,
+                    spec: s,
+                    style,
+                    tracker,
+                })
+                .map_err(failed)?;
+        }
+        nodes.push(node);
+    }
+    Ok(nodes)
+}
+
+/// A publisher of ros2-performance messages: stamps each one with the time it is published
+/// and numbers them from 0.
+#[derive(Debug)]
+pub(crate) struct StampedPublisher<P: Payload> {
+    publisher: Publisher<Stamped<P>>,
+    clock: Clock,
+    next: u32,
+    frequency: f32,
+    size: usize,
+}
+
+impl<P: Payload> StampedPublisher<P> {
+    /// Publishes on `topic` for `node`, `size` payload bytes at `frequency` Hz.
+    pub(crate) fn new(
+        node: &mut Node,
+        topic: &str,
+        frequency: f32,
+        size: usize,
+    ) -> Result<Self, String> {
+        let publisher = node
+            .publisher::<Stamped<P>>(topic)
+            .create()
+            .map_err(|e| e.to_string())?;
+        Ok(StampedPublisher {
+            publisher,
+            clock: node.context().clock().clone(),
+            next: 0,
+            frequency,
+            size,
+        })
+    }
+
+    /// Publishes the next message, filled in place in a loan.
+    pub(crate) fn publish(&mut self) {
+        let mut msg = self.publisher.loan();
+        msg.data.set_size(self.size);
+        let (sec, nanosec) = self.clock.now(ClockKind::System).to_sec_nanosec();
+        msg.header = PerformanceHeader {
+            stamp: tacto::msg::builtin_interfaces::Time { sec, nanosec },
+            tracking_number: self.next,
+            frequency: self.frequency,
+            size: u32::try_from(self.size).unwrap_or(u32::MAX),
+        };
+        self.next = self.next.wrapping_add(1);
+        msg.publish();
+    }
+}
+
+struct AddPublisher<'a> {
+    node: &'a mut Node,
+    spec: &'a PublisherSpec,
+}
+
+impl WithPayload for AddPublisher<'_> {
+    type Output = Result<(), String>;
+
+    fn call<P: Payload>(self) -> Result<(), String> {
+        let frequency = (1.0 / self.spec.period.as_secs_f64()) as f32;
+        let mut publisher =
+            StampedPublisher::<P>::new(self.node, &self.spec.topic, frequency, self.spec.msg_size)?;
+        self.node
+            .timer(self.spec.period, move |_| publisher.publish())
+            .map_err(|e| e.to_string())
+    }
+}
+
+struct AddSubscriber<'a> {
+    node: &'a mut Node,
+    spec: &'a SubscriberSpec,
+    style: Style,
+    tracker: Tracker,
+}
+
+impl WithPayload for AddSubscriber<'_> {
+    type Output = Result<(), String>;
+
+    fn call<P: Payload>(self) -> Result<(), String> {
+        let AddSubscriber {
+            node,
+            spec,
+            style,
+            mut tracker,
+        } = self;
+        let clock = node.context().clock().clone();
+        let builder = node
+            .subscription::<Stamped<P>>(&spec.topic)
+            .history(spec.history);
+        match style {
+            Style::Callbacks => builder
+                .callback(move |sample| tracker.record(clock.now(ClockKind::System), [sample]))
+                .map_err(|e| e.to_string()),
+            Style::Polling => {
+                let sub = builder.create().map_err(|e| e.to_string())?;
+                node.execute(Trigger::on(&sub), move |_| {
+                    tracker.record(clock.now(ClockKind::System), sub.take_all());
+                })
+                .map_err(|e| e.to_string())
+            }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+//! The report's three forms: the table, the JSON (stable keys), the Markdown with plots.
+
+use tacto_bench::report;
+use tacto_bench::result::{Distribution, Report, RunResult, Spread};
+
+fn sample() -> Report {
+    let run = |executor: &str, cpu_s: f64| RunResult {
+        executor: executor.into(),
+        cpu_s,
+        cpu_pct_core: cpu_s * 10.0,
+        rss_peak_kb: 5000,
+        rss_start_kb: 4000,
+        rss_end_kb: 4000,
+        wakeups_per_s: 250.0,
+        hot_path_latency_ms: Some(Distribution {
+            mean: 3.0,
+            p50: 2.5,
+            p99: 9.0,
+            max: 12.0,
+            n: 90,
+        }),
+        hot_path_drops: Some(0),
+        bp_period_ms: Some(Spread {
+            mean: 100.0,
+            sd: 0.5,
+            min: 99.0,
+            max: 101.0,
+            n: 9,
+        }),
+        ..Default::default()
+    };
+    Report {
+        topology: "reference-system".into(),
+        duration_s: 10.0,
+        crunch: 0,
+        runs: vec![run("callback", 2.0), run("wait-set", 1.0)],
+    }
+}
+
+#[test]
+fn the_table_has_a_row_per_executor_and_a_ratio_against_callback() {
+    let table = report::table(&sample());
+    let row = |name: &str| {
+        table
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap()
+            .to_owned()
+    };
+    assert!(row("callback").contains("1.00x"));
+    assert!(row("wait-set").contains("0.50x"));
+    assert!(table.contains("hp p99") && table.contains("bp sd"));
+}
+
+#[test]
+fn the_json_keeps_the_documented_keys() {
+    let dir = std::env::temp_dir().join(format!("tacto-report-json-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("r.json");
+    report::write_json(&sample(), &path).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    for key in ["topology", "duration_s", "crunch", "runs"] {
+        assert!(json.get(key).is_some(), "{key}");
+    }
+    let run = &json["runs"][1];
+    for key in [
+        "executor",
+        "cpu_s",
+        "cpu_pct_core",
+        "rss_peak_kb",
+        "rss_start_kb",
+        "rss_end_kb",
+        "wakeups_per_s",
+        "drops_total",
+        "hot_path_latency_ms",
+        "hot_path_drops",
+        "bp_period_ms",
+    ] {
+        assert!(run.get(key).is_some(), "{key}");
+    }
+    for key in ["mean", "p50", "p99", "max", "n"] {
+        assert!(run["hot_path_latency_ms"].get(key).is_some(), "{key}");
+    }
+    for key in ["mean", "sd", "min", "max", "n"] {
+        assert!(run["bp_period_ms"].get(key).is_some(), "{key}");
+    }
+    let back: Report = serde_json::from_value(json).unwrap();
+    assert_eq!(back, sample());
+}
+
+#[test]
+fn the_markdown_report_comes_with_its_plots() {
+    let dir = std::env::temp_dir().join(format!("tacto-report-md-{}", std::process::id()));
+    report::write_markdown(&sample(), &dir).unwrap();
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("![CPU per executor](cpu.svg)") && md.contains("latency.svg"));
+    for svg in ["cpu.svg", "latency.svg"] {
+        let text = std::fs::read_to_string(dir.join(svg)).unwrap();
+        assert!(
+            text.starts_with("<svg") && text.contains("wait-set"),
+            "{svg}"
+        );
+    }
+}
