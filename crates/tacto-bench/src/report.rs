@@ -20,12 +20,17 @@ pub fn table(report: &Report) -> String {
         _ => "-".into(),
     };
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{}: {} s per executor, crunch {}",
-        report.topology, report.duration_s, report.crunch
-    );
     let reference = report.runs.iter().any(|r| r.hot_path_latency_ms.is_some());
+    let _ = write!(
+        out,
+        "{}: {} s per executor",
+        report.topology, report.duration_s
+    );
+    // Crunch is the reference system's work per node; other topologies have none.
+    let _ = match reference {
+        true => writeln!(out, ", crunch {}", report.crunch),
+        false => writeln!(out),
+    };
     let mut header = format!(
         "{:<12} {:>8} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7}",
         "executor",
@@ -140,9 +145,9 @@ pub fn write_markdown(report: &Report, dir: &Path) -> io::Result<()> {
         fs::write(dir.join("latency.svg"), svg)?;
     }
     let mut md = format!(
-        "# tacto bench: {}\n\n{} s measured per executor after warm-up, crunch {}. Each executor \
-         ran in a process of its own.\n\n![CPU per executor](cpu.svg)\n\n",
-        report.topology, report.duration_s, report.crunch
+        "# tacto bench: {}\n\n{} s measured per executor after warm-up. Each executor ran in a \
+         process of its own.\n\n![CPU per executor](cpu.svg)\n\n",
+        report.topology, report.duration_s
     );
     if latency.is_some() {
         md += "![Latency per executor](latency.svg)\n\n";
