@@ -10,35 +10,8 @@ use std::time::Duration;
 use tacto::msg::{builtin_interfaces, rosgraph_msgs};
 use tacto::{Activation, ClockKind, Context, Executor, Publisher, Time, Trigger};
 
-/// Makes a module named after a behaviour, with one test per executor running it.
-/// A new executor is one line here.
-macro_rules! each_executor {
-    ($behaviour:ident) => {
-        mod $behaviour {
-            #[test]
-            fn wait_set() {
-                super::$behaviour(tacto::WaitSetExecutor::new().unwrap());
-            }
-            #[test]
-            fn callback() {
-                super::$behaviour(tacto::CallbackExecutor::new().unwrap());
-            }
-            #[test]
-            fn events() {
-                super::$behaviour(tacto::EventsExecutor::new().unwrap());
-            }
-            #[test]
-            fn thread_pool() {
-                super::$behaviour(
-                    tacto::ThreadPoolExecutor::builder()
-                        .threads(2)
-                        .build()
-                        .unwrap(),
-                );
-            }
-        }
-    };
-}
+#[macro_use]
+mod util;
 
 const PERIOD: Duration = Duration::from_millis(10);
 /// Long enough for an executor to run everything already ready.
