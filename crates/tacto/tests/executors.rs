@@ -131,6 +131,29 @@ fn a_node_name_runs_once_per_executor() {
 }
 
 #[test]
+fn a_node_name_is_taken_even_by_a_node_with_nothing_to_run() {
+    let ctx = Context::new();
+    let executors: [Box<dyn Executor>; 4] = [
+        Box::new(WaitSetExecutor::new().unwrap()),
+        Box::new(CallbackExecutor::new().unwrap()),
+        Box::new(tacto::EventsExecutor::new().unwrap()),
+        Box::new(
+            tacto::ThreadPoolExecutor::builder()
+                .threads(1)
+                .build()
+                .unwrap(),
+        ),
+    ];
+    for mut executor in executors {
+        executor.add(ctx.node("quiet").unwrap()).unwrap();
+        match executor.add(ticking(&ctx, "quiet")) {
+            Err(AddError::DuplicateNode(name)) => assert_eq!(name, "quiet"),
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+#[test]
 fn a_subscription_triggers_the_code_of_one_node_only() {
     let ctx = Context::new();
     let mut first = ctx.node("first").unwrap();

@@ -7,6 +7,7 @@
 //! [readable](crate::Trigger::readable) trigger runs its code once per round while its fd is
 //! readable, like a callback subscription's once per message.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::dispatch::{self, Entry, Order, Pending};
@@ -42,6 +43,8 @@ use crate::trigger::Rule;
 pub struct CallbackExecutor {
     poller: Poller,
     entries: Vec<Entry>,
+    /// The names of every node added, those without executables included.
+    nodes: Vec<Arc<str>>,
     stop: StopHandle,
     stats: ExecutorStats,
 }
@@ -54,6 +57,7 @@ impl CallbackExecutor {
         Ok(CallbackExecutor {
             poller,
             entries: Vec::new(),
+            nodes: Vec::new(),
             stop,
             stats: ExecutorStats::default(),
         })
@@ -70,9 +74,14 @@ impl Executor for CallbackExecutor {
                 "only per-subscription callbacks and timers are classic",
             )),
         };
-        let entries = dispatch::admit(node, &mut self.poller, &self.entries, classic, |_, exe| {
-            Pending::new(&signal, exe)
-        })?;
+        let entries = dispatch::admit(
+            node,
+            &mut self.poller,
+            &mut self.nodes,
+            &self.entries,
+            classic,
+            |_, exe| Pending::new(&signal, exe),
+        )?;
         self.entries.extend(entries);
         Ok(())
     }

@@ -147,19 +147,21 @@ impl Entry<Pending> {
 /// Takes `node` apart into entries, watches the fds of its readable triggers in `poller`, and
 /// attaches each executable's triggering subscriptions to the listener that `listener` makes
 /// for it, given the index the entry will have after `existing`. The poller's signal is woken
-/// when simulated time moves.
+/// when simulated time moves. `names` holds the names of the executor's nodes, those without
+/// executables included; the node's joins them.
 ///
 /// `check` lets an executor refuse triggers its model lacks. Everything is checked, and every
 /// fd watched, before anything is attached, so a refused node leaves no trace.
 pub(crate) fn admit<L: Listener + FdListener + 'static>(
     node: Node,
     poller: &mut Poller,
+    names: &mut Vec<Arc<str>>,
     existing: &[Entry<L>],
     check: impl Fn(&Executable) -> Result<(), (&'static str, &'static str)>,
     mut listener: impl FnMut(usize, &Executable) -> Arc<L>,
 ) -> Result<Vec<Entry<L>>, AddError> {
     let name: Arc<str> = node.name().into();
-    if existing.iter().any(|e| e.node == name) {
+    if names.contains(&name) {
         return Err(AddError::DuplicateNode(name.to_string()));
     }
     let clock = node.context().clock().clone();
@@ -215,6 +217,7 @@ pub(crate) fn admit<L: Listener + FdListener + 'static>(
             clock: clock.clone(),
         });
     }
+    names.push(name);
     Ok(entries)
 }
 

@@ -109,6 +109,8 @@ pub struct EventsExecutor {
     queue: Arc<EventQueue>,
     /// Indexed by the executable numbers that events carry.
     entries: Vec<Entry<Source>>,
+    /// The names of every node added, those without executables included.
+    nodes: Vec<Arc<str>>,
     /// When to look at the timers next, on the steady clock: the earliest deadline of a timer
     /// without a queued event. `None`: no timer can come due on the steady clock.
     timers_next: Option<Time>,
@@ -169,6 +171,7 @@ impl EventsExecutor {
             }),
             poller,
             entries: Vec::new(),
+            nodes: Vec::new(),
             timers_next: None,
             sim_timers: false,
             until_fds: 0,
@@ -236,7 +239,14 @@ impl Executor for EventsExecutor {
                 queue: queue.clone(),
             })
         };
-        let entries = dispatch::admit(node, &mut self.poller, &self.entries, |_| Ok(()), source)?;
+        let entries = dispatch::admit(
+            node,
+            &mut self.poller,
+            &mut self.nodes,
+            &self.entries,
+            |_| Ok(()),
+            source,
+        )?;
         let first = self.entries.len();
         self.entries.extend(entries);
         // Samples that arrived before the node was added have no events: one due event serves

@@ -116,6 +116,8 @@ pub struct ThreadPoolExecutor {
     threads: NonZeroUsize,
     poller: Poller,
     entries: Vec<Entry>,
+    /// The names of every node added, those without executables included.
+    nodes: Vec<Arc<str>>,
     /// For each entry, its group: an index into `groups`.
     group_of: Vec<usize>,
     /// The groups of the added nodes that have executables.
@@ -175,6 +177,7 @@ impl ThreadPoolExecutor {
             threads,
             poller,
             entries: Vec::new(),
+            nodes: Vec::new(),
             group_of: Vec::new(),
             groups: Vec::new(),
             stop,
@@ -204,9 +207,14 @@ impl Executor for ThreadPoolExecutor {
                 "only per-subscription callbacks and timers are classic",
             )),
         };
-        let entries = dispatch::admit(node, &mut self.poller, &self.entries, classic, |_, exe| {
-            Pending::new(&signal, exe)
-        })?;
+        let entries = dispatch::admit(
+            node,
+            &mut self.poller,
+            &mut self.nodes,
+            &self.entries,
+            classic,
+            |_, exe| Pending::new(&signal, exe),
+        )?;
         for entry in &entries {
             let group = entry.group();
             let index = match self.groups.iter().position(|g| *g == group) {

@@ -4,6 +4,7 @@
 //! not in a trigger never wakes this thread. This is the execution model of Apex.AI's
 //! "executor based on wait-set and polling subscription" and of the rclc executor.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::dispatch::{self, Entry, Order, Pending};
@@ -45,6 +46,8 @@ use crate::node::Node;
 pub struct WaitSetExecutor {
     poller: Poller,
     entries: Vec<Entry>,
+    /// The names of every node added, those without executables included.
+    nodes: Vec<Arc<str>>,
     stop: StopHandle,
     stats: ExecutorStats,
 }
@@ -57,6 +60,7 @@ impl WaitSetExecutor {
         Ok(WaitSetExecutor {
             poller,
             entries: Vec::new(),
+            nodes: Vec::new(),
             stop,
             stats: ExecutorStats::default(),
         })
@@ -69,6 +73,7 @@ impl Executor for WaitSetExecutor {
         let entries = dispatch::admit(
             node,
             &mut self.poller,
+            &mut self.nodes,
             &self.entries,
             |_| Ok(()),
             |_, exe| Pending::new(&signal, exe),
