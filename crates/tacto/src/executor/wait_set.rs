@@ -40,7 +40,9 @@ use crate::node::Node;
 /// let mut executor = WaitSetExecutor::new().unwrap();
 /// executor.add(node).unwrap();
 /// executor.spin_for(Duration::from_millis(55)).unwrap();
-/// assert!((4..=5).contains(&ticks.load(Ordering::Relaxed)));
+/// // Deadlines at 10, 20, 30, 40 and 50 ms: at most five runs, fewer on a loaded machine
+/// // (a late executor skips missed periods instead of replaying them).
+/// assert!((1..=5).contains(&ticks.load(Ordering::Relaxed)));
 /// ```
 #[derive(Debug)]
 pub struct WaitSetExecutor {
