@@ -1,4 +1,4 @@
-//! The bounded sample cache behind every subscription, and its QoS policy.
+//! The bounded sample cache behind every subscription, its QoS policy, and DDS sample states.
 
 use std::collections::VecDeque;
 
@@ -12,7 +12,10 @@ use crate::sample::Sample;
 /// | `KeepAll { max }` | `max` | the arriving sample is refused and counts as dropped; nothing kept is ever lost |
 ///
 /// Both are hard bounds: a subscription's memory never grows past its capacity, however slow
-/// its reader. Capacity 0 is refused when the subscription is created.
+/// its reader (under a [LET executor](crate::LetExecutor), a `KeepLast(n)` subscription holds
+/// up to `n` frozen samples plus `n` arrivals of the running period). Memory is taken as
+/// samples arrive, never reserved up front, so a large bound costs nothing until it is used.
+/// Capacity 0 is refused when the subscription is created.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum History {
     /// Keep the newest `n` samples (ROS 2's default QoS keeps the last 10).
@@ -39,33 +42,44 @@ impl History {
     }
 }
 
-/// The samples of one subscription, oldest first.
-///
-/// Read samples always precede unread ones: `read` marks the oldest unread sample, `take`
-/// removes it, so "read" is a prefix of the queue and one index describes the state.
+/// One stored sample and its DDS sample state.
+#[derive(Debug)]
+struct Slot<T> {
+    sample: Sample<T>,
+    /// DDS's READ sample state: returned by a read once.
+    read: bool,
+    /// Its number among the samples that became visible, from 1; 0 while hidden.
+    ordinal: u64,
+}
+
+/// The samples of one subscription, oldest first, each READ or NOT_READ as in DDS.
 ///
 /// A LET executor freezes the cache at each period start: samples that arrive afterwards stay
 /// invisible to the reader until the next freeze, so a node sees the inputs of its period's
-/// start, whatever arrives while it runs.
+/// start, whatever arrives while it runs. Arrivals never evict a visible sample while frozen:
+/// they replace each other (`KeepLast`) until the next freeze makes them visible.
 #[derive(Debug)]
 pub(crate) struct HistoryCache<T> {
     policy: History,
-    samples: VecDeque<Sample<T>>,
-    /// How many of the oldest samples have been read.
-    read: usize,
-    /// How many samples were ever stored; the newest stored one is number `arrived`.
-    arrived: u64,
-    /// While frozen, only samples among the first `horizon` arrivals are visible.
-    horizon: Option<u64>,
+    /// Visible samples first, then (only while frozen) hidden arrivals.
+    slots: VecDeque<Slot<T>>,
+    /// How many of the first slots the reader sees.
+    visible: usize,
+    /// Visible samples not read yet.
+    unread: usize,
+    /// Samples that became visible since creation; a reader's "new arrivals" mark.
+    arrivals: u64,
+    frozen: bool,
     dropped: u64,
 }
 
 /// What happened to a sample offered to the cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Offer {
+#[derive(Debug)]
+pub(crate) enum Offer<T> {
     Stored,
-    /// Stored, and an unread sample was overwritten to make room.
-    StoredOverwriting,
+    /// Stored, and this sample was evicted to make room: the caller drops it outside the lock,
+    /// as freeing a large message must not delay other threads waiting for the lock.
+    StoredEvicting(Sample<T>),
     /// Refused because a `KeepAll` cache was full.
     Refused,
 }
@@ -74,89 +88,287 @@ impl<T> HistoryCache<T> {
     pub(crate) fn new(policy: History) -> Self {
         HistoryCache {
             policy,
-            samples: VecDeque::with_capacity(policy.capacity()),
-            read: 0,
-            arrived: 0,
-            horizon: None,
+            slots: VecDeque::new(),
+            visible: 0,
+            unread: 0,
+            arrivals: 0,
+            frozen: false,
             dropped: 0,
         }
     }
 
-    pub(crate) fn offer(&mut self, sample: Sample<T>) -> Offer {
-        let mut outcome = Offer::Stored;
-        if self.samples.len() >= self.policy.capacity() {
-            match self.policy {
-                History::KeepAll { .. } => {
+    pub(crate) fn offer(&mut self, sample: Sample<T>) -> Offer<T> {
+        let capacity = self.policy.capacity();
+        let mut evicted = None;
+        match self.policy {
+            History::KeepAll { .. } if self.slots.len() >= capacity => {
+                self.dropped += 1;
+                return Offer::Refused;
+            }
+            History::KeepAll { .. } => {}
+            History::KeepLast(_) if self.frozen => {
+                if self.slots.len() - self.visible >= capacity {
+                    // The oldest hidden arrival was never visible, hence never read.
+                    evicted = self.slots.remove(self.visible);
                     self.dropped += 1;
-                    return Offer::Refused;
-                }
-                History::KeepLast(_) => {
-                    self.samples.pop_front();
-                    if self.read > 0 {
-                        self.read -= 1;
-                    } else {
-                        self.dropped += 1;
-                        outcome = Offer::StoredOverwriting;
-                    }
                 }
             }
+            History::KeepLast(_) if self.slots.len() >= capacity => {
+                evicted = self.pop_front();
+                self.visible -= 1;
+                self.arrivals_evicted_unread(&evicted);
+            }
+            History::KeepLast(_) => {}
         }
-        self.arrived += 1;
-        self.samples.push_back(sample);
-        outcome
+        self.slots.push_back(Slot {
+            sample,
+            read: false,
+            ordinal: 0,
+        });
+        if !self.frozen {
+            self.show_all();
+        }
+        match evicted {
+            Some(slot) => Offer::StoredEvicting(slot.sample),
+            None => Offer::Stored,
+        }
     }
 
+    /// Counts an evicted sample as dropped if nobody read it.
+    fn arrivals_evicted_unread(&mut self, evicted: &Option<Slot<T>>) {
+        if evicted.as_ref().is_some_and(|s| !s.read) {
+            self.dropped += 1;
+        }
+    }
+
+    /// Removes the oldest slot, keeping the unread count; the caller fixes `visible`.
+    fn pop_front(&mut self) -> Option<Slot<T>> {
+        let slot = self.slots.pop_front()?;
+        if !slot.read {
+            self.unread -= 1;
+        }
+        Some(slot)
+    }
+
+    /// Makes every stored sample visible.
+    fn show_all(&mut self) {
+        for slot in self.slots.range_mut(self.visible..) {
+            self.arrivals += 1;
+            slot.ordinal = self.arrivals;
+            self.unread += 1;
+        }
+        self.visible = self.slots.len();
+    }
+
+    /// The oldest visible sample NOT_READ.
+    fn first_unread(&self) -> Option<usize> {
+        if self.unread == 0 {
+            return None;
+        }
+        self.slots.iter().take(self.visible).position(|s| !s.read)
+    }
+
+    /// Removes and returns the oldest visible sample, whatever its state.
     pub(crate) fn take(&mut self) -> Option<Sample<T>> {
-        if self.unread() == 0 {
+        if self.visible == 0 {
             return None;
         }
-        self.samples.remove(self.read)
+        self.visible -= 1;
+        self.pop_front().map(|slot| slot.sample)
     }
 
-    pub(crate) fn read(&mut self) -> Option<Sample<T>> {
-        if self.unread() == 0 {
-            return None;
-        }
-        let sample = self.samples.get(self.read)?.clone();
-        self.read += 1;
-        Some(sample)
+    /// Removes and returns the oldest visible sample NOT_READ.
+    pub(crate) fn take_new(&mut self) -> Option<Sample<T>> {
+        let index = self.first_unread()?;
+        self.visible -= 1;
+        self.unread -= 1;
+        self.slots.remove(index).map(|slot| slot.sample)
     }
 
-    /// The newest visible sample; every visible sample counts as read afterwards.
+    /// Returns the oldest visible sample NOT_READ, and marks it READ.
+    pub(crate) fn read_new(&mut self) -> Option<Sample<T>> {
+        let index = self.first_unread()?;
+        let slot = &mut self.slots[index];
+        slot.read = true;
+        self.unread -= 1;
+        Some(slot.sample.clone())
+    }
+
+    /// The newest visible sample; every visible sample is READ afterwards (older ones are
+    /// superseded by it).
     pub(crate) fn latest(&mut self) -> Option<Sample<T>> {
-        let visible = self.len();
-        let sample = self.samples.get(visible.checked_sub(1)?)?.clone();
-        self.read = visible;
-        Some(sample)
+        let newest = self.visible.checked_sub(1)?;
+        if self.unread > 0 {
+            self.slots
+                .iter_mut()
+                .take(self.visible)
+                .for_each(|s| s.read = true);
+            self.unread = 0;
+        }
+        Some(self.slots[newest].sample.clone())
     }
 
-    /// The newest visible sample, leaving the read state alone.
+    /// The newest visible sample, leaving the states alone.
     pub(crate) fn peek_latest(&self) -> Option<Sample<T>> {
-        self.samples.get(self.len().checked_sub(1)?).cloned()
+        let newest = self.visible.checked_sub(1)?;
+        Some(self.slots[newest].sample.clone())
     }
 
-    /// Visible samples not read yet.
+    /// Marks the newest `n` visible samples READ and returns the ordinals of the oldest and
+    /// the newest of them, for [`next_in`](Self::next_in).
+    pub(crate) fn read_window(&mut self, n: usize) -> Option<(u64, u64)> {
+        let n = n.min(self.visible);
+        let window = self.slots.range_mut(self.visible - n..self.visible);
+        let mut bounds = None;
+        for slot in window {
+            if !slot.read {
+                slot.read = true;
+                self.unread -= 1;
+            }
+            let (first, _) = bounds.unwrap_or((slot.ordinal, 0));
+            bounds = Some((first, slot.ordinal));
+        }
+        bounds
+    }
+
+    /// The oldest visible sample whose ordinal is in `from..=to`, with its ordinal: samples
+    /// taken or evicted since the window was read are skipped.
+    pub(crate) fn next_in(&self, from: u64, to: u64) -> Option<(u64, Sample<T>)> {
+        let visible = self.slots.range(..self.visible);
+        let index = visible.clone().position(|s| s.ordinal >= from)?;
+        let slot = &self.slots[index];
+        (slot.ordinal <= to).then(|| (slot.ordinal, slot.sample.clone()))
+    }
+
+    /// Visible samples NOT_READ.
     pub(crate) fn unread(&self) -> usize {
-        self.len() - self.read
+        self.unread
     }
 
     /// Visible samples, read or not.
     pub(crate) fn len(&self) -> usize {
-        match self.horizon {
-            None => self.samples.len(),
-            Some(h) => {
-                let hidden = usize::try_from(self.arrived - h).unwrap_or(usize::MAX);
-                self.samples.len().saturating_sub(hidden)
-            }
-        }
+        self.visible
     }
 
-    /// Hides every later arrival until the next `freeze` (LET period start).
+    /// Samples that became visible since creation.
+    pub(crate) fn arrivals(&self) -> u64 {
+        self.arrivals
+    }
+
+    /// Makes everything that arrived visible, then hides every later arrival until the next
+    /// `freeze` (LET period start). A `KeepLast(n)` cache may hold more than `n` samples
+    /// afterwards: [`evict_excess`](Self::evict_excess) drops them.
     pub(crate) fn freeze(&mut self) {
-        self.horizon = Some(self.arrived);
+        self.frozen = true;
+        self.show_all();
+    }
+
+    /// Removes the oldest sample if a `KeepLast` cache holds more than its capacity (after a
+    /// freeze), counting it as dropped if unread; one at a time, so that the caller frees each
+    /// outside the lock.
+    pub(crate) fn evict_excess(&mut self) -> Option<Sample<T>> {
+        let History::KeepLast(n) = self.policy else {
+            return None;
+        };
+        if self.visible <= n {
+            return None;
+        }
+        let slot = self.pop_front();
+        self.visible -= 1;
+        self.arrivals_evicted_unread(&slot);
+        slot.map(|s| s.sample)
     }
 
     pub(crate) fn dropped(&self) -> u64 {
         self.dropped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample::SampleInfo;
+    use crate::{PublisherId, Time};
+    use std::sync::Arc;
+
+    fn sample(n: u64) -> Sample<u64> {
+        Sample {
+            msg: Arc::new(n),
+            info: SampleInfo {
+                publish_time: Time::ZERO,
+                receive_time: Time::ZERO,
+                publisher: PublisherId::default(),
+                sequence: n,
+            },
+        }
+    }
+
+    fn values(samples: impl IntoIterator<Item = Sample<u64>>) -> Vec<u64> {
+        samples.into_iter().map(|s| *s).collect()
+    }
+
+    #[test]
+    fn a_frozen_keep_last_1_keeps_its_visible_sample_whatever_arrives() {
+        let mut cache = HistoryCache::new(History::KeepLast(1));
+        cache.offer(sample(1));
+        cache.freeze();
+        for n in 2..5 {
+            cache.offer(sample(n));
+            assert_eq!(cache.peek_latest().map(|s| *s), Some(1));
+            assert_eq!(cache.len(), 1);
+        }
+        // 2 and 3 were replaced while hidden: dropped unread.
+        assert_eq!(cache.dropped(), 2);
+        cache.freeze();
+        let evicted = std::iter::from_fn(|| cache.evict_excess()).collect::<Vec<_>>();
+        assert_eq!(
+            values(evicted),
+            [1],
+            "the old frozen sample goes at the next period"
+        );
+        assert_eq!(cache.latest().map(|s| *s), Some(4));
+        assert_eq!(cache.dropped(), 3, "1 was never read");
+    }
+
+    #[test]
+    fn keep_last_evicts_the_oldest_and_hands_it_back() {
+        let mut cache = HistoryCache::new(History::KeepLast(2));
+        cache.offer(sample(1));
+        cache.offer(sample(2));
+        match cache.offer(sample(3)) {
+            Offer::StoredEvicting(s) => assert_eq!(*s, 1),
+            other => panic!("expected an eviction, got {other:?}"),
+        }
+        assert_eq!(cache.dropped(), 1);
+    }
+
+    #[test]
+    fn a_huge_capacity_reserves_nothing() {
+        let mut cache = HistoryCache::new(History::KeepAll { max: usize::MAX });
+        cache.offer(sample(1));
+        assert_eq!(cache.len(), 1);
+        let cache = HistoryCache::<u64>::new(History::KeepLast(usize::MAX));
+        assert!(cache.slots.capacity() < 64);
+    }
+
+    #[test]
+    fn window_marks_only_its_samples_read() {
+        let mut cache = HistoryCache::new(History::KeepLast(5));
+        (1..=4).for_each(|n| {
+            cache.offer(sample(n));
+        });
+        assert_eq!(cache.read_window(2), Some((3, 4)));
+        assert_eq!(cache.unread(), 2);
+        assert_eq!(cache.next_in(3, 4).map(|(n, s)| (n, *s)), Some((3, 3)));
+        assert_eq!(cache.take_new().map(|s| *s), Some(1));
+        cache.offer(sample(5));
+        assert_eq!(cache.next_in(4, 4).map(|(n, s)| (n, *s)), Some((4, 4)));
+        assert!(cache.next_in(5, 4).is_none());
+        assert_eq!(cache.take().map(|s| *s), Some(2));
+        assert_eq!(
+            cache.take().map(|s| *s),
+            Some(3),
+            "take takes read samples too"
+        );
     }
 }

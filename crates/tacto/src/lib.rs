@@ -74,5 +74,5 @@ pub use node::{
 };
 pub use publisher::{Loan, Publisher};
 pub use sample::{PublisherId, Sample, SampleInfo};
-pub use subscription::{Probe, Subscription, TakeAll};
+pub use subscription::{Probe, Subscription, TakeAll, Window};
 pub use trigger::{Activation, Trigger, TriggerError};

@@ -296,8 +296,10 @@ impl<T: Message> SubscriptionBuilder<'_, T> {
             return Err(SubscriptionCreateError::ForeignCallbackGroup);
         }
         let sub = node.create_subscription::<T>(&topic, history)?;
+        let mut trigger = Trigger::on(&sub);
+        trigger.per_sample = true;
         node.executables.push(Executable {
-            trigger: Trigger::on(&sub),
+            trigger,
             group: *group,
             run: Box::new(move |_| {
                 if let Some(sample) = sub.take() {

@@ -40,7 +40,9 @@ pub struct Publisher<T: Message> {
 pub(crate) struct PublisherShared<T> {
     topic: Arc<Topic<T>>,
     id: PublisherId,
-    sequence: AtomicU64,
+    /// The last sequence number sent. Held while a sample is delivered, so that threads sharing
+    /// a publisher deliver in sequence order: a gap always means a loss.
+    sequence: Mutex<u64>,
     /// Set by a LET executor: publications wait there until the period ends.
     outbox: OnceLock<Arc<Outbox>>,
     loans: Mutex<LoanPool<T>>,
@@ -75,7 +77,7 @@ impl<T: Message> Publisher<T> {
             shared: Arc::new(PublisherShared {
                 topic,
                 id: next_publisher_id(),
-                sequence: AtomicU64::new(0),
+                sequence: Mutex::new(0),
                 outbox: OnceLock::new(),
                 loans: Mutex::new(LoanPool {
                     slots: Vec::new(),
@@ -180,13 +182,15 @@ impl<T: Message> Publisher<T> {
 
 impl<T: Message> PublisherShared<T> {
     fn send(&self, msg: Arc<T>) {
+        let mut sequence = self.sequence.lock().unwrap_or_else(PoisonError::into_inner);
+        *sequence += 1;
         // Intra-process delivery is immediate: one clock read stamps both ends.
         let now = system_now();
         let info = SampleInfo {
             publish_time: now,
             receive_time: now,
             publisher: self.id,
-            sequence: self.sequence.fetch_add(1, Ordering::Relaxed) + 1,
+            sequence: *sequence,
         };
         self.topic.deliver(msg, info);
     }

@@ -7,7 +7,7 @@
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
-use crate::history::{History, HistoryCache};
+use crate::history::{History, HistoryCache, Offer};
 use crate::message::Message;
 use crate::sample::Sample;
 use crate::transport::intra::Topic;
@@ -58,7 +58,11 @@ impl<T> Inbox<T> {
     }
 
     pub(crate) fn deliver(&self, sample: Sample<T>) {
-        self.cache().offer(sample);
+        let offer = self.cache().offer(sample);
+        // Freed here, after the lock: a large message must not be freed under it.
+        if let Offer::StoredEvicting(evicted) = offer {
+            drop(evicted);
+        }
         if let Some(listener) = self.listener.get() {
             listener.on_sample();
         }
@@ -68,6 +72,8 @@ impl<T> Inbox<T> {
 /// What triggers and executors need of a subscription, whatever its message type.
 pub(crate) trait Input: Send + Sync + fmt::Debug {
     fn unread(&self) -> usize;
+    /// Samples that became visible since creation: a change means new arrivals.
+    fn arrivals(&self) -> u64;
     fn is_attached(&self) -> bool;
     /// Attaches the listener; false if one is attached already.
     fn attach(&self, listener: Arc<dyn Listener>) -> bool;
@@ -77,6 +83,10 @@ pub(crate) trait Input: Send + Sync + fmt::Debug {
 impl<T: Send + Sync> Input for Inbox<T> {
     fn unread(&self) -> usize {
         self.cache().unread()
+    }
+
+    fn arrivals(&self) -> u64 {
+        self.cache().arrivals()
     }
 
     fn is_attached(&self) -> bool {
@@ -89,13 +99,35 @@ impl<T: Send + Sync> Input for Inbox<T> {
 
     fn freeze(&self) {
         self.cache().freeze();
+        loop {
+            // One at a time, each freed after the lock (see `deliver`).
+            let evicted = self.cache().evict_excess();
+            if evicted.is_none() {
+                break;
+            }
+        }
     }
 }
 
 /// A polling subscription: the node takes or reads samples from its history when it runs.
 ///
 /// Create one with [`Node::subscription`](crate::Node::subscription). All methods are
-/// non-blocking and allocation-free; each takes the history's lock once.
+/// non-blocking and allocation-free; each takes the history's lock once (an iterator, once per
+/// sample).
+///
+/// # Sample states
+/// As in DDS, every sample in the history is READ or NOT_READ ("new"):
+///
+/// | method | returns | removes it | marks READ |
+/// |---|---|---|---|
+/// | [`take`](Self::take) / [`take_all`](Self::take_all) | the oldest sample / every sample, whatever its state | yes | - |
+/// | [`take_new`](Self::take_new) | the oldest NOT_READ sample | yes | - |
+/// | [`read_new`](Self::read_new) | the oldest NOT_READ sample | no | it |
+/// | [`latest`](Self::latest) | the newest sample | no | every sample (older ones are superseded) |
+/// | [`window(n)`](Self::window) | the newest `n` samples, oldest first | no | those `n` |
+///
+/// [`has_new`](Self::has_new) and [`unread`](Self::unread) count NOT_READ samples,
+/// [`len`](Self::len) all of them. A [`Probe`] looks without changing any state.
 ///
 /// # Examples
 /// ```
@@ -104,18 +136,20 @@ impl<T: Send + Sync> Input for Inbox<T> {
 ///
 /// let ctx = Context::new();
 /// let mut node = ctx.node("reader").unwrap();
-/// let sub = node.subscription::<Text>("chat").history(History::KeepLast(2)).create().unwrap();
+/// let sub = node.subscription::<Text>("chat").history(History::KeepLast(3)).create().unwrap();
 /// let publisher = node.publisher::<Text>("chat").create().unwrap();
-/// for word in ["a", "b", "c"] {
+/// for word in ["a", "b", "c", "d"] {
 ///     publisher.publish(Text { data: word.into() });
 /// }
 ///
-/// assert_eq!(sub.len(), 2); // KeepLast(2): "a" was overwritten unread
+/// assert_eq!(sub.len(), 3); // KeepLast(3): "a" was overwritten unread
 /// assert_eq!(sub.dropped(), 1);
-/// assert_eq!(sub.read().unwrap().data, "b"); // peeks, marks read, keeps it
-/// assert_eq!(sub.take().unwrap().data, "c"); // oldest unread, removed
+/// assert_eq!(sub.read_new().unwrap().data, "b"); // marks "b" read, keeps it
+/// assert_eq!(sub.take_new().unwrap().data, "c"); // the oldest new one, removed
+/// assert_eq!(sub.latest().unwrap().data, "d"); // marks everything read
 /// assert!(!sub.has_new());
-/// assert_eq!(sub.latest().unwrap().data, "b"); // still cached
+/// let all: Vec<_> = sub.take_all().map(|s| s.data.clone()).collect();
+/// assert_eq!(all, ["b", "d"]); // read or not, take_all empties the history
 /// ```
 pub struct Subscription<T: Message> {
     inbox: Arc<Inbox<T>>,
@@ -138,33 +172,67 @@ impl<T: Message> Subscription<T> {
         Subscription { inbox, topic }
     }
 
-    /// Removes and returns the oldest unread sample.
+    /// Removes and returns the oldest sample, read or not.
     pub fn take(&self) -> Option<Sample<T>> {
         self.inbox.cache().take()
     }
 
-    /// Takes every sample that is unread now, oldest first.
+    /// Removes and returns the oldest sample not read yet.
+    pub fn take_new(&self) -> Option<Sample<T>> {
+        self.inbox.cache().take_new()
+    }
+
+    /// Takes every sample in the history now, read or not, oldest first.
     ///
     /// Samples that arrive while the iterator runs are left for the next call, so a fast
     /// publisher cannot keep a node in this loop forever.
     pub fn take_all(&self) -> TakeAll<'_, T> {
         TakeAll {
             sub: self,
-            left: self.unread(),
+            left: self.len(),
         }
     }
 
-    /// Returns the oldest unread sample without removing it, and marks it read.
-    pub fn read(&self) -> Option<Sample<T>> {
-        self.inbox.cache().read()
+    /// Returns the oldest sample not read yet, without removing it, and marks it read.
+    pub fn read_new(&self) -> Option<Sample<T>> {
+        self.inbox.cache().read_new()
     }
 
     /// Returns the newest sample, read or not, and marks every sample read.
     ///
     /// This is "the latest value" of a topic: after it, [`has_new`](Self::has_new) is false
-    /// until something new arrives.
+    /// until something new arrives. The samples stay in the history for
+    /// [`take`](Self::take), [`take_all`](Self::take_all) and [`window`](Self::window).
     pub fn latest(&self) -> Option<Sample<T>> {
         self.inbox.cache().latest()
+    }
+
+    /// The newest `n` samples (fewer if the history holds fewer), oldest first, left in the
+    /// history and marked read: a sliding window over the topic, e.g. for a filter.
+    ///
+    /// The window is fixed when `window` is called: a sample taken or overwritten before the
+    /// iterator reaches it is skipped, and later arrivals are not part of it.
+    ///
+    /// # Examples
+    /// ```
+    /// use tacto::msg::std_msgs::String as Text;
+    /// use tacto::{Context, History};
+    ///
+    /// let ctx = Context::new();
+    /// let mut node = ctx.node("filter").unwrap();
+    /// let words = node.subscription::<Text>("words").history(History::KeepLast(8)).create().unwrap();
+    /// let publisher = node.publisher::<Text>("words").create().unwrap();
+    /// for word in ["a", "b", "c", "d"] {
+    ///     publisher.publish(Text { data: word.into() });
+    /// }
+    /// let last: Vec<_> = words.window(3).map(|s| s.data.clone()).collect();
+    /// assert_eq!(last, ["b", "c", "d"]);
+    /// assert_eq!(words.unread(), 1); // "a" was outside the window
+    /// assert_eq!(words.len(), 4); // nothing was removed
+    /// ```
+    pub fn window(&self, n: usize) -> Window<'_, T> {
+        let bounds = self.inbox.cache().read_window(n);
+        Window { sub: self, bounds }
     }
 
     /// True if a sample arrived that was neither read nor taken.
@@ -172,7 +240,7 @@ impl<T: Message> Subscription<T> {
         self.unread() > 0
     }
 
-    /// The number of unread samples.
+    /// The number of samples not read yet.
     pub fn unread(&self) -> usize {
         self.inbox.cache().unread()
     }
@@ -233,6 +301,33 @@ impl<T: Message> Iterator for TakeAll<'_, T> {
     fn next(&mut self) -> Option<Sample<T>> {
         self.left = self.left.checked_sub(1)?;
         self.sub.take()
+    }
+}
+
+/// Iterator returned by [`Subscription::window`].
+#[derive(Debug)]
+pub struct Window<'a, T: Message> {
+    sub: &'a Subscription<T>,
+    /// The ordinals of the first sample left to return and of the window's newest.
+    bounds: Option<(u64, u64)>,
+}
+
+impl<T: Message> Iterator for Window<'_, T> {
+    type Item = Sample<T>;
+
+    fn next(&mut self) -> Option<Sample<T>> {
+        let (from, to) = self.bounds?;
+        let found = self.sub.inbox.cache().next_in(from, to);
+        match found {
+            Some((ordinal, sample)) => {
+                self.bounds = Some((ordinal + 1, to));
+                Some(sample)
+            }
+            None => {
+                self.bounds = None;
+                None
+            }
+        }
     }
 }
 

@@ -12,20 +12,26 @@ use crate::subscription::{Input, Subscription};
 /// When an executor runs a node's executable.
 ///
 /// A node's executable declares one trigger. Only subscriptions named in it wake the executor;
-/// every other subscription of the node just fills its history, waking nothing. The rule is
-/// evaluated on the executor's thread whenever a named subscription receives a sample, and it
-/// is level-triggered: it looks at unread data, not at arrivals. So the code it runs must
-/// consume (take, read or `latest`) what triggered it, or the trigger stays armed.
+/// every other subscription of the node just fills its history, waking nothing.
+///
+/// # Subscription triggers fire on arrivals
+/// The rule is evaluated on the executor's thread when a named subscription receives a sample,
+/// and it fires only if **new samples arrived** on a named subscription since the code last
+/// ran, and the rule holds over the unread data then. Code that leaves unread data behind is
+/// not run again until the next arrival (as DDS's DATA_AVAILABLE status, reset by a read or
+/// take), so a node that forgets to consume its input can never spin a core; the executor
+/// counts such runs in [`ExecutorStats::left_unread`](crate::ExecutorStats::left_unread).
+/// [`Activation::fired`] tells which named subscriptions received samples.
 ///
 /// A [readable](Trigger::readable) trigger is level-triggered too, on its fd: the code must
 /// drain the fd (read until `WouldBlock`), or it runs again at once.
 ///
 /// | trigger | runs when | like rclc's |
 /// |---|---|---|
-/// | [`Trigger::on(&s)`](Trigger::on) | `s` has unread data | `trigger_one` |
-/// | [`Trigger::any()`](Trigger::any)`.with(&a).with(&b)` | `a` or `b` has unread data | `trigger_any` |
-/// | [`Trigger::all()`](Trigger::all)`.with(&a).with(&b)` | `a` and `b` have unread data | `trigger_all` |
-/// | [`Trigger::when(f)`](Trigger::when)`.with(&a)` | `f()` is true, checked when `a` receives | user trigger |
+/// | [`Trigger::on(&s)`](Trigger::on) | `s` received samples | `trigger_one` |
+/// | [`Trigger::any()`](Trigger::any)`.with(&a).with(&b)` | `a` or `b` received samples | `trigger_any` |
+/// | [`Trigger::all()`](Trigger::all)`.with(&a).with(&b)` | `a` or `b` received samples, and both have unread data | `trigger_all` |
+/// | [`Trigger::when(f)`](Trigger::when)`.with(&a)` | `a` received samples, and `f()` is true | user trigger |
 /// | [`Trigger::every(p)`](Trigger::every) | each period `p` (see [`crate::timer`] for missed periods) | a timer |
 /// | [`Trigger::readable(fd)`](Trigger::readable) | `fd` is readable: a socket, a serial port, a CAN bus | (none) |
 ///
@@ -48,6 +54,11 @@ use crate::subscription::{Input, Subscription};
 /// ```
 pub struct Trigger {
     pub(crate) inputs: Vec<Arc<dyn Input>>,
+    /// Each input's arrival count when the code last ran: a difference is a new arrival.
+    seen: Vec<u64>,
+    /// Set for classic per-message callbacks: each run takes one sample, so the trigger fires
+    /// while samples are unread (level), as rclcpp serves one message per callback.
+    pub(crate) per_sample: bool,
     pub(crate) rule: Rule,
     pub(crate) period: Option<Duration>,
     pub(crate) clock: ClockKind,
@@ -82,29 +93,32 @@ impl Trigger {
     fn with_rule(rule: Rule) -> Self {
         Trigger {
             inputs: Vec::new(),
+            seen: Vec::new(),
+            per_sample: false,
             rule,
             period: None,
             clock: ClockKind::Steady,
         }
     }
 
-    /// Runs when `sub` has unread data.
+    /// Runs when `sub` receives samples.
     pub fn on<T: Message>(sub: &Subscription<T>) -> Self {
         Self::any().with(sub)
     }
 
-    /// Runs when any of the subscriptions added with [`with`](Self::with) has unread data.
+    /// Runs when any of the subscriptions added with [`with`](Self::with) receives samples.
     pub fn any() -> Self {
         Self::with_rule(Rule::Any)
     }
 
-    /// Runs when all of the subscriptions added with [`with`](Self::with) have unread data.
+    /// Runs when one of the subscriptions added with [`with`](Self::with) receives samples and
+    /// all of them have unread data.
     pub fn all() -> Self {
         Self::with_rule(Rule::All)
     }
 
     /// Runs when `condition` returns true; it is checked each time a subscription added with
-    /// [`with`](Self::with) receives a sample, and again after each run. Give it
+    /// [`with`](Self::with) receives samples. Give it
     /// [`Probe`](crate::subscription::Probe)s to look at subscriptions without consuming.
     pub fn when(condition: impl FnMut() -> bool + Send + 'static) -> Self {
         Self::with_rule(Rule::When(Box::new(condition)))
@@ -170,6 +184,8 @@ impl Trigger {
     /// Adds a subscription whose samples wake the executor to check this trigger.
     pub fn with<T: Message>(mut self, sub: &Subscription<T>) -> Self {
         self.inputs.push(sub.input());
+        // Samples that arrived before the code was registered count as new.
+        self.seen.push(0);
         self
     }
 
@@ -179,8 +195,8 @@ impl Trigger {
         self
     }
 
-    /// True if the rule holds now. False for a readable trigger: its fd's level is looked at by
-    /// the executor's poller, which reports the fd again if the run left it readable.
+    /// True if the rule holds over the unread data now. False for a readable trigger: its fd's
+    /// level is looked at by the executor's poller.
     pub(crate) fn holds(&mut self) -> bool {
         match &mut self.rule {
             Rule::Any => self.inputs.iter().any(|i| i.unread() > 0),
@@ -188,6 +204,29 @@ impl Trigger {
             Rule::When(condition) => condition(),
             Rule::Readable(_) => false,
         }
+    }
+
+    /// For a subscription trigger about to be looked at: if it fires (see the type's docs),
+    /// the mask of the inputs that received samples since the last firing, which it resets.
+    pub(crate) fn fire(&mut self) -> Option<u64> {
+        let mut fired = 0;
+        for (i, (input, seen)) in self.inputs.iter().zip(&self.seen).enumerate() {
+            if input.arrivals() != *seen {
+                fired |= 1 << i.min(63);
+            }
+        }
+        let fires = if self.per_sample {
+            self.holds()
+        } else {
+            fired != 0 && self.holds()
+        };
+        if !fires {
+            return None;
+        }
+        for (input, seen) in self.inputs.iter().zip(&mut self.seen) {
+            *seen = input.arrivals();
+        }
+        Some(fired)
     }
 
     /// The fd of a readable trigger.
@@ -236,6 +275,8 @@ impl Trigger {
 pub struct Activation {
     pub(crate) time: Time,
     pub(crate) missed_periods: u64,
+    /// Bit `i`: the trigger's `i`-th subscription received samples (bit 63: any from the 64th).
+    pub(crate) fired: u64,
 }
 
 impl Activation {
@@ -248,5 +289,40 @@ impl Activation {
     /// [`crate::timer`]); always 0 otherwise.
     pub fn missed_periods(&self) -> u64 {
         self.missed_periods
+    }
+
+    /// For a subscription trigger, true if its `index`-th subscription (in the order of
+    /// [`Trigger::on`] and [`Trigger::with`]) received samples since the code last ran; always
+    /// false for periodic and readable triggers. Indexes from 63 on share one flag.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::time::Duration;
+    /// use std::sync::mpsc;
+    /// use tacto::msg::std_msgs::String as Text;
+    /// use tacto::{Context, Executor, Trigger, WaitSetExecutor};
+    ///
+    /// let ctx = Context::new();
+    /// let mut node = ctx.node("mux").unwrap();
+    /// let radar = node.subscription::<Text>("radar").create().unwrap();
+    /// let lidar = node.subscription::<Text>("lidar").create().unwrap();
+    /// let (tx, rx) = mpsc::channel();
+    /// let trigger = Trigger::any().with(&radar).with(&lidar);
+    /// node.execute(trigger, move |activation| {
+    ///     tx.send((activation.fired(0), activation.fired(1))).unwrap();
+    ///     radar.take_all().for_each(drop);
+    ///     lidar.take_all().for_each(drop);
+    /// })
+    /// .unwrap();
+    /// let publisher = ctx.node("lidar_driver").unwrap().publisher::<Text>("lidar").create().unwrap();
+    ///
+    /// let mut executor = WaitSetExecutor::new().unwrap();
+    /// executor.add(node).unwrap();
+    /// publisher.publish(Text::default());
+    /// executor.spin_for(Duration::from_millis(20)).unwrap();
+    /// assert_eq!(rx.try_recv().unwrap(), (false, true)); // only lidar fired
+    /// ```
+    pub fn fired(&self, index: usize) -> bool {
+        self.fired & (1 << index.min(63)) != 0
     }
 }

@@ -33,6 +33,51 @@ fn time(stamp: &builtin_interfaces::Time) -> Time {
     Time::from_sec_nanosec(stamp.sec, stamp.nanosec)
 }
 
+/// The review's reproduction: with `KeepLast(1)`, an arrival hidden until the next period
+/// evicted the frozen sample, and a reader saw `None` in every period.
+#[test]
+fn a_frozen_input_stays_visible_for_the_whole_period_whatever_arrives() {
+    let ctx = Context::new();
+    let mut node = ctx.node("reader").unwrap();
+    let input = node
+        .subscription::<Text>("input")
+        .history(History::KeepLast(1))
+        .create()
+        .unwrap();
+    let mut feeder = ctx.node("feeder").unwrap();
+    let feed = feeder.publisher::<Text>("input").create().unwrap();
+    let say = move |data: &str| feed.publish(Text { data: data.into() });
+    say("frozen");
+
+    let mut executor = LetExecutor::new(PERIOD).unwrap();
+    let stop = executor.stop_handle();
+    let (tx, seen) = mpsc::channel();
+    let mut runs = 0;
+    node.execute(Trigger::every(PERIOD), move |_| {
+        runs += 1;
+        if runs == 1 {
+            // Arrivals during the period, more than the history holds.
+            say("late 1");
+            say("late 2");
+        }
+        tx.send(input.latest().map(|s| s.data.clone())).unwrap();
+        if runs == 2 {
+            stop.stop();
+        }
+    })
+    .unwrap();
+    executor.add(node).unwrap();
+    assert_eq!(executor.spin_for(PATIENCE).unwrap(), SpinOutcome::Stopped);
+
+    let seen: Vec<_> = seen.try_iter().collect();
+    assert_eq!(seen[0].as_deref(), Some("frozen"));
+    assert_eq!(
+        seen[1].as_deref(),
+        Some("late 2"),
+        "KeepLast(1) keeps the newest arrival"
+    );
+}
+
 #[test]
 fn a_sample_published_while_the_node_runs_is_seen_only_in_the_next_period() {
     let ctx = Context::new();

@@ -100,14 +100,17 @@ fn executors_that_never_run_out_of_work_still_stop_on_shutdown() {
     }
     let ctx = Context::new();
     let (tx, rx) = mpsc::sync_channel(1);
-    // The node peeks but never consumes, so its trigger always holds and its executor never
-    // blocks in the OS, where the shutdown line is watched.
+    // The node feeds itself: each run publishes the sample that triggers the next, so its
+    // executor never blocks in the OS, where the shutdown line is watched.
     let busy = |name: &'static str| {
         let mut node = ctx.node(name).unwrap();
-        let sub = node.subscription::<Text>("always").create().unwrap();
+        let sub = node.subscription::<Text>(name).create().unwrap();
+        let feed = node.publisher::<Text>(name).create().unwrap();
+        feed.publish(Text::default());
         let tx = tx.clone();
         node.execute(Trigger::on(&sub), move |_| {
-            assert!(sub.has_new());
+            sub.take_all().for_each(drop);
+            feed.publish(Text::default());
             let _ = tx.try_send(name);
         })
         .unwrap();
@@ -120,9 +123,6 @@ fn executors_that_never_run_out_of_work_still_stop_on_shutdown() {
     // One worker, which therefore never waits in the OS either.
     let mut c = ThreadPoolExecutor::builder().threads(1).build().unwrap();
     c.add(busy("pool")).unwrap();
-    let mut sensor = ctx.node("sensor").unwrap();
-    let publisher = sensor.publisher::<Text>("always").create().unwrap();
-    publisher.publish(Text::default());
     let a = ExecutorThread::builder().spawn(a).unwrap();
     let b = ExecutorThread::builder().spawn(b).unwrap();
     let c = ExecutorThread::builder().spawn(c).unwrap();

@@ -33,7 +33,7 @@ fn data(sample: Option<tacto::Sample<Text>>) -> Option<String> {
 }
 
 #[test]
-fn take_returns_the_oldest_unread_sample_and_removes_it() {
+fn take_returns_the_oldest_sample_and_removes_it() {
     let (_node, publisher, sub) = pair(History::KeepLast(10));
     publish_all(&publisher, &["a", "b"]);
 
@@ -45,16 +45,90 @@ fn take_returns_the_oldest_unread_sample_and_removes_it() {
 }
 
 #[test]
-fn read_returns_the_oldest_unread_sample_marks_it_read_and_keeps_it() {
+fn read_new_returns_the_oldest_unread_sample_marks_it_read_and_keeps_it() {
     let (_node, publisher, sub) = pair(History::KeepLast(10));
     publish_all(&publisher, &["a", "b"]);
 
-    assert_eq!(data(sub.read()).as_deref(), Some("a"));
+    assert_eq!(data(sub.read_new()).as_deref(), Some("a"));
     assert_eq!((sub.len(), sub.unread()), (2, 1));
-    assert_eq!(data(sub.read()).as_deref(), Some("b"));
-    assert_eq!(data(sub.read()), None, "nothing unread is left");
-    assert_eq!(data(sub.take()), None, "take only takes unread samples");
+    assert_eq!(data(sub.read_new()).as_deref(), Some("b"));
+    assert_eq!(data(sub.read_new()), None, "nothing unread is left");
+    assert_eq!(
+        data(sub.take_new()),
+        None,
+        "take_new only takes unread samples"
+    );
     assert_eq!(sub.len(), 2);
+    assert_eq!(
+        data(sub.take()).as_deref(),
+        Some("a"),
+        "take takes read ones too"
+    );
+}
+
+#[test]
+fn take_new_skips_read_samples_and_leaves_them() {
+    let (_node, publisher, sub) = pair(History::KeepLast(10));
+    publish_all(&publisher, &["a", "b", "c"]);
+    sub.read_new();
+
+    assert_eq!(data(sub.take_new()).as_deref(), Some("b"));
+    assert_eq!(data(sub.take()).as_deref(), Some("a"));
+    assert_eq!(data(sub.take()).as_deref(), Some("c"));
+}
+
+/// The review's reproduction: `latest()` used to hide every sample from `take_all()`.
+#[test]
+fn take_all_after_latest_takes_every_sample() {
+    let (_node, publisher, sub) = pair(History::KeepLast(10));
+    publish_all(&publisher, &["0", "1", "2"]);
+
+    assert_eq!(data(sub.latest()).as_deref(), Some("2"));
+    let all: Vec<_> = sub.take_all().map(|s| s.data.clone()).collect();
+    assert_eq!(all, ["0", "1", "2"]);
+    assert!(sub.is_empty());
+}
+
+#[test]
+fn window_returns_the_newest_samples_oldest_first_and_marks_only_them_read() {
+    let (_node, publisher, sub) = pair(History::KeepLast(10));
+    publish_all(&publisher, &["a", "b", "c", "d"]);
+
+    let window: Vec<_> = sub.window(2).map(|s| s.data.clone()).collect();
+    assert_eq!(window, ["c", "d"]);
+    assert_eq!((sub.len(), sub.unread()), (4, 2));
+    assert_eq!(data(sub.take_new()).as_deref(), Some("a"));
+
+    let wide: Vec<_> = sub.window(100).map(|s| s.data.clone()).collect();
+    assert_eq!(wide, ["b", "c", "d"], "a window is at most the history");
+    assert_eq!(sub.window(0).count(), 0);
+}
+
+#[test]
+fn a_window_skips_samples_taken_while_it_is_walked() {
+    let (_node, publisher, sub) = pair(History::KeepLast(10));
+    publish_all(&publisher, &["a", "b", "c"]);
+
+    let mut window = sub.window(3);
+    assert_eq!(data(window.next()).as_deref(), Some("a"));
+    assert_eq!(
+        data(sub.take_new()),
+        None,
+        "the window marked everything read"
+    );
+    sub.take(); // a
+    sub.take(); // b
+    publisher.publish(text("d"));
+    assert_eq!(
+        data(window.next()).as_deref(),
+        Some("c"),
+        "b was taken meanwhile"
+    );
+    assert_eq!(
+        data(window.next()),
+        None,
+        "d came after the window was fixed"
+    );
 }
 
 #[test]
@@ -70,7 +144,7 @@ fn latest_returns_the_newest_sample_marks_all_read_and_keeps_them() {
 
     publisher.publish(text("d"));
     assert_eq!(sub.unread(), 1);
-    assert_eq!(data(sub.take()).as_deref(), Some("d"));
+    assert_eq!(data(sub.take_new()).as_deref(), Some("d"));
 }
 
 #[test]
@@ -88,7 +162,7 @@ fn keep_last_overwrites_the_oldest_and_counts_unread_ones_as_dropped() {
 fn keep_last_overwriting_a_read_sample_drops_nothing() {
     let (_node, publisher, sub) = pair(History::KeepLast(2));
     publish_all(&publisher, &["a", "b"]);
-    sub.read();
+    sub.read_new();
     publisher.publish(text("c"));
 
     assert_eq!(sub.dropped(), 0, "a was read before it was overwritten");
@@ -138,14 +212,17 @@ fn sample_info_numbers_each_publishers_samples_from_one_and_names_the_publisher(
 #[test]
 fn sample_info_times_the_publication_and_the_reception() {
     let (_node, publisher, sub) = pair(History::KeepLast(1));
+    let clock = tacto::Clock::default();
+    let before = clock.now(tacto::ClockKind::System);
     publisher.publish(text(""));
+    let after = clock.now(tacto::ClockKind::System);
     let info = *sub.take().unwrap().info();
-    assert!(info.publish_time > tacto::Time::ZERO);
-    assert!(info.receive_time >= info.publish_time);
+    assert!((before..=after).contains(&info.publish_time));
+    assert!((info.publish_time..=after).contains(&info.receive_time));
 }
 
 #[test]
-fn take_all_takes_only_what_was_unread_when_it_was_called() {
+fn take_all_takes_only_what_was_there_when_it_was_called() {
     let (_node, publisher, sub) = pair(History::KeepLast(10));
     publish_all(&publisher, &["1", "2", "3"]);
 

@@ -79,9 +79,17 @@ impl<L> Entry<L> {
         self.schedule.is_some()
     }
 
-    /// True if the subscription trigger holds now; false for periodic entries.
-    pub(crate) fn holds(&mut self) -> bool {
-        self.schedule.is_none() && self.exe.trigger.holds()
+    /// After a run: true if a subscription trigger's rule still holds over unread data, i.e.
+    /// the code left input behind. A per-sample callback is then run again (each run takes a
+    /// sample); other code waits for the next arrival, and the executor counts it in
+    /// [`ExecutorStats::left_unread`].
+    pub(crate) fn left_unread(&mut self) -> bool {
+        self.schedule.is_none() && self.watch.is_none() && self.exe.trigger.holds()
+    }
+
+    /// True for a classic per-message callback (see [`left_unread`](Self::left_unread)).
+    pub(crate) fn is_per_sample(&self) -> bool {
+        self.exe.trigger.per_sample
     }
 
     /// True if a periodic entry's deadline has passed.
@@ -90,13 +98,14 @@ impl<L> Entry<L> {
         self.schedule.as_mut().is_some_and(|s| s.is_due(now))
     }
 
-    /// The activation to run now, if the trigger fires: a deadline passed, the rule holds, or
-    /// (for a readable trigger, which is only asked when the poller reported its fd) always.
+    /// The activation to run now, if the trigger fires: a deadline passed, a subscription
+    /// trigger fires (see [`Trigger`](crate::Trigger)), or (for a readable trigger, which is
+    /// only asked when the poller reported its fd) always.
     pub(crate) fn fire(&mut self) -> Option<Activation> {
-        let fires = self.schedule.is_some() || self.watch.is_some() || self.exe.trigger.holds();
-        if !fires {
-            return None;
-        }
+        let fired = match self.schedule.is_some() || self.watch.is_some() {
+            true => 0,
+            false => self.exe.trigger.fire()?,
+        };
         let time = self.clock.now(self.exe.trigger.clock);
         let missed_periods = match &mut self.schedule {
             Some(schedule) => schedule.fire(time)?,
@@ -105,6 +114,7 @@ impl<L> Entry<L> {
         Some(Activation {
             time,
             missed_periods,
+            fired,
         })
     }
 
@@ -275,12 +285,13 @@ fn run_round(
     for entry in entries.iter_mut().filter(|e| select(e)) {
         if let Some(activation) = entry.poll() {
             entry.run(&activation)?;
-            // Level trigger: what the code left unread runs it again next round.
-            if entry.holds() {
-                entry.listener.on_sample();
+            stats.record(&activation);
+            if entry.left_unread() {
+                match entry.is_per_sample() {
+                    true => entry.listener.on_sample(),
+                    false => stats.left_unread += 1,
+                }
             }
-            stats.executions += 1;
-            stats.missed_periods += activation.missed_periods;
         }
     }
     Ok(())

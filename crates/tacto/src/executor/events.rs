@@ -49,10 +49,11 @@ use crate::subscription::Listener;
 ///   the refused sample's place in line. No sample is lost to the queue; a sample is only ever
 ///   lost to its history's own policy (counted by
 ///   [`Subscription::dropped`](crate::Subscription::dropped)).
-/// - **A due event** runs its executable once, if its trigger holds. Afterwards, if the trigger
-///   still holds and no event of that executable is queued, a new due event joins the back of
-///   the queue. So an executable whose sample events were refused works off its history one
-///   run per turn, taking turns with everything else, until nothing unread is left.
+/// - **A due event** runs its executable once, if its trigger fires. Afterwards, for a
+///   per-message callback with samples still unread and no event queued, a new due event joins
+///   the back of the queue. So a callback whose sample events were refused works off its
+///   history one message per turn, taking turns with everything else, until nothing unread is
+///   left.
 /// - **Timers never overflow and never burst.** A timer's event is its due event, so it has at
 ///   most one queued. A timer that overruns, or waits behind a long queue, runs once when its
 ///   turn comes, with the deadlines it missed in
@@ -65,12 +66,13 @@ use crate::subscription::Listener;
 ///
 /// # Triggers
 /// Every [`Trigger`](crate::Trigger) works. An event runs its executable only if the trigger
-/// holds when the event's turn comes; if it does not, the event is skipped and the samples wait
-/// in their histories for a later event. So `Trigger::all()` runs on the event that finds every
-/// input with unread data, `Trigger::when(f)` on an event for which `f()` is true, and a polling
-/// node that takes all its samples in one run runs once for a burst (the burst's later events
-/// find nothing unread and are skipped). Triggers are level-triggered, as on every executor: an
-/// executable whose trigger still holds after it ran runs again, through a due event.
+/// fires when the event's turn comes: new samples arrived since the executable last ran, and
+/// its rule holds. If it does not, the event is skipped and the samples wait in their
+/// histories. So `Trigger::all()` runs on the event that finds every input with unread data,
+/// `Trigger::when(f)` on an event for which `f()` is true, and a polling node that takes all
+/// its samples in one run runs once for a burst (the burst's later events find no new arrival
+/// and are skipped). As on every executor, code that leaves input unread is not run again
+/// before the next arrival.
 ///
 /// # Guarantees
 /// - Events run in the order they were queued, one run at most per event; a subscription's
@@ -217,12 +219,16 @@ impl EventsExecutor {
         }
         if let Some(activation) = entry.fire() {
             entry.run(&activation)?;
-            self.stats.executions += 1;
-            self.stats.missed_periods += activation.missed_periods;
-            // Level trigger: what the code left unread needs an event, unless one is queued
-            // (in a burst, the next sample's event checks instead).
-            if !more && entry.holds() {
-                self.queue.lock().requeue(index);
+            self.stats.record(&activation);
+            if entry.left_unread() {
+                // A per-sample callback needs an event for its next sample, unless one is
+                // queued (in a burst, the next sample's event serves it); other code waits for
+                // the next arrival.
+                match entry.is_per_sample() {
+                    true if !more => self.queue.lock().requeue(index),
+                    true => {}
+                    false => self.stats.left_unread += 1,
+                }
             }
         }
         Ok(true)
@@ -252,7 +258,7 @@ impl Executor for EventsExecutor {
         // Samples that arrived before the node was added have no events: one due event serves
         // them all. The trigger is checked without the lock, as its code may publish.
         for index in first..self.entries.len() {
-            if self.entries[index].holds() {
+            if self.entries[index].left_unread() {
                 self.queue.lock().push_due(index);
             }
         }

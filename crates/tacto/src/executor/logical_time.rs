@@ -36,9 +36,10 @@ const DEFAULT_OUTBOX_CAPACITY: usize = 1024;
 /// 3. runs the due executables once each, in the order nodes and executables were added:
 ///    - a periodic trigger of period `k·P` runs in the first period and in every `k`-th one
 ///      after it;
-///    - an input trigger (`on`, `any`, `all`, `when`) runs if its rule holds on the frozen
-///      inputs when its turn comes. It runs at most once per period: what it leaves unread
-///      makes it run again in the next one.
+///    - an input trigger (`on`, `any`, `all`, `when`) runs if samples that arrived since its
+///      last run became visible at this period's start and its rule holds on the frozen
+///      inputs when its turn comes. It runs at most once per period; what it leaves unread
+///      waits for the next period with new samples.
 ///
 ///    A [readable](crate::Trigger::readable) trigger is refused: an fd's data cannot be frozen.
 ///
@@ -168,8 +169,11 @@ impl Entry {
                 due.next += (missed + 1) * due.every;
                 missed
             }
-            None if self.exe.trigger.holds() => 0,
-            None => return None,
+            None => 0,
+        };
+        let fired = match self.due {
+            Some(_) => 0,
+            None => self.exe.trigger.fire()?,
         };
         let trigger = &self.exe.trigger;
         let time = if trigger.clock == kind {
@@ -180,6 +184,7 @@ impl Entry {
         Some(Activation {
             time,
             missed_periods,
+            fired,
         })
     }
 }
@@ -329,6 +334,9 @@ impl LetExecutor {
             if let Some(activation) = entry.poll(period, start, self.kind) {
                 (entry.exe.run)(&activation);
                 self.stats.executions += 1;
+                if entry.due.is_none() && entry.exe.trigger.holds() {
+                    self.stats.left_unread += 1;
+                }
             }
         }
         self.stats.missed_periods += missed;

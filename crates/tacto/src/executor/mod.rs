@@ -156,6 +156,18 @@ pub struct ExecutorStats {
     pub executions: u64,
     /// Periods that passed unserved (see [`crate::timer`]).
     pub missed_periods: u64,
+    /// Runs of subscription-triggered code that left unread the input it was triggered for.
+    /// Such code is not run again before the next arrival (see [`Trigger`](crate::Trigger)),
+    /// so a steadily growing count means a node that does not consume its input.
+    pub left_unread: u64,
+}
+
+impl ExecutorStats {
+    /// Counts one run.
+    pub(crate) fn record(&mut self, activation: &crate::Activation) {
+        self.executions += 1;
+        self.missed_periods += activation.missed_periods;
+    }
 }
 
 /// Stops an executor's spin from any thread; from [`Executor::stop_handle`].

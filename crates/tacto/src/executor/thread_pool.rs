@@ -259,8 +259,7 @@ impl Executor for ThreadPoolExecutor {
                 cursor: 0,
                 idle: 0,
                 ending: None,
-                executions: 0,
-                missed_periods: 0,
+                stats: ExecutorStats::default(),
                 follower_wakeups: 0,
             }),
             followers: Condvar::new(),
@@ -283,8 +282,9 @@ impl Executor for ThreadPoolExecutor {
             .state
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
-        self.stats.executions += state.executions;
-        self.stats.missed_periods += state.missed_periods;
+        self.stats.executions += state.stats.executions;
+        self.stats.missed_periods += state.stats.missed_periods;
+        self.stats.left_unread += state.stats.left_unread;
         self.follower_wakeups += state.follower_wakeups;
         let ending = state.ending;
         self.stats.wakeups = self.poller.wakeups() + self.follower_wakeups;
@@ -333,8 +333,8 @@ struct State<'a> {
     idle: usize,
     /// Why the spin ends, once it does.
     ending: Option<Ending>,
-    executions: u64,
-    missed_periods: u64,
+    /// Runs, missed periods and runs that left input unread, of this spin.
+    stats: ExecutorStats,
     follower_wakeups: u64,
 }
 
@@ -478,16 +478,21 @@ impl<'a> Pool<'a> {
         } = job;
         let result = panic::catch_unwind(AssertUnwindSafe(|| {
             let ran = entry.run(&activation);
-            // Level trigger: what the code left unread runs it again. No need to wake anyone:
-            // this worker collects again before it ever sleeps.
-            if entry.holds() {
+            // A per-sample callback runs again while samples are unread; other code waits for
+            // the next arrival. No need to wake anyone: this worker collects again before it
+            // ever sleeps.
+            let left_unread = entry.left_unread();
+            if left_unread && entry.is_per_sample() {
                 entry.rearm_quietly();
             }
-            ran
+            (ran, left_unread && !entry.is_per_sample())
         }));
         let mut state = self.lock();
-        state.executions += 1;
-        state.missed_periods += activation.missed_periods();
+        state.stats.record(&activation);
+        let result = result.map(|(ran, left_unread)| {
+            state.stats.left_unread += u64::from(left_unread);
+            ran
+        });
         let group = state.slots[slot].group;
         state.groups[group].busy = false;
         state.slots[slot].entry = Some(entry);

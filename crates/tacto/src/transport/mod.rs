@@ -10,9 +10,10 @@
 //!   any fd and turns its readiness into the same pending flag or event a sample raises
 //!   (`Poller::watch_all`, the mechanism behind [`Trigger::readable`](crate::Trigger::readable)).
 //! - **A history the transport keeps itself** (a Cyclone DDS reader cache with KeepLast N):
-//!   a subscription's operations were chosen to be DDS's sample states, so they map one to one
-//!   onto a reader: `read` marks a sample READ, `take` removes it, `has_new` asks for NOT_READ
-//!   samples, `latest` reads the newest. Such a transport replaces the `HistoryCache` behind
+//!   a subscription's operations are DDS's sample states, so they map one to one onto a
+//!   reader: `read_new` reads a NOT_READ sample and marks it READ, `take` removes a sample of
+//!   any state, `take_new` a NOT_READ one, `has_new` asks for NOT_READ samples, `latest` and
+//!   `window` read the newest. Such a transport replaces the `HistoryCache` behind
 //!   the subscription's inbox; no public type changes. It is not built yet: its first user is
 //!   the DDS transport.
 
