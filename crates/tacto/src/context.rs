@@ -11,7 +11,7 @@ use crate::message::Message;
 use crate::msg::rosgraph_msgs;
 use crate::node::{Node, NodeCreateError};
 use crate::subscription::Subscription;
-use crate::transport::intra::Topic;
+use crate::transport::intra::{LocalDelivery, Topic};
 
 /// A graph of nodes that can talk to each other, with its clocks.
 ///
@@ -25,15 +25,47 @@ use crate::transport::intra::Topic;
 /// let node = ctx.node("driver").unwrap();
 /// assert_eq!(node.name(), "driver");
 /// ```
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Context {
     inner: Arc<ContextInner>,
 }
 
-#[derive(Default)]
 struct ContextInner {
     topics: Mutex<HashMap<String, TopicEntry>>,
     clock: Clock,
+    delivery: LocalDelivery,
+}
+
+/// Configures a [`Context`]; from [`Context::builder`].
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct ContextBuilder {
+    delivery: LocalDelivery,
+}
+
+impl ContextBuilder {
+    /// How samples travel between this context's own nodes (see [`LocalDelivery`]).
+    pub fn local_delivery(mut self, delivery: LocalDelivery) -> Self {
+        self.delivery = delivery;
+        self
+    }
+
+    /// Creates the context.
+    pub fn build(self) -> Context {
+        Context {
+            inner: Arc::new(ContextInner {
+                topics: Mutex::default(),
+                clock: Clock::default(),
+                delivery: self.delivery,
+            }),
+        }
+    }
+}
+
+impl Default for Context {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 struct TopicEntry {
@@ -80,9 +112,17 @@ pub enum TopicError {
 }
 
 impl Context {
-    /// A new, empty graph whose ROS time follows the system clock.
+    /// A new, empty graph whose ROS time follows the system clock, with the default
+    /// [`LocalDelivery`].
     pub fn new() -> Self {
-        Self::default()
+        Self::builder().build()
+    }
+
+    /// Starts configuring a context.
+    pub fn builder() -> ContextBuilder {
+        ContextBuilder {
+            delivery: LocalDelivery::from_env(),
+        }
     }
 
     /// Creates a node named `name` (letters, digits and underscores, not starting with a digit).
@@ -132,7 +172,7 @@ impl Context {
         let entry = topics.entry(name.clone()).or_insert_with(|| TopicEntry {
             type_name: T::TYPE_NAME,
             type_id: TypeId::of::<T>(),
-            topic: Arc::new(Topic::<T>::new(&name)),
+            topic: Arc::new(Topic::<T>::new(&name, self.inner.delivery)),
         });
         let mismatch = || TopicError::TypeMismatch {
             topic: name.clone(),

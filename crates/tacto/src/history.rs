@@ -1,8 +1,9 @@
 //! The bounded sample cache behind every subscription, its QoS policy, and DDS sample states.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
-use crate::sample::Sample;
+use crate::sample::SampleInfo;
 
 /// How many samples a subscription keeps, and what happens when it is full.
 ///
@@ -42,10 +43,40 @@ impl History {
     }
 }
 
+/// A message as a history holds it.
+#[derive(Debug)]
+pub(crate) enum Payload<T> {
+    /// Shared with the publisher and the other subscriptions of this process.
+    Value(Arc<T>),
+    /// CDR as it came from another type or transport, decoded only when a reader asks for it:
+    /// a node that only ever looks at the latest sample decodes one sample per look, not one
+    /// per arrival.
+    Serialized(Arc<[u8]>),
+}
+
+impl<T> Clone for Payload<T> {
+    fn clone(&self) -> Self {
+        match self {
+            Payload::Value(value) => Payload::Value(value.clone()),
+            Payload::Serialized(bytes) => Payload::Serialized(bytes.clone()),
+        }
+    }
+}
+
+/// A sample handed out by the cache: its payload, its facts, and its ordinal, which names it
+/// for [`HistoryCache::memo`] and [`HistoryCache::discard`] after the lock was released.
+#[derive(Debug)]
+pub(crate) struct Stored<T> {
+    pub(crate) payload: Payload<T>,
+    pub(crate) info: SampleInfo,
+    pub(crate) ordinal: u64,
+}
+
 /// One stored sample and its DDS sample state.
 #[derive(Debug)]
 struct Slot<T> {
-    sample: Sample<T>,
+    payload: Payload<T>,
+    info: SampleInfo,
     /// DDS's READ sample state: returned by a read once.
     read: bool,
     /// Its number among the samples that became visible, from 1; 0 while hidden.
@@ -71,6 +102,8 @@ pub(crate) struct HistoryCache<T> {
     arrivals: u64,
     frozen: bool,
     dropped: u64,
+    /// Serialized samples that failed to decode, discarded.
+    malformed: u64,
 }
 
 /// What happened to a sample offered to the cache.
@@ -79,7 +112,7 @@ pub(crate) enum Offer<T> {
     Stored,
     /// Stored, and this sample was evicted to make room: the caller drops it outside the lock,
     /// as freeing a large message must not delay other threads waiting for the lock.
-    StoredEvicting(Sample<T>),
+    StoredEvicting(Payload<T>),
     /// Refused because a `KeepAll` cache was full.
     Refused,
 }
@@ -94,10 +127,11 @@ impl<T> HistoryCache<T> {
             arrivals: 0,
             frozen: false,
             dropped: 0,
+            malformed: 0,
         }
     }
 
-    pub(crate) fn offer(&mut self, sample: Sample<T>) -> Offer<T> {
+    pub(crate) fn offer(&mut self, payload: Payload<T>, info: SampleInfo) -> Offer<T> {
         let capacity = self.policy.capacity();
         let mut evicted = None;
         match self.policy {
@@ -121,7 +155,8 @@ impl<T> HistoryCache<T> {
             History::KeepLast(_) => {}
         }
         self.slots.push_back(Slot {
-            sample,
+            payload,
+            info,
             read: false,
             ordinal: 0,
         });
@@ -129,7 +164,7 @@ impl<T> HistoryCache<T> {
             self.show_all();
         }
         match evicted {
-            Some(slot) => Offer::StoredEvicting(slot.sample),
+            Some(slot) => Offer::StoredEvicting(slot.payload),
             None => Offer::Stored,
         }
     }
@@ -169,34 +204,34 @@ impl<T> HistoryCache<T> {
     }
 
     /// Removes and returns the oldest visible sample, whatever its state.
-    pub(crate) fn take(&mut self) -> Option<Sample<T>> {
+    pub(crate) fn take(&mut self) -> Option<Stored<T>> {
         if self.visible == 0 {
             return None;
         }
         self.visible -= 1;
-        self.pop_front().map(|slot| slot.sample)
+        self.pop_front().map(Slot::into_stored)
     }
 
     /// Removes and returns the oldest visible sample NOT_READ.
-    pub(crate) fn take_new(&mut self) -> Option<Sample<T>> {
+    pub(crate) fn take_new(&mut self) -> Option<Stored<T>> {
         let index = self.first_unread()?;
         self.visible -= 1;
         self.unread -= 1;
-        self.slots.remove(index).map(|slot| slot.sample)
+        self.slots.remove(index).map(Slot::into_stored)
     }
 
     /// Returns the oldest visible sample NOT_READ, and marks it READ.
-    pub(crate) fn read_new(&mut self) -> Option<Sample<T>> {
+    pub(crate) fn read_new(&mut self) -> Option<Stored<T>> {
         let index = self.first_unread()?;
         let slot = &mut self.slots[index];
         slot.read = true;
         self.unread -= 1;
-        Some(slot.sample.clone())
+        Some(slot.stored())
     }
 
     /// The newest visible sample; every visible sample is READ afterwards (older ones are
     /// superseded by it).
-    pub(crate) fn latest(&mut self) -> Option<Sample<T>> {
+    pub(crate) fn latest(&mut self) -> Option<Stored<T>> {
         let newest = self.visible.checked_sub(1)?;
         if self.unread > 0 {
             self.slots
@@ -205,13 +240,13 @@ impl<T> HistoryCache<T> {
                 .for_each(|s| s.read = true);
             self.unread = 0;
         }
-        Some(self.slots[newest].sample.clone())
+        Some(self.slots[newest].stored())
     }
 
     /// The newest visible sample, leaving the states alone.
-    pub(crate) fn peek_latest(&self) -> Option<Sample<T>> {
+    pub(crate) fn peek_latest(&self) -> Option<Stored<T>> {
         let newest = self.visible.checked_sub(1)?;
-        Some(self.slots[newest].sample.clone())
+        Some(self.slots[newest].stored())
     }
 
     /// Marks the newest `n` visible samples READ and returns the ordinals of the oldest and
@@ -231,13 +266,39 @@ impl<T> HistoryCache<T> {
         bounds
     }
 
-    /// The oldest visible sample whose ordinal is in `from..=to`, with its ordinal: samples
-    /// taken or evicted since the window was read are skipped.
-    pub(crate) fn next_in(&self, from: u64, to: u64) -> Option<(u64, Sample<T>)> {
-        let visible = self.slots.range(..self.visible);
-        let index = visible.clone().position(|s| s.ordinal >= from)?;
+    /// The oldest visible sample whose ordinal is in `from..=to`: samples taken or evicted
+    /// since the window was read are skipped.
+    pub(crate) fn next_in(&self, from: u64, to: u64) -> Option<Stored<T>> {
+        let index = self.position(|ordinal| ordinal >= from)?;
         let slot = &self.slots[index];
-        (slot.ordinal <= to).then(|| (slot.ordinal, slot.sample.clone()))
+        (slot.ordinal <= to).then(|| slot.stored())
+    }
+
+    /// Replaces a serialized sample, if still there, by its decoded value, so that it is
+    /// decoded once however often it is read.
+    pub(crate) fn memo(&mut self, ordinal: u64, value: Arc<T>) {
+        if let Some(index) = self.position(|o| o == ordinal) {
+            self.slots[index].payload = Payload::Value(value);
+        }
+    }
+
+    /// Counts a serialized sample that failed to decode, and removes it if still there.
+    pub(crate) fn discard(&mut self, ordinal: u64) -> Option<Payload<T>> {
+        self.malformed += 1;
+        let index = self.position(|o| o == ordinal)?;
+        self.visible -= 1;
+        let slot = self.slots.remove(index)?;
+        if !slot.read {
+            self.unread -= 1;
+        }
+        Some(slot.payload)
+    }
+
+    /// The index of the first visible slot whose ordinal satisfies `test`.
+    fn position(&self, test: impl Fn(u64) -> bool) -> Option<usize> {
+        self.slots
+            .range(..self.visible)
+            .position(|s| test(s.ordinal))
     }
 
     /// Visible samples NOT_READ.
@@ -266,7 +327,7 @@ impl<T> HistoryCache<T> {
     /// Removes the oldest sample if a `KeepLast` cache holds more than its capacity (after a
     /// freeze), counting it as dropped if unread; one at a time, so that the caller frees each
     /// outside the lock.
-    pub(crate) fn evict_excess(&mut self) -> Option<Sample<T>> {
+    pub(crate) fn evict_excess(&mut self) -> Option<Payload<T>> {
         let History::KeepLast(n) = self.policy else {
             return None;
         };
@@ -276,67 +337,84 @@ impl<T> HistoryCache<T> {
         let slot = self.pop_front();
         self.visible -= 1;
         self.arrivals_evicted_unread(&slot);
-        slot.map(|s| s.sample)
+        slot.map(|s| s.payload)
     }
 
     pub(crate) fn dropped(&self) -> u64 {
         self.dropped
+    }
+
+    pub(crate) fn malformed(&self) -> u64 {
+        self.malformed
+    }
+}
+
+impl<T> Slot<T> {
+    fn stored(&self) -> Stored<T> {
+        Stored {
+            payload: self.payload.clone(),
+            info: self.info,
+            ordinal: self.ordinal,
+        }
+    }
+
+    fn into_stored(self) -> Stored<T> {
+        Stored {
+            payload: self.payload,
+            info: self.info,
+            ordinal: self.ordinal,
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sample::SampleInfo;
     use crate::{PublisherId, Time};
-    use std::sync::Arc;
 
-    fn sample(n: u64) -> Sample<u64> {
-        Sample {
-            msg: Arc::new(n),
-            info: SampleInfo {
-                publish_time: Time::ZERO,
-                receive_time: Time::ZERO,
-                publisher: PublisherId::default(),
-                sequence: n,
-            },
-        }
+    fn offer(cache: &mut HistoryCache<u64>, n: u64) -> Offer<u64> {
+        let info = SampleInfo {
+            publish_time: Time::ZERO,
+            receive_time: Time::ZERO,
+            publisher: PublisherId::default(),
+            sequence: n,
+        };
+        cache.offer(Payload::Value(Arc::new(n)), info)
     }
 
-    fn values(samples: impl IntoIterator<Item = Sample<u64>>) -> Vec<u64> {
-        samples.into_iter().map(|s| *s).collect()
+    fn value(stored: Option<Stored<u64>>) -> Option<u64> {
+        match stored?.payload {
+            Payload::Value(v) => Some(*v),
+            Payload::Serialized(_) => None,
+        }
     }
 
     #[test]
     fn a_frozen_keep_last_1_keeps_its_visible_sample_whatever_arrives() {
         let mut cache = HistoryCache::new(History::KeepLast(1));
-        cache.offer(sample(1));
+        offer(&mut cache, 1);
         cache.freeze();
         for n in 2..5 {
-            cache.offer(sample(n));
-            assert_eq!(cache.peek_latest().map(|s| *s), Some(1));
+            offer(&mut cache, n);
+            assert_eq!(value(cache.peek_latest()), Some(1));
             assert_eq!(cache.len(), 1);
         }
         // 2 and 3 were replaced while hidden: dropped unread.
         assert_eq!(cache.dropped(), 2);
         cache.freeze();
-        let evicted = std::iter::from_fn(|| cache.evict_excess()).collect::<Vec<_>>();
-        assert_eq!(
-            values(evicted),
-            [1],
-            "the old frozen sample goes at the next period"
-        );
-        assert_eq!(cache.latest().map(|s| *s), Some(4));
+        let evicted = std::iter::from_fn(|| cache.evict_excess()).count();
+        assert_eq!(evicted, 1, "the old frozen sample goes at the next period");
+        assert_eq!(value(cache.latest()), Some(4));
         assert_eq!(cache.dropped(), 3, "1 was never read");
     }
 
     #[test]
     fn keep_last_evicts_the_oldest_and_hands_it_back() {
         let mut cache = HistoryCache::new(History::KeepLast(2));
-        cache.offer(sample(1));
-        cache.offer(sample(2));
-        match cache.offer(sample(3)) {
-            Offer::StoredEvicting(s) => assert_eq!(*s, 1),
+        offer(&mut cache, 1);
+        offer(&mut cache, 2);
+        match offer(&mut cache, 3) {
+            Offer::StoredEvicting(Payload::Value(v)) => assert_eq!(*v, 1),
             other => panic!("expected an eviction, got {other:?}"),
         }
         assert_eq!(cache.dropped(), 1);
@@ -345,7 +423,7 @@ mod tests {
     #[test]
     fn a_huge_capacity_reserves_nothing() {
         let mut cache = HistoryCache::new(History::KeepAll { max: usize::MAX });
-        cache.offer(sample(1));
+        offer(&mut cache, 1);
         assert_eq!(cache.len(), 1);
         let cache = HistoryCache::<u64>::new(History::KeepLast(usize::MAX));
         assert!(cache.slots.capacity() < 64);
@@ -355,20 +433,28 @@ mod tests {
     fn window_marks_only_its_samples_read() {
         let mut cache = HistoryCache::new(History::KeepLast(5));
         (1..=4).for_each(|n| {
-            cache.offer(sample(n));
+            offer(&mut cache, n);
         });
         assert_eq!(cache.read_window(2), Some((3, 4)));
         assert_eq!(cache.unread(), 2);
-        assert_eq!(cache.next_in(3, 4).map(|(n, s)| (n, *s)), Some((3, 3)));
-        assert_eq!(cache.take_new().map(|s| *s), Some(1));
-        cache.offer(sample(5));
-        assert_eq!(cache.next_in(4, 4).map(|(n, s)| (n, *s)), Some((4, 4)));
+        assert_eq!(value(cache.next_in(3, 4)), Some(3));
+        assert_eq!(value(cache.take_new()), Some(1));
+        offer(&mut cache, 5);
+        assert_eq!(value(cache.next_in(4, 4)), Some(4));
         assert!(cache.next_in(5, 4).is_none());
-        assert_eq!(cache.take().map(|s| *s), Some(2));
-        assert_eq!(
-            cache.take().map(|s| *s),
-            Some(3),
-            "take takes read samples too"
-        );
+        assert_eq!(value(cache.take()), Some(2));
+        assert_eq!(value(cache.take()), Some(3), "take takes read samples too");
+    }
+
+    #[test]
+    fn a_discarded_sample_leaves_the_counts_consistent() {
+        let mut cache = HistoryCache::new(History::KeepLast(5));
+        (1..=3).for_each(|n| {
+            offer(&mut cache, n);
+        });
+        cache.read_new();
+        assert!(cache.discard(2).is_some());
+        assert_eq!((cache.len(), cache.unread(), cache.malformed()), (2, 1, 1));
+        assert_eq!(value(cache.take_new()), Some(3));
     }
 }

@@ -60,7 +60,7 @@ mod trigger;
 
 pub use callback_group::{CallbackGroup, CallbackGroupKind};
 pub use clock::{Clock, ClockKind, Time};
-pub use context::{Context, TopicError};
+pub use context::{Context, ContextBuilder, TopicError};
 pub use executor::{
     AddError, CallbackExecutor, EventsExecutor, Executor, ExecutorStats, ExecutorThread,
     ExecutorThreadBuilder, JoinError, LetExecutor, SpawnError, SpinError, SpinOutcome, StopHandle,
@@ -75,4 +75,5 @@ pub use node::{
 pub use publisher::{Loan, Publisher};
 pub use sample::{PublisherId, Sample, SampleInfo};
 pub use subscription::{Probe, Subscription, TakeAll, Window};
+pub use transport::intra::LocalDelivery;
 pub use trigger::{Activation, Trigger, TriggerError};

@@ -43,6 +43,8 @@ pub(crate) struct PublisherShared<T> {
     /// The last sequence number sent. Held while a sample is delivered, so that threads sharing
     /// a publisher deliver in sequence order: a gap always means a loss.
     sequence: Mutex<u64>,
+    /// Messages that a serialized path could not encode (see [`Publisher::encode_errors`]).
+    encode_errors: AtomicU64,
     /// Set by a LET executor: publications wait there until the period ends.
     outbox: OnceLock<Arc<Outbox>>,
     loans: Mutex<LoanPool<T>>,
@@ -78,6 +80,7 @@ impl<T: Message> Publisher<T> {
                 topic,
                 id: next_publisher_id(),
                 sequence: Mutex::new(0),
+                encode_errors: AtomicU64::new(0),
                 outbox: OnceLock::new(),
                 loans: Mutex::new(LoanPool {
                     slots: Vec::new(),
@@ -152,6 +155,14 @@ impl<T: Message> Publisher<T> {
         self.shared.id
     }
 
+    /// Messages that had to be serialized and could not be, since creation: their type uses a
+    /// serde construct without a CDR form (a map, an `Option`, ...). Such a message reaches no
+    /// subscription that needs it serialized. Always 0 for message types that come from
+    /// `.msg` definitions.
+    pub fn encode_errors(&self) -> u64 {
+        self.shared.encode_errors.load(Ordering::Relaxed)
+    }
+
     /// The number of intra-process subscriptions on the topic.
     pub fn subscription_count(&self) -> usize {
         self.shared.topic.subscriber_count()
@@ -192,7 +203,9 @@ impl<T: Message> PublisherShared<T> {
             publisher: self.id,
             sequence: *sequence,
         };
-        self.topic.deliver(msg, info);
+        if self.topic.deliver(msg, info).is_err() {
+            self.encode_errors.fetch_add(1, Ordering::Relaxed);
+        }
     }
 }
 

@@ -35,7 +35,8 @@ pub struct SampleInfo {
 
 /// A message taken or read from a subscription: shared, never copied.
 ///
-/// Dereferences to the message.
+/// Dereferences to the message. Cloning a sample is cheap (a reference count), so keep the
+/// sample itself to hold on to a message beyond the code that took it.
 ///
 /// # Examples
 /// ```
@@ -61,11 +62,6 @@ impl<T> Sample<T> {
     /// The delivery facts.
     pub fn info(&self) -> &SampleInfo {
         &self.info
-    }
-
-    /// The shared message itself, for keeping beyond this sample without a copy.
-    pub fn message(&self) -> &Arc<T> {
-        &self.msg
     }
 }
 

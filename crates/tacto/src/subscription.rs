@@ -7,9 +7,9 @@
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
-use crate::history::{History, HistoryCache, Offer};
+use crate::history::{History, HistoryCache, Offer, Payload, Stored};
 use crate::message::Message;
-use crate::sample::Sample;
+use crate::sample::{Sample, SampleInfo};
 use crate::transport::intra::Topic;
 
 /// Told by an inbox that a sample arrived; implemented by each executor's wake-up path.
@@ -35,7 +35,7 @@ impl<T> fmt::Debug for Inbox<T> {
     }
 }
 
-impl<T> Inbox<T> {
+impl<T: Message> Inbox<T> {
     fn new(history: History) -> Self {
         Inbox {
             cache: Mutex::new(HistoryCache::new(history)),
@@ -54,17 +54,65 @@ impl<T> Inbox<T> {
     }
 
     pub(crate) fn latest(&self) -> Option<Sample<T>> {
-        self.cache().latest()
+        self.get(true, HistoryCache::latest)
     }
 
-    pub(crate) fn deliver(&self, sample: Sample<T>) {
-        let offer = self.cache().offer(sample);
+    /// Stores a shared message; called by the transports, on their threads.
+    pub(crate) fn deliver(&self, msg: Arc<T>, info: SampleInfo) {
+        self.offer(Payload::Value(msg), info);
+    }
+
+    /// Stores a CDR-serialized message, decoded only when a reader asks for it.
+    pub(crate) fn deliver_serialized(&self, bytes: Arc<[u8]>, info: SampleInfo) {
+        self.offer(Payload::Serialized(bytes), info);
+    }
+
+    fn offer(&self, payload: Payload<T>, info: SampleInfo) {
+        let offer = self.cache().offer(payload, info);
         // Freed here, after the lock: a large message must not be freed under it.
         if let Offer::StoredEvicting(evicted) = offer {
             drop(evicted);
         }
         if let Some(listener) = self.listener.get() {
             listener.on_sample();
+        }
+    }
+
+    /// Runs `op` on the cache and turns what it returns into a sample, decoding a serialized
+    /// one outside the lock. A sample `op` removed (`keeps` false) is decoded and forgotten;
+    /// one it left (`keeps` true) keeps its decoded value. A sample that fails to decode is
+    /// discarded and counted (see [`Subscription::malformed`]), and `op` runs again.
+    fn get(
+        &self,
+        keeps: bool,
+        mut op: impl FnMut(&mut HistoryCache<T>) -> Option<Stored<T>>,
+    ) -> Option<Sample<T>> {
+        loop {
+            let Stored {
+                payload,
+                info,
+                ordinal,
+            } = op(&mut self.cache())?;
+            let bytes = match payload {
+                Payload::Value(msg) => return Some(Sample { msg, info }),
+                Payload::Serialized(bytes) => bytes,
+            };
+            match crate::cdr::from_bytes::<T>(&bytes) {
+                Ok(msg) => {
+                    let msg = Arc::new(msg);
+                    if keeps {
+                        self.cache().memo(ordinal, msg.clone());
+                    }
+                    return Some(Sample { msg, info });
+                }
+                Err(_) if keeps => {
+                    let discarded = self.cache().discard(ordinal);
+                    drop(discarded);
+                }
+                Err(_) => {
+                    self.cache().discard(ordinal);
+                }
+            }
         }
     }
 }
@@ -80,7 +128,7 @@ pub(crate) trait Input: Send + Sync + fmt::Debug {
     fn freeze(&self);
 }
 
-impl<T: Send + Sync> Input for Inbox<T> {
+impl<T: Message> Input for Inbox<T> {
     fn unread(&self) -> usize {
         self.cache().unread()
     }
@@ -174,12 +222,12 @@ impl<T: Message> Subscription<T> {
 
     /// Removes and returns the oldest sample, read or not.
     pub fn take(&self) -> Option<Sample<T>> {
-        self.inbox.cache().take()
+        self.inbox.get(false, HistoryCache::take)
     }
 
     /// Removes and returns the oldest sample not read yet.
     pub fn take_new(&self) -> Option<Sample<T>> {
-        self.inbox.cache().take_new()
+        self.inbox.get(false, HistoryCache::take_new)
     }
 
     /// Takes every sample in the history now, read or not, oldest first.
@@ -195,7 +243,7 @@ impl<T: Message> Subscription<T> {
 
     /// Returns the oldest sample not read yet, without removing it, and marks it read.
     pub fn read_new(&self) -> Option<Sample<T>> {
-        self.inbox.cache().read_new()
+        self.inbox.get(true, HistoryCache::read_new)
     }
 
     /// Returns the newest sample, read or not, and marks every sample read.
@@ -204,7 +252,7 @@ impl<T: Message> Subscription<T> {
     /// until something new arrives. The samples stay in the history for
     /// [`take`](Self::take), [`take_all`](Self::take_all) and [`window`](Self::window).
     pub fn latest(&self) -> Option<Sample<T>> {
-        self.inbox.cache().latest()
+        self.inbox.latest()
     }
 
     /// The newest `n` samples (fewer if the history holds fewer), oldest first, left in the
@@ -259,6 +307,13 @@ impl<T: Message> Subscription<T> {
     /// `KeepLast`, or arrivals refused by a full `KeepAll`.
     pub fn dropped(&self) -> u64 {
         self.inbox.cache().dropped()
+    }
+
+    /// Samples from another transport or message type that failed to decode as `T`, since
+    /// creation: each was discarded when a read or take reached it, and the read or take went
+    /// on to the next sample. Never from this process's own publishers of `T`.
+    pub fn malformed(&self) -> u64 {
+        self.inbox.cache().malformed()
     }
 
     /// The topic's name.
@@ -317,17 +372,14 @@ impl<T: Message> Iterator for Window<'_, T> {
 
     fn next(&mut self) -> Option<Sample<T>> {
         let (from, to) = self.bounds?;
-        let found = self.sub.inbox.cache().next_in(from, to);
-        match found {
-            Some((ordinal, sample)) => {
-                self.bounds = Some((ordinal + 1, to));
-                Some(sample)
-            }
-            None => {
-                self.bounds = None;
-                None
-            }
-        }
+        let mut next = None;
+        let sample = self.sub.inbox.get(true, |cache| {
+            let stored = cache.next_in(from, to)?;
+            next = Some(stored.ordinal + 1);
+            Some(stored)
+        });
+        self.bounds = next.filter(|_| sample.is_some()).map(|next| (next, to));
+        sample
     }
 }
 
@@ -351,7 +403,7 @@ impl<T> Clone for Probe<T> {
     }
 }
 
-impl<T> Probe<T> {
+impl<T: Message> Probe<T> {
     /// True if the subscription has unread samples.
     pub fn has_new(&self) -> bool {
         self.unread() > 0
@@ -364,6 +416,62 @@ impl<T> Probe<T> {
 
     /// The newest sample, without marking anything read.
     pub fn peek_latest(&self) -> Option<Sample<T>> {
-        self.inbox.cache().peek_latest()
+        self.inbox.get(true, |cache| cache.peek_latest())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::Time;
+    use crate::msg::std_msgs::String as Text;
+    use crate::sample::PublisherId;
+
+    fn info(sequence: u64) -> SampleInfo {
+        SampleInfo {
+            publish_time: Time::ZERO,
+            receive_time: Time::ZERO,
+            publisher: PublisherId::default(),
+            sequence,
+        }
+    }
+
+    fn serialized(data: &str) -> Arc<[u8]> {
+        crate::cdr::to_vec(&Text { data: data.into() })
+            .unwrap()
+            .into()
+    }
+
+    #[test]
+    fn a_malformed_sample_is_discarded_and_counted_and_the_next_one_served() {
+        let ctx = crate::Context::new();
+        let mut node = ctx.node("reader").unwrap();
+        let sub = node.subscription::<Text>("chat").create().unwrap();
+        sub.inbox.deliver_serialized(serialized("first"), info(1));
+        sub.inbox
+            .deliver_serialized(Arc::from(&[0u8, 1, 0, 0, 0xff][..]), info(2));
+        sub.inbox.deliver_serialized(serialized("third"), info(3));
+
+        assert_eq!(sub.take().unwrap().data, "first");
+        assert_eq!(
+            sub.read_new().unwrap().data,
+            "third",
+            "the malformed one was skipped"
+        );
+        assert_eq!((sub.malformed(), sub.len(), sub.unread()), (1, 1, 0));
+        let window: Vec<_> = sub.window(5).map(|s| s.data.clone()).collect();
+        assert_eq!(window, ["third"]);
+    }
+
+    #[test]
+    fn a_serialized_sample_is_decoded_once_however_often_it_is_read() {
+        let ctx = crate::Context::new();
+        let mut node = ctx.node("reader").unwrap();
+        let sub = node.subscription::<Text>("chat").create().unwrap();
+        sub.inbox.deliver_serialized(serialized("once"), info(1));
+
+        let first = sub.latest().unwrap();
+        let again = sub.latest().unwrap();
+        assert!(std::ptr::eq(&*first, &*again), "the decoded value was kept");
     }
 }

@@ -342,3 +342,54 @@ fn node_names_that_break_the_ros_rules_are_refused() {
     }
     assert!(ctx.node("_my_node2").is_ok());
 }
+
+/// Counts decodes: a polling node that only looks at the latest sample must not pay one per
+/// arrival when samples come serialized.
+mod lazy_decoding {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use serde::{Deserialize, Serialize};
+    use tacto::{Context, History, LocalDelivery, Message};
+
+    static DECODES: AtomicUsize = AtomicUsize::new(0);
+
+    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    #[serde(from = "u32")]
+    struct Counted(u32);
+
+    impl From<u32> for Counted {
+        fn from(value: u32) -> Self {
+            DECODES.fetch_add(1, Ordering::SeqCst);
+            Counted(value)
+        }
+    }
+
+    impl Message for Counted {
+        const TYPE_NAME: &'static str = "test_msgs/msg/Counted";
+    }
+
+    #[test]
+    fn serialized_samples_are_decoded_only_when_read() {
+        let ctx = Context::builder()
+            .local_delivery(LocalDelivery::Serialized)
+            .build();
+        let mut node = ctx.node("lazy").unwrap();
+        let publisher = node.publisher::<Counted>("counted").create().unwrap();
+        let sub = node
+            .subscription::<Counted>("counted")
+            .history(History::KeepLast(10))
+            .create()
+            .unwrap();
+        for n in 0..100 {
+            publisher.publish(Counted(n));
+        }
+        assert_eq!(DECODES.load(Ordering::SeqCst), 0, "nothing read yet");
+        assert_eq!(sub.latest().unwrap().0, 99);
+        assert_eq!(sub.latest().unwrap().0, 99);
+        assert_eq!(
+            DECODES.load(Ordering::SeqCst),
+            1,
+            "one decode for two looks"
+        );
+    }
+}
