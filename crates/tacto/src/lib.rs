@@ -50,6 +50,7 @@ mod history;
 mod message;
 pub mod msg;
 mod node;
+mod pi_mutex;
 mod publisher;
 mod sample;
 pub mod shutdown;

@@ -4,10 +4,11 @@ use std::any::Any;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, OnceLock};
 
 use crate::clock::system_now;
 use crate::message::Message;
+use crate::pi_mutex::PiMutex;
 use crate::sample::{PublisherId, SampleInfo};
 use crate::transport::intra::Topic;
 
@@ -42,12 +43,12 @@ pub(crate) struct PublisherShared<T> {
     id: PublisherId,
     /// The last sequence number sent. Held while a sample is delivered, so that threads sharing
     /// a publisher deliver in sequence order: a gap always means a loss.
-    sequence: Mutex<u64>,
+    sequence: PiMutex<u64>,
     /// Messages that a serialized path could not encode (see [`Publisher::encode_errors`]).
     encode_errors: AtomicU64,
     /// Set by a LET executor: publications wait there until the period ends.
     outbox: OnceLock<Arc<Outbox>>,
-    loans: Mutex<LoanPool<T>>,
+    loans: PiMutex<LoanPool<T>>,
 }
 
 struct LoanPool<T> {
@@ -79,10 +80,10 @@ impl<T: Message> Publisher<T> {
             shared: Arc::new(PublisherShared {
                 topic,
                 id: next_publisher_id(),
-                sequence: Mutex::new(0),
+                sequence: PiMutex::new(0),
                 encode_errors: AtomicU64::new(0),
                 outbox: OnceLock::new(),
-                loans: Mutex::new(LoanPool {
+                loans: PiMutex::new(LoanPool {
                     slots: Vec::new(),
                     next: 0,
                 }),
@@ -130,11 +131,7 @@ impl<T: Message> Publisher<T> {
         T: Default,
     {
         let reusable = {
-            let mut pool = self
-                .shared
-                .loans
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
+            let mut pool = self.shared.loans.lock();
             let found = pool.slots.iter().position(|m| Arc::strong_count(m) == 1);
             found.map(|i| pool.slots.swap_remove(i))
         };
@@ -174,11 +171,7 @@ impl<T: Message> Publisher<T> {
 
     fn publish_loan(&self, msg: Arc<T>) {
         {
-            let mut pool = self
-                .shared
-                .loans
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
+            let mut pool = self.shared.loans.lock();
             if pool.slots.len() < LOAN_POOL {
                 pool.slots.push(msg.clone());
             } else {
@@ -193,7 +186,7 @@ impl<T: Message> Publisher<T> {
 
 impl<T: Message> PublisherShared<T> {
     fn send(&self, msg: Arc<T>) {
-        let mut sequence = self.sequence.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut sequence = self.sequence.lock();
         *sequence += 1;
         // Intra-process delivery is immediate: one clock read stamps both ends.
         let now = system_now();
@@ -271,7 +264,7 @@ pub(crate) type Deferred = (Arc<dyn Output>, Arc<dyn Any + Send + Sync>);
 /// Bounded: past `capacity` per period, further publications are dropped and counted
 /// (an overrun node must not grow memory without limit).
 pub(crate) struct Outbox {
-    pending: Mutex<Vec<Deferred>>,
+    pending: PiMutex<Vec<Deferred>>,
     capacity: usize,
     dropped: AtomicU64,
 }
@@ -290,14 +283,14 @@ impl Outbox {
         Outbox {
             // Grows to the busiest period's size, then is reused: a capacity far above the
             // real load costs nothing.
-            pending: Mutex::new(Vec::new()),
+            pending: PiMutex::new(Vec::new()),
             capacity,
             dropped: AtomicU64::new(0),
         }
     }
 
     fn defer<T: Message>(&self, publisher: Arc<PublisherShared<T>>, msg: Arc<T>) {
-        let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut pending = self.pending.lock();
         if pending.len() < self.capacity {
             pending.push((publisher, msg));
         } else {
@@ -307,10 +300,7 @@ impl Outbox {
 
     /// Sends everything held back, in publication order, into `scratch`'s reused buffer.
     pub(crate) fn flush(&self, scratch: &mut Vec<Deferred>) {
-        std::mem::swap(
-            &mut *self.pending.lock().unwrap_or_else(PoisonError::into_inner),
-            scratch,
-        );
+        std::mem::swap(&mut *self.pending.lock(), scratch);
         for (publisher, msg) in scratch.drain(..) {
             publisher.send_any(msg);
         }

@@ -5,10 +5,11 @@
 //! [`Trigger`](crate::Trigger) wakes an executor when a sample arrives.
 
 use std::fmt;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Arc, OnceLock};
 
 use crate::history::{History, HistoryCache, Offer, Payload, Stored};
 use crate::message::Message;
+use crate::pi_mutex::{PiGuard, PiMutex};
 use crate::sample::{Sample, SampleInfo};
 use crate::transport::intra::Topic;
 
@@ -22,7 +23,8 @@ pub(crate) trait Listener: Send + Sync + fmt::Debug {
 
 /// The receiving end of one subscription, shared with the transports that fill it.
 pub(crate) struct Inbox<T> {
-    cache: Mutex<HistoryCache<T>>,
+    /// Priority-inheriting: a real-time publisher may wait here for a reader of normal priority.
+    cache: PiMutex<HistoryCache<T>>,
     /// Set once, by the executor that runs the node this subscription triggers.
     listener: OnceLock<Arc<dyn Listener>>,
 }
@@ -38,14 +40,13 @@ impl<T> fmt::Debug for Inbox<T> {
 impl<T: Message> Inbox<T> {
     fn new(history: History) -> Self {
         Inbox {
-            cache: Mutex::new(HistoryCache::new(history)),
+            cache: PiMutex::new(HistoryCache::new(history)),
             listener: OnceLock::new(),
         }
     }
 
-    /// Our code never panics while holding the lock, so a poisoned lock still holds a valid cache.
-    fn cache(&self) -> MutexGuard<'_, HistoryCache<T>> {
-        self.cache.lock().unwrap_or_else(PoisonError::into_inner)
+    fn cache(&self) -> PiGuard<'_, HistoryCache<T>> {
+        self.cache.lock()
     }
 
     /// Sets the listener; false if one is set already (a subscription wakes one executor).

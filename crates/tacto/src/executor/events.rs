@@ -16,7 +16,7 @@
 use std::collections::VecDeque;
 use std::fmt;
 use std::io;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::dispatch::{self, Entry, steady_time};
@@ -25,6 +25,7 @@ use super::signal::Signal;
 use super::{AddError, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle};
 use crate::clock::{ClockKind, Time, os_now};
 use crate::node::Node;
+use crate::pi_mutex::{PiGuard, PiMutex};
 use crate::subscription::Listener;
 
 /// Runs one executable per event, in the order events arrive: rclcpp's `EventsExecutor`, with a
@@ -168,7 +169,7 @@ impl EventsExecutor {
         };
         Ok(EventsExecutor {
             queue: Arc::new(EventQueue {
-                ring: Mutex::new(ring),
+                ring: PiMutex::new(ring),
                 signal: poller.signal().clone(),
             }),
             poller,
@@ -354,7 +355,8 @@ pub enum EventsExecutorCreateError {
 /// which tacto keeps to FFI boundaries, and could not update the queue and an executable's
 /// counts in one step, which the overflow policy relies on.
 struct EventQueue {
-    ring: Mutex<Ring>,
+    /// Priority-inheriting: publishers of any priority queue events here.
+    ring: PiMutex<Ring>,
     signal: Arc<Signal>,
 }
 
@@ -370,9 +372,8 @@ impl fmt::Debug for EventQueue {
 }
 
 impl EventQueue {
-    /// Our code never panics while holding the lock, so a poisoned lock still holds a valid ring.
-    fn lock(&self) -> MutexGuard<'_, Ring> {
-        self.ring.lock().unwrap_or_else(PoisonError::into_inner)
+    fn lock(&self) -> PiGuard<'_, Ring> {
+        self.ring.lock()
     }
 }
 

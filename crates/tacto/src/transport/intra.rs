@@ -5,10 +5,11 @@
 //! [`LocalDelivery::Serialized`] the message is encoded to CDR once instead, and each
 //! subscription decodes it when its node reads it: the path of a sample from another process.
 
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::Arc;
 
 use crate::cdr::EncodeError;
 use crate::message::Message;
+use crate::pi_mutex::PiMutex;
 use crate::sample::SampleInfo;
 use crate::subscription::Inbox;
 
@@ -56,7 +57,11 @@ impl LocalDelivery {
 pub(crate) struct Topic<T> {
     name: String,
     delivery: LocalDelivery,
-    subscribers: RwLock<Vec<Arc<Inbox<T>>>>,
+    /// Copied on write: a publisher takes the list under the lock for as long as one
+    /// reference count takes, then delivers outside it, so subscribing never waits for a
+    /// delivery and a delivery never waits for more than that. Priority-inheriting, as
+    /// publishers of any priority take it.
+    subscribers: PiMutex<Arc<[Arc<Inbox<T>>]>>,
 }
 
 impl<T: Message> Topic<T> {
@@ -64,7 +69,7 @@ impl<T: Message> Topic<T> {
         Topic {
             name: name.to_owned(),
             delivery,
-            subscribers: RwLock::new(Vec::new()),
+            subscribers: PiMutex::new(Arc::new([])),
         }
     }
 
@@ -76,10 +81,7 @@ impl<T: Message> Topic<T> {
     /// the others a clone (one atomic increment each). Under serialized delivery, fails if
     /// `msg` has no CDR form; nobody receives it then.
     pub(crate) fn deliver(&self, msg: Arc<T>, info: SampleInfo) -> Result<(), EncodeError> {
-        let subscribers = self
-            .subscribers
-            .read()
-            .unwrap_or_else(PoisonError::into_inner);
+        let subscribers = self.subscribers.lock().clone();
         if self.delivery == LocalDelivery::Serialized && !subscribers.is_empty() {
             let bytes: Arc<[u8]> = crate::cdr::to_vec(&*msg)?.into();
             for inbox in subscribers.iter() {
@@ -95,24 +97,24 @@ impl<T: Message> Topic<T> {
     }
 
     pub(crate) fn subscribe(&self, inbox: Arc<Inbox<T>>) {
-        self.subscribers
-            .write()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(inbox);
+        let mut subscribers = self.subscribers.lock();
+        let with: Arc<[_]> = subscribers.iter().cloned().chain([inbox]).collect();
+        *subscribers = with;
     }
 
     pub(crate) fn unsubscribe(&self, inbox: &Arc<Inbox<T>>) {
-        let mut subscribers = self
-            .subscribers
-            .write()
-            .unwrap_or_else(PoisonError::into_inner);
-        subscribers.retain(|s| !Arc::ptr_eq(s, inbox));
+        let mut subscribers = self.subscribers.lock();
+        let without: Arc<[_]> = (subscribers.iter())
+            .filter(|s| !Arc::ptr_eq(s, inbox))
+            .cloned()
+            .collect();
+        // The old list may be the last reference to inboxes; it goes after the lock.
+        let old = std::mem::replace(&mut *subscribers, without);
+        drop(subscribers);
+        drop(old);
     }
 
     pub(crate) fn subscriber_count(&self) -> usize {
-        self.subscribers
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .len()
+        self.subscribers.lock().len()
     }
 }
