@@ -59,8 +59,9 @@ pub trait Executor: Send {
     fn stats(&self) -> ExecutorStats;
 
     /// Runs for `duration` (or until stopped); the usual way to run an executor in a test.
+    /// A duration too long for the OS's clock (such as `Duration::MAX`) sets no deadline.
     fn spin_for(&mut self, duration: Duration) -> Result<SpinOutcome, SpinError> {
-        self.spin_until(Some(Instant::now() + duration))
+        self.spin_until(Instant::now().checked_add(duration))
     }
 
     /// Runs until stopped, by a [`StopHandle`], SIGINT or SIGTERM.
