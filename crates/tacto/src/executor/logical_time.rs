@@ -384,6 +384,7 @@ impl Executor for LetExecutor {
     }
 
     fn spin_until(&mut self, deadline: Option<Instant>) -> Result<SpinOutcome, SpinError> {
+        self.poller.check_process()?;
         let deadline = deadline.map(steady_time);
         let (period, kind) = (self.period, self.kind);
         loop {

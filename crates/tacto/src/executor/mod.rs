@@ -110,6 +110,11 @@ pub enum SpinError {
     /// The OS refused to start a worker thread of a [`ThreadPoolExecutor`].
     #[error("starting a worker thread failed: {0}")]
     Spawn(io::Error),
+    /// The executor was created before this process was forked from its parent: its epoll
+    /// set, eventfd and timerfd are the parent's too, so it would wake and re-arm the parent's
+    /// executor. Create executors in the child (see [`crate::shutdown`]).
+    #[error("the executor was created before a fork: create a new one in the child process")]
+    CreatedBeforeFork,
 }
 
 /// Why a node could not be added to an executor.

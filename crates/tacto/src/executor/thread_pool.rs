@@ -263,6 +263,7 @@ impl Executor for ThreadPoolExecutor {
     }
 
     fn spin_until(&mut self, deadline: Option<Instant>) -> Result<SpinOutcome, SpinError> {
+        self.poller.check_process()?;
         let (threads, executables) = (self.threads.get(), self.entries.len());
         let pool = Pool {
             signal: self.poller.signal().clone(),
