@@ -123,7 +123,9 @@ impl Trigger {
         Self::with_rule(Rule::When(Box::new(condition)))
     }
 
-    /// Runs once per `period`.
+    /// Runs once per `period`, from [`MIN_PERIOD`](Self::MIN_PERIOD) to
+    /// [`MAX_PERIOD`](Self::MAX_PERIOD): a node refuses other periods
+    /// ([`TriggerError::PeriodTooShort`], [`TriggerError::PeriodTooLong`]).
     pub fn every(period: Duration) -> Self {
         Trigger {
             period: Some(period),

@@ -287,7 +287,8 @@ impl LetExecutor {
         Self::builder(period).build()
     }
 
-    /// Starts configuring an executor with period `period`.
+    /// Starts configuring an executor with period `period`, from [`Trigger::MIN_PERIOD`] to
+    /// [`Trigger::MAX_PERIOD`] ([`build`](LetBuilder::build) refuses others).
     pub fn builder(period: Duration) -> LetBuilder {
         LetBuilder {
             period,
