@@ -17,7 +17,9 @@ use crate::subscription::{Inbox, Listener, Subscription};
 
 /// A point in time: signed nanoseconds since the epoch of the clock that produced it.
 ///
-/// Steady time counts from boot, system and ROS time from the Unix epoch.
+/// Steady time counts from boot, system and ROS time from the Unix epoch. Adding or
+/// subtracting a `Duration` saturates at the ends of the range (about 292 years either side of
+/// the epoch) instead of overflowing: a deadline that far away is never reached.
 ///
 /// # Examples
 /// ```
@@ -27,6 +29,7 @@ use crate::subscription::{Inbox, Listener, Subscription};
 /// let t = Time::from_nanos(1_500_000_000);
 /// assert_eq!(t + Duration::from_millis(500), Time::from_nanos(2_000_000_000));
 /// assert_eq!(Time::from_nanos(2_000_000_000) - t, Duration::from_millis(500));
+/// assert_eq!(t + Duration::MAX, Time::from_nanos(i64::MAX));
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Time {

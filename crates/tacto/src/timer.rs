@@ -10,6 +10,11 @@
 //!
 //! If the clock jumps backwards by more than a period (a simulation restarting `/clock`), the
 //! schedule restarts from the new time.
+//!
+//! # Far deadlines
+//! Periods are at most [`Trigger::MAX_PERIOD`](crate::Trigger::MAX_PERIOD), but a deadline
+//! is a time plus a period and may still lie beyond what a [`Time`] can count: it then
+//! saturates to the last representable time, and the schedule never fires again.
 
 use std::time::Duration;
 
@@ -20,6 +25,8 @@ pub(crate) struct Schedule {
     period: Duration,
     clock: ClockKind,
     next: Time,
+    /// The deadline the last [`fire`](Self::fire) served.
+    served: Time,
 }
 
 impl Schedule {
@@ -28,6 +35,7 @@ impl Schedule {
             period,
             clock,
             next: now + period,
+            served: now,
         }
     }
 
@@ -47,14 +55,19 @@ impl Schedule {
             return None;
         }
         let period = duration_nanos(self.period).max(1);
-        let missed = (now.as_nanos() - self.next.as_nanos()) / period;
-        self.next = Time::from_nanos(self.next.as_nanos() + (missed + 1) * period);
+        let (now, next) = (now.as_nanos(), self.next.as_nanos());
+        // Saturating: `now - next` of a schedule laid at the dawn of `Time` (a LET grid of
+        // centuries starts at `now - period`), and the next deadline, may not fit.
+        let missed = now.saturating_sub(next) / period;
+        // At most `now`: fits.
+        self.served = Time::from_nanos(next + missed * period);
+        self.next = Time::from_nanos(next.saturating_add((missed + 1).saturating_mul(period)));
         Some(missed as u64)
     }
 
-    /// The next deadline, on the schedule's clock.
-    pub(crate) fn next(&self) -> Time {
-        self.next
+    /// The deadline the last [`fire`](Self::fire) served: the start of the period it began.
+    pub(crate) fn served(&self) -> Time {
+        self.served
     }
 
     /// The next deadline on the steady clock, for the OS wait; `None` while ROS time is
@@ -86,6 +99,20 @@ mod tests {
         assert_eq!(s.fire(Time::from_nanos(45 * MS)), Some(2));
         assert_eq!(s.fire(Time::from_nanos(49 * MS)), None);
         assert_eq!(s.fire(Time::from_nanos(50 * MS)), Some(0));
+    }
+
+    #[test]
+    fn a_deadline_beyond_the_range_of_time_saturates_and_never_comes() {
+        let period = Duration::from_nanos(i64::MAX as u64);
+        let mut s = Schedule::new(period, ClockKind::Steady, Time::from_nanos(i64::MIN + 1));
+        assert_eq!(s.fire(Time::from_nanos(0)), Some(0));
+        assert_eq!(s.served(), Time::from_nanos(0));
+        // Due at 0 + period = i64::MAX, the last time there is.
+        assert_eq!(s.fire(Time::from_nanos(i64::MAX - 1)), None);
+        // Laid later on the same grid, the next deadline would be past the end: saturated.
+        let mut s = Schedule::new(period, ClockKind::Steady, Time::from_nanos(-1));
+        assert_eq!(s.fire(Time::from_nanos(i64::MAX - 1)), Some(0));
+        assert_eq!(s.fire(Time::from_nanos(i64::MAX - 1)), None);
     }
 
     #[test]

@@ -90,6 +90,19 @@ impl fmt::Debug for Trigger {
 }
 
 impl Trigger {
+    /// The shortest period of a [periodic](Trigger::every) trigger, and of a
+    /// [`LetExecutor`](crate::LetExecutor): 100 µs, 10 kHz.
+    ///
+    /// Each period costs a wake-up of the executor's thread, tens of microseconds of CPU, so
+    /// a period much shorter than this would spend a core on waking alone, and a timer of
+    /// 1 ns would spin it. Code that must run faster is a driver: give it a
+    /// [readable](Trigger::readable) trigger on its device's fd, which the device paces.
+    pub const MIN_PERIOD: Duration = Duration::from_micros(100);
+
+    /// The longest period: `i64::MAX` nanoseconds (about 292 years), the span a [`Time`] can
+    /// count.
+    pub const MAX_PERIOD: Duration = Duration::from_nanos(i64::MAX as u64);
+
     fn with_rule(rule: Rule) -> Self {
         Trigger {
             inputs: Vec::new(),
@@ -124,7 +137,9 @@ impl Trigger {
         Self::with_rule(Rule::When(Box::new(condition)))
     }
 
-    /// Runs once per `period`.
+    /// Runs once per `period`, from [`MIN_PERIOD`](Self::MIN_PERIOD) to
+    /// [`MAX_PERIOD`](Self::MAX_PERIOD): a node refuses other periods
+    /// ([`TriggerError::PeriodTooShort`], [`TriggerError::PeriodTooLong`]).
     pub fn every(period: Duration) -> Self {
         Trigger {
             period: Some(period),
@@ -241,9 +256,19 @@ impl Trigger {
 /// Why a trigger was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum TriggerError {
-    /// `Trigger::every` with a zero period would run without pause.
-    #[error("a periodic trigger needs a period above zero")]
-    ZeroPeriod,
+    /// The period is shorter than [`Trigger::MIN_PERIOD`] (zero included): the executor would
+    /// do little but wake.
+    #[error(
+        "a periodic trigger's period must be at least {:?}",
+        Trigger::MIN_PERIOD
+    )]
+    PeriodTooShort,
+    /// The period is longer than [`Trigger::MAX_PERIOD`], the span a [`Time`] can count.
+    #[error(
+        "a periodic trigger's period must be at most {:?}",
+        Trigger::MAX_PERIOD
+    )]
+    PeriodTooLong,
     /// A subscription trigger names no subscription, so it could never fire.
     #[error("the trigger names no subscription (add one with .with(&sub))")]
     NoInputs,
@@ -261,7 +286,8 @@ impl Trigger {
     pub(crate) fn validate(&self) -> Result<(), TriggerError> {
         let readable = matches!(self.rule, Rule::Readable(_));
         match self.period {
-            Some(p) if p.is_zero() => Err(TriggerError::ZeroPeriod),
+            Some(p) if p < Self::MIN_PERIOD => Err(TriggerError::PeriodTooShort),
+            Some(p) if p > Self::MAX_PERIOD => Err(TriggerError::PeriodTooLong),
             Some(_) if !self.inputs.is_empty() => Err(TriggerError::PeriodWithInputs),
             None if readable && !self.inputs.is_empty() => Err(TriggerError::ReadableWithInputs),
             None if !readable && self.inputs.is_empty() => Err(TriggerError::NoInputs),

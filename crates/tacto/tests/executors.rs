@@ -1,17 +1,20 @@
 //! Executors: the order they run things in, the nodes they refuse, and how a spin ends.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use tacto::msg::std_msgs::{Empty, String as Text};
 use tacto::{
-    AddError, CallbackExecutor, Context, Executor, History, Publisher, SpinOutcome, Trigger,
-    WaitSetExecutor,
+    AddError, CallbackExecutor, Context, EventsExecutor, Executor, History, LetExecutor, Publisher,
+    SpinOutcome, ThreadPoolExecutor, Trigger, WaitSetExecutor,
 };
 
 /// Long enough for an executor to run everything already ready.
 const SETTLE: Duration = Duration::from_millis(30);
+
+/// Long enough never to run out on a slow, loaded machine; reaching it means the test failed.
+const PATIENCE: Duration = Duration::from_secs(30);
 
 /// What nodes did, in order.
 #[derive(Debug, Clone, Default)]
@@ -236,5 +239,38 @@ fn spin_for_returns_elapsed_once_its_time_is_up() {
         let start = Instant::now();
         assert_eq!(executor.spin_for(SETTLE).unwrap(), SpinOutcome::Elapsed);
         assert!(start.elapsed() >= SETTLE);
+    }
+}
+
+#[test]
+fn spin_for_duration_max_runs_until_stopped() {
+    let executors: Vec<Box<dyn Executor>> = vec![
+        Box::new(WaitSetExecutor::new().unwrap()),
+        Box::new(CallbackExecutor::new().unwrap()),
+        Box::new(EventsExecutor::new().unwrap()),
+        Box::new(ThreadPoolExecutor::builder().threads(2).build().unwrap()),
+        Box::new(LetExecutor::new(Duration::from_millis(1)).unwrap()),
+    ];
+    for mut executor in executors {
+        let ctx = Context::new();
+        let mut node = ctx.node("ticking").unwrap();
+        let (tx, rx) = mpsc::channel();
+        node.execute(Trigger::every(Duration::from_millis(1)), move |_| {
+            let _ = tx.send(());
+        })
+        .unwrap();
+        executor.add(node).unwrap();
+        let stop = executor.stop_handle();
+        // Stopped only once the executor has run a few periods: a spin that took
+        // `Duration::MAX` for "already elapsed" would return before.
+        let stopper = thread::spawn(move || {
+            for _ in 0..3 {
+                rx.recv_timeout(PATIENCE).expect("the executor never ran");
+            }
+            stop.stop();
+        });
+        let outcome = executor.spin_for(Duration::MAX).unwrap();
+        stopper.join().unwrap();
+        assert_eq!(outcome, SpinOutcome::Stopped);
     }
 }

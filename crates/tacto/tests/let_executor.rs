@@ -363,12 +363,70 @@ fn a_full_outbox_drops_later_publications_and_counts_them() {
 fn a_zero_period_or_an_empty_outbox_is_refused() {
     assert!(matches!(
         LetExecutor::new(Duration::ZERO),
-        Err(LetCreateError::ZeroPeriod)
+        Err(LetCreateError::PeriodTooShort)
     ));
     assert!(matches!(
         LetExecutor::builder(PERIOD).outbox_capacity(0).build(),
         Err(LetCreateError::ZeroOutboxCapacity)
     ));
+}
+
+#[test]
+fn periods_shorter_than_the_minimum_or_longer_than_time_can_count_are_refused() {
+    let below = Trigger::MIN_PERIOD - Duration::from_nanos(1);
+    for too_short in [Duration::from_nanos(1), below] {
+        assert!(
+            matches!(
+                LetExecutor::new(too_short),
+                Err(LetCreateError::PeriodTooShort)
+            ),
+            "{too_short:?}"
+        );
+    }
+    let centuries = Duration::from_secs(300 * 365 * 24 * 3600);
+    for too_long in [
+        centuries,
+        Trigger::MAX_PERIOD + Duration::from_nanos(1),
+        Duration::MAX,
+    ] {
+        assert!(
+            matches!(
+                LetExecutor::new(too_long),
+                Err(LetCreateError::PeriodTooLong)
+            ),
+            "{too_long:?}"
+        );
+    }
+    assert!(LetExecutor::new(Trigger::MIN_PERIOD).is_ok());
+}
+
+#[test]
+fn a_let_executor_of_the_longest_period_runs_its_first_period_without_overflow() {
+    let ctx = Context::new();
+    for kind in [ClockKind::Steady, ClockKind::System, ClockKind::Ros] {
+        let mut node = ctx.node(&format!("patient_{kind:?}")).unwrap();
+        let (tx, rx) = mpsc::channel();
+        let trigger = Trigger::every(Trigger::MAX_PERIOD).clock(kind);
+        node.execute(trigger, move |a| tx.send(a.time()).unwrap())
+            .unwrap();
+        let mut executor = LetExecutor::builder(Trigger::MAX_PERIOD)
+            .clock(ctx.clock(), kind)
+            .build()
+            .unwrap();
+        executor.add(node).unwrap();
+        let before = ctx.clock().now(kind);
+        let outcome = executor.spin_for(Duration::from_millis(10)).unwrap();
+        let after = ctx.clock().now(kind);
+        assert_eq!(outcome, SpinOutcome::Elapsed);
+        // The first period starts with the first spin; the next is centuries away.
+        let starts: Vec<Time> = rx.try_iter().collect();
+        assert_eq!(starts.len(), 1, "{kind:?}");
+        assert!(
+            before <= starts[0] && starts[0] <= after,
+            "{kind:?}: {}",
+            starts[0]
+        );
+    }
 }
 
 #[test]

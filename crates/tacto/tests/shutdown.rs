@@ -1,10 +1,14 @@
 //! Process-wide shutdown reaching executors on several threads.
 //!
 //! Shutdown is for good and for the whole process, so these tests live in a binary of their
-//! own, and the SIGTERM test runs in a child process of it.
+//! own, and those that signal run in child processes of it.
 
-use std::process::{Command, Stdio};
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
+use std::thread;
 use std::time::{Duration, Instant};
 
 use tacto::msg::std_msgs::String as Text;
@@ -167,5 +171,185 @@ fn run_in_child(test: &str, marker: &str) {
         "{}\n{stdout}\n{}",
         output.status,
         String::from_utf8_lossy(&output.stderr),
+    );
+}
+
+/// One test of this binary, run in a child process (with `marker` set to `value`), whose
+/// lines on stdout the parent reads as they come.
+struct ChildTest {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+}
+
+impl ChildTest {
+    fn start(test: &str, marker: &str, value: &str) -> Self {
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", test, "--nocapture"])
+            .env(marker, value)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let (tx, lines) = mpsc::channel();
+        thread::spawn(move || {
+            for line in stdout.lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        ChildTest { child, lines }
+    }
+
+    /// Waits until the child prints a line that ends with `line`.
+    fn expect(&self, line: &str) {
+        loop {
+            match self.lines.recv_timeout(PATIENCE) {
+                Ok(got) if got.ends_with(line) => return,
+                Ok(_) => {}
+                Err(e) => panic!("the child never printed {line:?} ({e})"),
+            }
+        }
+    }
+
+    fn signal(&self, signal: libc::c_int) {
+        let pid = libc::pid_t::try_from(self.child.id()).unwrap();
+        // SAFETY: FFI; `kill` takes no pointers, and `pid` is our child, not yet reaped.
+        assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
+    }
+
+    /// Waits for the child to end; kills it and fails if it is still running after
+    /// [`PATIENCE`].
+    fn wait(mut self) -> ExitStatus {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            if start.elapsed() > PATIENCE {
+                self.child.kill().unwrap();
+                panic!("the child is still running");
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// Set, to the signal's number, in the child process that a signal finds stuck in a callback.
+const STUCK_CHILD: &str = "TACTO_TEST_STUCK_CHILD";
+
+#[test]
+fn a_second_signal_while_a_stop_is_pending_ends_a_process_stuck_in_a_callback() {
+    const TEST: &str = "a_second_signal_while_a_stop_is_pending_ends_a_process_stuck_in_a_callback";
+    if std::env::var_os(STUCK_CHILD).is_some() {
+        stuck_in_a_callback();
+    }
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        let child = ChildTest::start(TEST, STUCK_CHILD, &signal.to_string());
+        child.expect("tacto-child: stuck");
+        child.signal(signal);
+        // Signals of one kind do not queue: the second is sent once the first was handled.
+        child.expect("tacto-child: stop requested");
+        child.signal(signal);
+        let status = child.wait();
+        assert_eq!(status.signal(), Some(signal), "{status}");
+    }
+}
+
+/// The child of the test above: spins a node whose callback never returns.
+fn stuck_in_a_callback() -> ! {
+    let ctx = Context::new();
+    let mut node = ctx.node("stuck").unwrap();
+    node.timer(Duration::from_millis(1), |_| {
+        println!("tacto-child: stuck");
+        while !shutdown::requested() {
+            thread::sleep(Duration::from_millis(1));
+        }
+        println!("tacto-child: stop requested");
+        loop {
+            thread::park();
+        }
+    })
+    .unwrap();
+    let mut executor = WaitSetExecutor::new().unwrap();
+    executor.add(node).unwrap();
+    let outcome = executor.spin();
+    unreachable!("the callback returned: {outcome:?}");
+}
+
+/// Set in the child process that handles SIGINT itself.
+const OWN_HANDLER_CHILD: &str = "TACTO_TEST_OWN_HANDLER_CHILD";
+
+#[test]
+fn a_program_that_leaves_signals_alone_handles_them_itself() {
+    const TEST: &str = "a_program_that_leaves_signals_alone_handles_them_itself";
+    if std::env::var_os(OWN_HANDLER_CHILD).is_some() {
+        handling_sigint_itself();
+        return;
+    }
+    let child = ChildTest::start(TEST, OWN_HANDLER_CHILD, "1");
+    child.expect("tacto-child: spinning");
+    child.signal(libc::SIGINT);
+    child.expect("tacto-child: interrupted");
+    // tacto's handlers would end the process on this one.
+    child.signal(libc::SIGINT);
+    child.expect("tacto-child: handled 2");
+    let status = child.wait();
+    assert!(status.success(), "{status}");
+}
+
+/// SIGINTs the child's own handler saw.
+static HANDLED: AtomicUsize = AtomicUsize::new(0);
+
+/// The child's own SIGINT handler: stops the executors on the first signal.
+extern "C" fn own_handler(_: libc::c_int) {
+    if HANDLED.fetch_add(1, Ordering::SeqCst) == 0 {
+        shutdown::request();
+    }
+}
+
+/// The child of the test above.
+fn handling_sigint_itself() {
+    shutdown::leave_signals_alone().unwrap();
+    let handler = own_handler as extern "C" fn(libc::c_int);
+    // SAFETY: FFI; the handler only touches an atomic and calls `shutdown::request`, both
+    // async-signal-safe.
+    let previous = unsafe { libc::signal(libc::SIGINT, handler as libc::sighandler_t) };
+    assert_ne!(previous, libc::SIG_ERR);
+    let ctx = Context::new();
+    let mut node = ctx.node("ticking").unwrap();
+    let mut first = true;
+    node.timer(Duration::from_millis(1), move |_| {
+        if std::mem::take(&mut first) {
+            println!("tacto-child: spinning");
+        }
+    })
+    .unwrap();
+    let mut executor = WaitSetExecutor::new().unwrap();
+    executor.add(node).unwrap();
+    assert_eq!(executor.spin().unwrap(), SpinOutcome::Interrupted);
+    println!("tacto-child: interrupted");
+    let start = Instant::now();
+    while HANDLED.load(Ordering::SeqCst) < 2 {
+        assert!(start.elapsed() < PATIENCE, "the second SIGINT never came");
+        thread::sleep(Duration::from_millis(1));
+    }
+    println!("tacto-child: handled 2");
+}
+
+/// Set in the child process that leaves signals alone too late.
+const TOO_LATE_CHILD: &str = "TACTO_TEST_TOO_LATE_CHILD";
+
+#[test]
+fn signals_cannot_be_left_alone_once_an_executor_installed_the_handlers() {
+    if std::env::var_os(TOO_LATE_CHILD).is_none() {
+        run_in_child(
+            "signals_cannot_be_left_alone_once_an_executor_installed_the_handlers",
+            TOO_LATE_CHILD,
+        );
+        return;
+    }
+    let _executor = WaitSetExecutor::new().unwrap();
+    assert_eq!(
+        shutdown::leave_signals_alone(),
+        Err(shutdown::LeaveSignalsError::AlreadyInstalled)
     );
 }

@@ -412,6 +412,29 @@ fn a_pool_without_threads_is_refused() {
 }
 
 #[test]
+fn a_pool_of_more_threads_than_the_maximum_is_refused() {
+    let max = ThreadPoolExecutor::MAX_THREADS;
+    for threads in [max + 1, 1_000_000, usize::MAX] {
+        assert!(
+            matches!(
+                ThreadPoolExecutor::builder().threads(threads).build(),
+                Err(ThreadPoolBuildError::TooManyThreads { requested, max: m })
+                    if requested == threads && m == max
+            ),
+            "{threads}"
+        );
+    }
+    assert_eq!(pool(max).threads(), max);
+}
+
+#[test]
+fn a_pool_of_the_most_threads_stopped_before_it_spins_returns_stopped() {
+    let mut executor = pool(ThreadPoolExecutor::MAX_THREADS);
+    executor.stop_handle().stop();
+    assert_eq!(executor.spin_for(PATIENCE).unwrap(), SpinOutcome::Stopped);
+}
+
+#[test]
 fn an_all_trigger_is_refused() {
     let ctx = Context::new();
     let mut node = ctx.node("fusion").unwrap();

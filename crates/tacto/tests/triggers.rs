@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use tacto::msg::std_msgs::Empty;
 use tacto::{
-    Context, Executor, Publisher, SpinOutcome, Subscription, Trigger, TriggerError, WaitSetExecutor,
+    ClockKind, Context, Executor, Publisher, SpinOutcome, Subscription, Trigger, TriggerError,
+    WaitSetExecutor,
 };
 
 /// Long enough for an executor to run everything already ready.
@@ -319,10 +320,56 @@ fn triggers_that_could_never_fire_sensibly_are_refused() {
     let no_inputs = node.execute(Trigger::any(), |_| {});
     assert_eq!(no_inputs, Err(TriggerError::NoInputs));
     let no_period = node.execute(Trigger::every(Duration::ZERO), |_| {});
-    assert_eq!(no_period, Err(TriggerError::ZeroPeriod));
+    assert_eq!(no_period, Err(TriggerError::PeriodTooShort));
     let both = node.execute(
         Trigger::every(Duration::from_millis(10)).with(&input),
         |_| {},
     );
     assert_eq!(both, Err(TriggerError::PeriodWithInputs));
+}
+
+#[test]
+fn periods_shorter_than_the_minimum_or_longer_than_time_can_count_are_refused() {
+    let ctx = Context::new();
+    let mut node = ctx.node("periods").unwrap();
+    let below = Trigger::MIN_PERIOD - Duration::from_nanos(1);
+    for too_short in [Duration::from_nanos(1), below] {
+        let refused = node.execute(Trigger::every(too_short), |_| {});
+        assert_eq!(refused, Err(TriggerError::PeriodTooShort), "{too_short:?}");
+        let classic = node.timer(too_short, |_| {});
+        assert_eq!(classic, Err(TriggerError::PeriodTooShort), "{too_short:?}");
+    }
+    let centuries = Duration::from_secs(300 * 365 * 24 * 3600);
+    for too_long in [
+        centuries,
+        Trigger::MAX_PERIOD + Duration::from_nanos(1),
+        Duration::MAX,
+    ] {
+        let refused = node.execute(Trigger::every(too_long), |_| {});
+        assert_eq!(refused, Err(TriggerError::PeriodTooLong), "{too_long:?}");
+    }
+    assert_eq!(
+        node.execute(Trigger::every(Trigger::MIN_PERIOD), |_| {}),
+        Ok(())
+    );
+    assert_eq!(
+        node.execute(Trigger::every(Trigger::MAX_PERIOD), |_| {}),
+        Ok(())
+    );
+}
+
+#[test]
+fn a_timer_of_the_longest_period_runs_without_overflow_on_every_clock() {
+    let ctx = Context::new();
+    let mut node = ctx.node("patient").unwrap();
+    let runs = Runs::default();
+    for clock in [ClockKind::Steady, ClockKind::System, ClockKind::Ros] {
+        let runs = runs.clone();
+        let trigger = Trigger::every(Trigger::MAX_PERIOD).clock(clock);
+        node.execute(trigger, move |_| runs.add()).unwrap();
+    }
+    let mut executor = WaitSetExecutor::new().unwrap();
+    executor.add(node).unwrap();
+    assert_eq!(executor.spin_for(SETTLE).unwrap(), SpinOutcome::Elapsed);
+    assert_eq!(runs.get(), 0);
 }

@@ -250,6 +250,7 @@ pub(crate) fn spin(
     order: Order,
     deadline: Option<Instant>,
 ) -> Result<SpinOutcome, SpinError> {
+    poller.check_process()?;
     let deadline = deadline.map(steady_time);
     loop {
         if stop.take_request() {

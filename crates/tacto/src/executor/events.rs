@@ -268,6 +268,7 @@ impl Executor for EventsExecutor {
     }
 
     fn spin_until(&mut self, deadline: Option<Instant>) -> Result<SpinOutcome, SpinError> {
+        self.poller.check_process()?;
         let deadline = deadline.map(steady_time);
         loop {
             if self.stop.take_request() {

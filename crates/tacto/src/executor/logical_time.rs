@@ -19,7 +19,7 @@ use crate::node::{Executable, Node};
 use crate::publisher::{Deferred, Outbox};
 use crate::subscription::Input;
 use crate::timer::Schedule;
-use crate::trigger::Activation;
+use crate::trigger::{Activation, Trigger};
 
 /// Publications one period may hold back unless [`LetBuilder::outbox_capacity`] says otherwise.
 const DEFAULT_OUTBOX_CAPACITY: usize = 1024;
@@ -192,9 +192,14 @@ impl Entry {
 /// Why a [`LetExecutor`] could not be created.
 #[derive(Debug, thiserror::Error)]
 pub enum LetCreateError {
-    /// A zero period would have no time for the nodes to run in.
-    #[error("a LET executor needs a period above zero")]
-    ZeroPeriod,
+    /// The period is shorter than [`Trigger::MIN_PERIOD`] (zero
+    /// included): the executor would do little but wake.
+    #[error("a LET executor's period must be at least {:?}", Trigger::MIN_PERIOD)]
+    PeriodTooShort,
+    /// The period is longer than [`Trigger::MAX_PERIOD`], the span
+    /// a [`Time`] can count.
+    #[error("a LET executor's period must be at most {:?}", Trigger::MAX_PERIOD)]
+    PeriodTooLong,
     /// An outbox that holds nothing would drop every output.
     #[error("a LET executor's outbox capacity must be at least 1")]
     ZeroOutboxCapacity,
@@ -249,8 +254,11 @@ impl LetBuilder {
 
     /// Creates the executor and its OS resources (an epoll set, an eventfd, a timerfd).
     pub fn build(self) -> Result<LetExecutor, LetCreateError> {
-        if self.period.is_zero() {
-            return Err(LetCreateError::ZeroPeriod);
+        if self.period < Trigger::MIN_PERIOD {
+            return Err(LetCreateError::PeriodTooShort);
+        }
+        if self.period > Trigger::MAX_PERIOD {
+            return Err(LetCreateError::PeriodTooLong);
         }
         if self.outbox_capacity == 0 {
             return Err(LetCreateError::ZeroOutboxCapacity);
@@ -284,7 +292,8 @@ impl LetExecutor {
         Self::builder(period).build()
     }
 
-    /// Starts configuring an executor with period `period`.
+    /// Starts configuring an executor with period `period`, from [`Trigger::MIN_PERIOD`] to
+    /// [`Trigger::MAX_PERIOD`] ([`build`](LetBuilder::build) refuses others).
     pub fn builder(period: Duration) -> LetBuilder {
         LetBuilder {
             period,
@@ -384,6 +393,7 @@ impl Executor for LetExecutor {
     }
 
     fn spin_until(&mut self, deadline: Option<Instant>) -> Result<SpinOutcome, SpinError> {
+        self.poller.check_process()?;
         let deadline = deadline.map(steady_time);
         let (period, kind) = (self.period, self.kind);
         loop {
@@ -397,7 +407,7 @@ impl Executor for LetExecutor {
                 .grid
                 .get_or_insert_with(|| Schedule::new(period, kind, now - period));
             if let Some(missed) = grid.fire(now) {
-                let start = grid.next() - period;
+                let start = grid.served();
                 self.run_period(start, missed);
             }
             if deadline.is_some_and(|d| os_now(ClockKind::Steady) >= d) {

@@ -59,8 +59,9 @@ pub trait Executor: Send {
     fn stats(&self) -> ExecutorStats;
 
     /// Runs for `duration` (or until stopped); the usual way to run an executor in a test.
+    /// A duration too long for the OS's clock (such as `Duration::MAX`) sets no deadline.
     fn spin_for(&mut self, duration: Duration) -> Result<SpinOutcome, SpinError> {
-        self.spin_until(Some(Instant::now() + duration))
+        self.spin_until(Instant::now().checked_add(duration))
     }
 
     /// Runs until stopped, by a [`StopHandle`], SIGINT or SIGTERM.
@@ -109,6 +110,11 @@ pub enum SpinError {
     /// The OS refused to start a worker thread of a [`ThreadPoolExecutor`].
     #[error("starting a worker thread failed: {0}")]
     Spawn(io::Error),
+    /// The executor was created before this process was forked from its parent: its epoll
+    /// set, eventfd and timerfd are the parent's too, so it would wake and re-arm the parent's
+    /// executor. Create executors in the child (see [`crate::shutdown`]).
+    #[error("the executor was created before a fork: create a new one in the child process")]
+    CreatedBeforeFork,
 }
 
 /// Why a node could not be added to an executor.

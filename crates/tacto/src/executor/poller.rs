@@ -1,6 +1,10 @@
 //! The OS layer under every executor: one epoll set with the executor's [`Signal`], one timerfd
 //! for the earliest deadline, the process's shutdown line, and the fds that nodes watch.
 //!
+//! All of them belong to the process that made the poller: a forked child shares them with its
+//! parent, so there the poller refuses to wait ([`WaitError::CreatedBeforeFork`]; see
+//! [`crate::shutdown`]).
+//!
 //! Blocking happens only here, in `epoll_wait`; an executor never busy-waits. The timerfd is
 //! armed with an absolute `CLOCK_MONOTONIC` deadline and re-armed only when the deadline
 //! changes, so a periodic executor pays one `timerfd_settime` per period.
@@ -29,6 +33,7 @@ use rustix::time::{
     Itimerspec, TimerfdClockId, TimerfdFlags, TimerfdTimerFlags, timerfd_create, timerfd_settime,
 };
 
+use super::SpinError;
 use super::signal::Signal;
 use crate::clock::{ClockKind, Time, os_now};
 use crate::shutdown;
@@ -79,6 +84,30 @@ pub(crate) enum Woken {
     Shutdown,
 }
 
+/// Why [`Poller::wait`] or [`Poller::poll_watched`] failed.
+#[derive(Debug)]
+pub(crate) enum WaitError {
+    /// The OS refused (`epoll_wait`, `timerfd_settime`).
+    Os(io::Error),
+    /// The poller was made before this process was forked: see [`Poller::check_process`].
+    CreatedBeforeFork,
+}
+
+impl From<io::Error> for WaitError {
+    fn from(e: io::Error) -> Self {
+        WaitError::Os(e)
+    }
+}
+
+impl From<WaitError> for SpinError {
+    fn from(e: WaitError) -> Self {
+        match e {
+            WaitError::Os(e) => SpinError::Wait(e),
+            WaitError::CreatedBeforeFork => SpinError::CreatedBeforeFork,
+        }
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct Poller {
     /// Shared with the [`Watch`]es, which re-arm their fds from any worker thread.
@@ -90,6 +119,9 @@ pub(crate) struct Poller {
     wakeups: u64,
     /// Who hears of each watched fd, by token.
     watched: Vec<Arc<dyn FdListener>>,
+    /// The process's fork generation when the poller was made: in a forked child, the OS
+    /// resources above are shared with the parent (see [`crate::shutdown`]).
+    generation: u64,
 }
 
 impl Poller {
@@ -110,10 +142,12 @@ impl Poller {
             readable | epoll::EventFlags::ET,
         )?;
         epoll::add(&epoll, &timer, epoll::EventData::new_u64(TIMER), readable)?;
-        if let Some(fd) = shutdown::fd() {
-            epoll::add(&epoll, fd, epoll::EventData::new_u64(SHUTDOWN), readable)?;
+        let shutdown = epoll::EventData::new_u64(SHUTDOWN);
+        if let Some(added) = shutdown::watch(|fd| epoll::add(&epoll, fd, shutdown, readable)) {
+            added?;
         }
         Ok(Poller {
+            generation: shutdown::generation(),
             epoll: Arc::new(epoll),
             signal,
             timer,
@@ -159,12 +193,25 @@ impl Poller {
         Ok(watches)
     }
 
+    /// Fails in a forked child if the poller was made before the fork: its epoll set, eventfd
+    /// and timerfd are the parent's too, and using them would wake or re-arm the parent's
+    /// executor. Executors check it as their spin starts; [`wait`](Self::wait) and
+    /// [`poll_watched`](Self::poll_watched) check it too, for a child forked by a callback.
+    pub(crate) fn check_process(&self) -> Result<(), WaitError> {
+        if shutdown::generation() == self.generation {
+            Ok(())
+        } else {
+            Err(WaitError::CreatedBeforeFork)
+        }
+    }
+
     /// Blocks until notified, until `deadline` (steady clock) or until shutdown.
     ///
     /// Returns at once, without blocking, if shutdown was requested, a notification arrived
     /// since the executor last took them, or the deadline has passed; watched fds are then
     /// polled, so that they are seen by an executor that is never idle.
-    pub(crate) fn wait(&mut self, deadline: Option<Time>) -> io::Result<Woken> {
+    pub(crate) fn wait(&mut self, deadline: Option<Time>) -> Result<Woken, WaitError> {
+        self.check_process()?;
         // Checked first, so that an executor that always has work still stops.
         if shutdown::requested() {
             return Ok(Woken::Shutdown);
@@ -183,7 +230,7 @@ impl Poller {
         self.wakeups += 1;
         match woken {
             Err(rustix::io::Errno::INTR) => Ok(Woken::Work),
-            result => Ok(result?),
+            result => Ok(result.map_err(io::Error::from)?),
         }
     }
 
@@ -195,7 +242,8 @@ impl Poller {
     /// Tells the listeners of watched fds that are readable now, without blocking; one
     /// syscall if fds are watched, none otherwise. For a busy executor, once per pass over its
     /// work.
-    pub(crate) fn poll_watched(&mut self) -> io::Result<Woken> {
+    pub(crate) fn poll_watched(&mut self) -> Result<Woken, WaitError> {
+        self.check_process()?;
         if self.watched.is_empty() {
             return Ok(Woken::Work);
         }
@@ -205,7 +253,7 @@ impl Poller {
         };
         match self.take_events(Some(&now)) {
             Err(rustix::io::Errno::INTR) => Ok(Woken::Work),
-            result => Ok(result?),
+            result => Ok(result.map_err(io::Error::from)?),
         }
     }
 

@@ -46,7 +46,9 @@
 //! wakes the leader to choose again.
 //!
 //! # Ending a spin
-//! On a stop request, the spin's deadline or shutdown, the workers finish the jobs already
+//! The spin starts its N−1 threads one by one, and no more once the spin is ending, so a
+//! large pool stopped while it starts returns at once. On a stop request, the spin's deadline
+//! or shutdown, the workers finish the jobs already
 //! collected, queued or running (their triggers are consumed), then return. A panicking callback ends the spin the same way; its
 //! executable goes back to its slot and the panic resumes on the thread that called `spin`.
 
@@ -140,14 +142,23 @@ pub enum ThreadPoolBuildError {
     /// A pool without threads would never run anything.
     #[error("a thread pool needs at least one thread")]
     ZeroThreads,
+    /// More threads than [`ThreadPoolExecutor::MAX_THREADS`] were asked for.
+    #[error("a thread pool has at most {max} threads ({requested} asked for)")]
+    TooManyThreads {
+        /// The number asked for.
+        requested: usize,
+        /// [`ThreadPoolExecutor::MAX_THREADS`].
+        max: usize,
+    },
     /// The executor could not create its OS resources.
     #[error("the executor could not be set up: {0}")]
     Os(#[from] io::Error),
 }
 
 impl ThreadPoolBuilder {
-    /// The number of worker threads, the one that spins included (default: the number of CPUs
-    /// this process may use, or 1 if the OS cannot tell).
+    /// The number of worker threads, the one that spins included, from 1 to
+    /// [`ThreadPoolExecutor::MAX_THREADS`] (default: the number of CPUs this process may use,
+    /// or 1 if the OS cannot tell, at most `MAX_THREADS`).
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = Some(threads);
         self
@@ -157,17 +168,38 @@ impl ThreadPoolBuilder {
     /// threads start with each spin.
     pub fn build(self) -> Result<ThreadPoolExecutor, ThreadPoolBuildError> {
         let threads = match self.threads {
+            Some(requested) if requested > ThreadPoolExecutor::MAX_THREADS => {
+                return Err(ThreadPoolBuildError::TooManyThreads {
+                    requested,
+                    max: ThreadPoolExecutor::MAX_THREADS,
+                });
+            }
             Some(n) => NonZeroUsize::new(n).ok_or(ThreadPoolBuildError::ZeroThreads)?,
-            None => thread::available_parallelism().unwrap_or(NonZeroUsize::MIN),
+            None => default_threads(),
         };
         Ok(ThreadPoolExecutor::with_threads(threads)?)
     }
 }
 
+/// One worker per CPU this process may use, within [`ThreadPoolExecutor::MAX_THREADS`].
+fn default_threads() -> NonZeroUsize {
+    let cpus = thread::available_parallelism().unwrap_or(NonZeroUsize::MIN);
+    cpus.min(NonZeroUsize::new(ThreadPoolExecutor::MAX_THREADS).unwrap_or(NonZeroUsize::MIN))
+}
+
 impl ThreadPoolExecutor {
-    /// Creates the executor with one thread per CPU this process may use.
+    /// The most worker threads a pool may have: 1024.
+    ///
+    /// More than the CPUs of any machine this runs on, and far more than a pool can use: its
+    /// workers share one lock and one poller, so past a few threads per CPU more only adds
+    /// wake-ups. A count beyond it is a mistake (a size in bytes, an uninitialised value), and
+    /// it would start threads until the OS refused.
+    pub const MAX_THREADS: usize = 1024;
+
+    /// Creates the executor with one thread per CPU this process may use (at most
+    /// [`MAX_THREADS`](Self::MAX_THREADS)).
     pub fn new() -> io::Result<Self> {
-        Self::with_threads(thread::available_parallelism().unwrap_or(NonZeroUsize::MIN))
+        Self::with_threads(default_threads())
     }
 
     fn with_threads(threads: NonZeroUsize) -> io::Result<Self> {
@@ -231,6 +263,7 @@ impl Executor for ThreadPoolExecutor {
     }
 
     fn spin_until(&mut self, deadline: Option<Instant>) -> Result<SpinOutcome, SpinError> {
+        self.poller.check_process()?;
         let (threads, executables) = (self.threads.get(), self.entries.len());
         let pool = Pool {
             signal: self.poller.signal().clone(),
@@ -267,14 +300,18 @@ impl Executor for ThreadPoolExecutor {
             deadline: deadline.map(dispatch::steady_time),
         };
         thread::scope(|scope| {
-            for i in 1..threads {
-                let spawned = thread::Builder::new()
-                    .name(format!("tacto-pool-{i}"))
-                    .spawn_scoped(scope, || pool.work());
-                if let Err(e) = spawned {
-                    pool.end(&mut pool.lock(), Ending::Failed(SpinError::Spawn(e)));
-                    break;
-                }
+            let started = start_workers(
+                threads,
+                || pool.is_ending(),
+                |i| {
+                    thread::Builder::new()
+                        .name(format!("tacto-pool-{i}"))
+                        .spawn_scoped(scope, || pool.work())
+                        .map(drop)
+                },
+            );
+            if let Err(e) = started {
+                pool.end(&mut pool.lock(), Ending::Failed(SpinError::Spawn(e)));
             }
             pool.work();
         });
@@ -303,6 +340,23 @@ impl Executor for ThreadPoolExecutor {
     fn stats(&self) -> ExecutorStats {
         self.stats
     }
+}
+
+/// Starts workers 1 to `threads - 1` with `spawn` (worker 0 is the thread that spins), until
+/// the spin ends: a large pool asked to stop (a stop, its deadline, SIGTERM) while it starts
+/// its threads starts no more.
+fn start_workers(
+    threads: usize,
+    mut is_ending: impl FnMut() -> bool,
+    mut spawn: impl FnMut(usize) -> io::Result<()>,
+) -> io::Result<()> {
+    for i in 1..threads {
+        if is_ending() {
+            break;
+        }
+        spawn(i)?;
+    }
+    Ok(())
 }
 
 /// What the workers of one spin share.
@@ -371,6 +425,25 @@ impl<'a> Pool<'a> {
     /// poisoned lock still holds a consistent state.
     fn lock(&self) -> MutexGuard<'_, State<'a>> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// True once the spin is ending; ends it if its deadline passed, a stop was requested or
+    /// the process is shutting down, as a worker looking for work would.
+    fn is_ending(&self) -> bool {
+        let mut state = self.lock();
+        if state.ending.is_none() {
+            let expired = self
+                .deadline
+                .is_some_and(|d| os_now(ClockKind::Steady) >= d);
+            if expired {
+                self.end(&mut state, Ending::Outcome(SpinOutcome::Elapsed));
+            } else if self.stop.take_request() {
+                self.end(&mut state, Ending::Outcome(SpinOutcome::Stopped));
+            } else if shutdown::requested() {
+                self.end(&mut state, Ending::Outcome(SpinOutcome::Interrupted));
+            }
+        }
+        state.ending.is_some()
     }
 
     /// One worker's loop; returns once the spin has ended and no job is left.
@@ -572,5 +645,25 @@ impl<'a> Pool<'a> {
         if state.poller.is_none() {
             self.signal.notify();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workers_stop_being_started_once_the_spin_ends() {
+        let started = std::cell::RefCell::new(Vec::new());
+        let result = start_workers(
+            ThreadPoolExecutor::MAX_THREADS,
+            || started.borrow().len() >= 3,
+            |i| {
+                started.borrow_mut().push(i);
+                Ok(())
+            },
+        );
+        assert!(result.is_ok());
+        assert_eq!(*started.borrow(), [1, 2, 3]);
     }
 }

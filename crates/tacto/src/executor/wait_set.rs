@@ -23,26 +23,26 @@ use crate::node::Node;
 ///
 /// # Examples
 /// ```
-/// use std::sync::atomic::{AtomicUsize, Ordering};
-/// use std::sync::Arc;
 /// use std::time::Duration;
-/// use tacto::{Context, Executor, Trigger, WaitSetExecutor};
+/// use tacto::{Context, Executor, SpinOutcome, Trigger, WaitSetExecutor};
 ///
 /// let ctx = Context::new();
+/// let mut executor = WaitSetExecutor::new().unwrap();
+/// let stop = executor.stop_handle();
 /// let mut node = ctx.node("ticker").unwrap();
-/// let ticks = Arc::new(AtomicUsize::new(0));
-/// let counter = ticks.clone();
+/// let mut ticks = 0;
 /// node.execute(Trigger::every(Duration::from_millis(10)), move |_| {
-///     counter.fetch_add(1, Ordering::Relaxed);
+///     ticks += 1;
+///     if ticks == 3 {
+///         stop.stop(); // the spin returns after this run
+///     }
 /// })
 /// .unwrap();
 ///
-/// let mut executor = WaitSetExecutor::new().unwrap();
 /// executor.add(node).unwrap();
-/// executor.spin_for(Duration::from_millis(55)).unwrap();
-/// // Deadlines at 10, 20, 30, 40 and 50 ms: at most five runs, fewer on a loaded machine
-/// // (a late executor skips missed periods instead of replaying them).
-/// assert!((1..=5).contains(&ticks.load(Ordering::Relaxed)));
+/// let outcome = executor.spin_for(Duration::from_secs(10)).unwrap();
+/// assert_eq!(outcome, SpinOutcome::Stopped);
+/// assert_eq!(executor.stats().executions, 3);
 /// ```
 #[derive(Debug)]
 pub struct WaitSetExecutor {

@@ -129,6 +129,9 @@ impl<const N: usize> Serialize for Bytes<N> {
     }
 }
 
+/// What decoding a [`Bytes<N>`] allocates before it has read anything.
+const FIRST_CHUNK: usize = 4096;
+
 impl<'de, const N: usize> Deserialize<'de> for Bytes<N> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Array<const N: usize>(PhantomData<Bytes<N>>);
@@ -141,13 +144,21 @@ impl<'de, const N: usize> Deserialize<'de> for Bytes<N> {
             }
 
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Bytes<N>, A::Error> {
-                let mut bytes = Bytes::<N>::default();
-                for (i, byte) in bytes.iter_mut().enumerate() {
-                    *byte = seq
+                // CDR's `byte[N]` has no length to check before reading, so the buffer grows
+                // with the bytes actually read: a short or malformed input fails having
+                // allocated about its own size, not the N bytes (up to 8 MiB) it claims.
+                let mut bytes = Vec::with_capacity(N.min(FIRST_CHUNK));
+                while bytes.len() < N {
+                    let byte = seq
                         .next_element()?
-                        .ok_or_else(|| de::Error::invalid_length(i, &self))?;
+                        .ok_or_else(|| de::Error::invalid_length(bytes.len(), &self))?;
+                    if bytes.len() == bytes.capacity() {
+                        // Doubling, but never past N: a complete array fits exactly.
+                        bytes.reserve_exact(bytes.len().min(N - bytes.len()));
+                    }
+                    bytes.push(byte);
                 }
-                Ok(bytes)
+                Ok(Bytes(bytes.into_boxed_slice()))
             }
         }
 
@@ -317,6 +328,18 @@ mod tests {
         assert_eq!(bytes.len(), 4 + 20 + 10 + 2);
         let back: Stamped10b = tacto::cdr::from_bytes(&bytes).unwrap();
         assert_eq!(back, msg);
+    }
+
+    #[test]
+    fn a_large_byte_array_decodes_whole_and_refuses_a_truncated_input() {
+        let mut msg = Stamped250kb::default();
+        msg.data[0] = 1;
+        msg.data[255_999] = 2;
+        let bytes = tacto::cdr::to_vec(&msg).unwrap();
+        let back: Stamped250kb = tacto::cdr::from_bytes(&bytes).unwrap();
+        assert_eq!(back, msg);
+        let truncated = &bytes[..bytes.len() - 1];
+        assert!(tacto::cdr::from_bytes::<Stamped250kb>(truncated).is_err());
     }
 
     #[test]

@@ -30,9 +30,7 @@ pub mod messages;
 pub(crate) mod nodes;
 pub mod spec;
 
-use std::time::Duration;
-
-use tacto::Context;
+use tacto::{Context, Trigger};
 
 pub use spec::{NodeSpec, PublisherSpec, Spec, SubscriberSpec};
 
@@ -42,9 +40,6 @@ use crate::system::{RunConfig, System, SystemError};
 use crate::topology::threads::Threads;
 use crate::topology::tracking::Scoreboard;
 use nodes::Style;
-
-/// The shortest LET period accepted: below it the executor would do little but wake.
-const MIN_LET_PERIOD: Duration = Duration::from_micros(100);
 
 /// Builds the topology on the configured executor kind and starts its executors.
 pub fn start(spec: &Spec, config: &RunConfig) -> Result<Box<dyn System>, SystemError> {
@@ -59,12 +54,14 @@ pub fn start_in(
     ctx: &Context,
 ) -> Result<Box<dyn System>, SystemError> {
     let let_period = spec.common_period();
-    if config.executor == ExecutorKind::Let && let_period < MIN_LET_PERIOD {
+    // The LET executor refuses shorter periods: it would do little but wake.
+    if config.executor == ExecutorKind::Let && let_period < Trigger::MIN_PERIOD {
         return Err(SystemError::Unsupported {
             topology: spec.name.clone(),
             executor: config.executor,
             reason: format!(
-                "the publishers' periods have no common divisor of at least {MIN_LET_PERIOD:?} to run LET at (only {let_period:?})"
+                "the publishers' periods have no common divisor of at least {:?} to run LET at (only {let_period:?})",
+                Trigger::MIN_PERIOD
             ),
         });
     }
