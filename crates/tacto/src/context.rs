@@ -1,9 +1,9 @@
 //! The context: one process's graph of topics, and its clocks.
 
-use std::any::{Any, TypeId};
+use std::any::Any;
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use crate::clock::Clock;
 use crate::history::History;
@@ -16,6 +16,9 @@ use crate::transport::intra::Topic;
 /// A graph of nodes that can talk to each other, with its clocks.
 ///
 /// Cheap to clone; clones share the graph. Most programs make one.
+///
+/// A topic exists while a publisher or a subscription holds it: when the last of them is
+/// dropped, the topic goes, and its name may later be opened again, with any message type.
 ///
 /// # Examples
 /// ```
@@ -32,14 +35,51 @@ pub struct Context {
 
 #[derive(Default)]
 struct ContextInner {
-    topics: Mutex<HashMap<String, TopicEntry>>,
+    topics: Arc<Topics>,
     clock: Clock,
 }
 
+/// The context's topics by resolved name.
+///
+/// Holds each topic weakly: its publishers and subscriptions own it, and the last of them to
+/// go removes it from here (see [`TopicLease`]), so a program that keeps making and dropping
+/// endpoints on new topics does not grow this table.
+type Topics = Mutex<HashMap<String, TopicEntry>>;
+
 struct TopicEntry {
     type_name: &'static str,
-    type_id: TypeId,
-    topic: Arc<dyn Any + Send + Sync>,
+    topic: Weak<dyn Any + Send + Sync>,
+}
+
+/// A topic's place in its context's table, given back when the topic is dropped.
+pub(crate) struct TopicLease {
+    name: String,
+    topics: Weak<Topics>,
+}
+
+impl fmt::Debug for TopicLease {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TopicLease")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for TopicLease {
+    fn drop(&mut self) {
+        let Some(topics) = self.topics.upgrade() else {
+            return;
+        };
+        let mut topics = topics.lock().unwrap_or_else(PoisonError::into_inner);
+        // The name may already belong to a new topic, opened after this one's last endpoint
+        // went but before this drop took the lock: that one stays.
+        if topics
+            .get(&self.name)
+            .is_some_and(|entry| entry.topic.strong_count() == 0)
+        {
+            topics.remove(&self.name);
+        }
+    }
 }
 
 impl fmt::Debug for Context {
@@ -121,7 +161,8 @@ impl Context {
         Ok(())
     }
 
-    /// Opens the intra-process topic `name` for messages of type `T`.
+    /// Opens the intra-process topic `name` for messages of type `T`: the one in use, or a new
+    /// one if no publisher or subscription holds that name now.
     pub(crate) fn topic<T: Message>(&self, name: &str) -> Result<Arc<Topic<T>>, TopicError> {
         let name = resolve_topic_name(name)?;
         let mut topics = self
@@ -129,24 +170,35 @@ impl Context {
             .topics
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        let entry = topics.entry(name.clone()).or_insert_with(|| TopicEntry {
-            type_name: T::TYPE_NAME,
-            type_id: TypeId::of::<T>(),
-            topic: Arc::new(Topic::<T>::new(&name)),
-        });
-        let mismatch = || TopicError::TypeMismatch {
-            topic: name.clone(),
-            existing: entry.type_name,
-            requested: T::TYPE_NAME,
-        };
-        if entry.type_id != TypeId::of::<T>() {
-            return Err(mismatch());
+        if let Some(entry) = topics.get(&name) {
+            if let Some(topic) = entry.topic.upgrade() {
+                let existing = entry.type_name;
+                // If the endpoints go meanwhile, dropping `topic` drops the topic, whose lease
+                // takes this lock.
+                drop(topics);
+                return topic
+                    .downcast::<Topic<T>>()
+                    .map_err(|_| TopicError::TypeMismatch {
+                        topic: name,
+                        existing,
+                        requested: T::TYPE_NAME,
+                    });
+            }
         }
-        entry
-            .topic
-            .clone()
-            .downcast::<Topic<T>>()
-            .map_err(|_| mismatch())
+        let lease = TopicLease {
+            name: name.clone(),
+            topics: Arc::downgrade(&self.inner.topics),
+        };
+        let topic = Arc::new(Topic::<T>::new(&name, lease));
+        let weak: Weak<Topic<T>> = Arc::downgrade(&topic);
+        topics.insert(
+            name,
+            TopicEntry {
+                type_name: T::TYPE_NAME,
+                topic: weak,
+            },
+        );
+        Ok(topic)
     }
 }
 
@@ -174,4 +226,31 @@ pub(crate) fn resolve_topic_name(name: &str) -> Result<String, TopicError> {
         }
     }
     Ok(format!("/{relative}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::msg::std_msgs::String as Text;
+
+    fn topic_count(ctx: &Context) -> usize {
+        ctx.inner.topics.lock().unwrap().len()
+    }
+
+    #[test]
+    fn a_topic_leaves_the_table_with_its_last_endpoint() {
+        let ctx = Context::new();
+        let mut node = ctx.node("n").unwrap();
+        let sub = node.subscription::<Text>("a").create().unwrap();
+        let publisher = node.publisher::<Text>("a").create().unwrap();
+        let other = node.publisher::<Text>("b").create().unwrap();
+        assert_eq!(topic_count(&ctx), 2);
+
+        drop(sub);
+        assert_eq!(topic_count(&ctx), 2, "a publisher still holds /a");
+        drop(publisher);
+        assert_eq!(topic_count(&ctx), 1);
+        drop(other);
+        assert_eq!(topic_count(&ctx), 0);
+    }
 }

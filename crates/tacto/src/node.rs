@@ -2,8 +2,8 @@
 
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use crate::callback_group::{CallbackGroup, CallbackGroupKind};
@@ -62,10 +62,11 @@ pub struct Node {
     /// Callback groups made so far, the default group included.
     groups: usize,
     pub(crate) executables: Vec<Executable>,
-    /// Every subscription and publisher the node created, for LET executors to freeze inputs
-    /// and hold back outputs.
-    pub(crate) inputs: Vec<Arc<dyn Input>>,
-    pub(crate) outputs: Vec<Arc<dyn Output>>,
+    /// The subscriptions and publishers the node created, for LET executors to freeze inputs
+    /// and hold back outputs. Held weakly, so that dropping one frees it (and its history) at
+    /// once; see [`remember`] for when the dead entries go.
+    pub(crate) inputs: Vec<Weak<dyn Input>>,
+    pub(crate) outputs: Vec<Weak<dyn Output>>,
 }
 
 /// Code registered with a trigger.
@@ -80,8 +81,8 @@ impl fmt::Debug for Node {
         f.debug_struct("Node")
             .field("name", &self.name)
             .field("executables", &self.executables.len())
-            .field("inputs", &self.inputs.len())
-            .field("outputs", &self.outputs.len())
+            .field("inputs", &live(&self.inputs))
+            .field("outputs", &live(&self.outputs))
             .finish()
     }
 }
@@ -237,7 +238,7 @@ impl<T: Message> PublisherBuilder<'_, T> {
     /// Creates the publisher.
     pub fn create(self) -> Result<Publisher<T>, TopicError> {
         let publisher = Publisher::new(self.node.context.topic::<T>(&self.topic)?);
-        self.node.outputs.push(publisher.output());
+        remember(&mut self.node.outputs, Arc::downgrade(&publisher.output()));
         Ok(publisher)
     }
 }
@@ -319,7 +320,21 @@ impl Node {
             return Err(SubscriptionCreateError::ZeroCapacity);
         }
         let sub = Subscription::new(self.context.topic::<T>(topic)?, history);
-        self.inputs.push(sub.input());
+        remember(&mut self.inputs, Arc::downgrade(&sub.input()));
         Ok(sub)
     }
+}
+
+/// Adds `item` to `list`, first dropping the entries of what no longer exists if the list is
+/// full: a node that keeps making and dropping subscriptions keeps a list at most twice as
+/// long as the most it ever had alive, and pruning costs O(1) per push, amortized.
+pub(crate) fn remember<T: ?Sized>(list: &mut Vec<Weak<T>>, item: Weak<T>) {
+    if list.len() == list.capacity() {
+        list.retain(|entry| entry.strong_count() > 0);
+    }
+    list.push(item);
+}
+
+fn live<T: ?Sized>(list: &[Weak<T>]) -> usize {
+    list.iter().filter(|entry| entry.strong_count() > 0).count()
 }

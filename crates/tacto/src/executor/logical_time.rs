@@ -8,7 +8,7 @@
 //! on a slow machine, as long as each period's work fits in the period.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use super::dispatch::steady_time;
@@ -110,8 +110,10 @@ pub struct LetExecutor {
     next_period: u64,
     nodes: Vec<String>,
     entries: Vec<Entry>,
-    /// Every subscription of every node, frozen at each period start.
-    inputs: Vec<Arc<dyn Input>>,
+    /// Every subscription of every node, frozen at each period start. Held weakly, as its node
+    /// held them: a subscription dropped meanwhile is freed at once, and its entry pruned at
+    /// the next period start.
+    inputs: Vec<Weak<dyn Input>>,
     outbox: Arc<Outbox>,
     /// The outbox's second buffer: flushing swaps the two instead of allocating.
     sending: Vec<Deferred>,
@@ -320,9 +322,13 @@ impl LetExecutor {
         // Outputs go out before the inputs are frozen: a node of this executor that subscribes
         // to them sees them in this period, one period after they were produced.
         self.outbox.flush(&mut self.sending);
-        for input in &self.inputs {
-            input.freeze();
-        }
+        self.inputs.retain(|input| match input.upgrade() {
+            Some(input) => {
+                input.freeze();
+                true
+            }
+            None => false,
+        });
         let period = self.next_period + missed;
         self.next_period = period + 1;
         for entry in &mut self.entries {
@@ -358,7 +364,7 @@ impl Executor for LetExecutor {
                 })?;
             periods.push(every);
         }
-        for output in &node.outputs {
+        for output in node.outputs.iter().filter_map(Weak::upgrade) {
             let redirected = output.defer_to(self.outbox.clone());
             debug_assert!(redirected, "a publisher belongs to one node, added once");
         }

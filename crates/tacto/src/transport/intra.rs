@@ -5,6 +5,7 @@
 
 use std::sync::{Arc, PoisonError, RwLock};
 
+use crate::context::TopicLease;
 use crate::sample::{Sample, SampleInfo};
 use crate::subscription::Inbox;
 
@@ -13,13 +14,16 @@ use crate::subscription::Inbox;
 pub(crate) struct Topic<T> {
     name: String,
     subscribers: RwLock<Vec<Arc<Inbox<T>>>>,
+    /// Removes the topic from its context when the last publisher or subscription drops it.
+    _lease: TopicLease,
 }
 
 impl<T> Topic<T> {
-    pub(crate) fn new(name: &str) -> Self {
+    pub(crate) fn new(name: &str, lease: TopicLease) -> Self {
         Topic {
             name: name.to_owned(),
             subscribers: RwLock::new(Vec::new()),
+            _lease: lease,
         }
     }
 
