@@ -36,6 +36,9 @@ pub struct Context {
 #[derive(Default)]
 struct ContextInner {
     topics: Arc<Topics>,
+    /// The names of the context's nodes, each held weakly: a node's name is taken while its
+    /// `Arc<str>` lives, in the node or in the executor the node was added to.
+    node_names: Mutex<HashMap<String, Weak<str>>>,
     clock: Clock,
 }
 
@@ -107,6 +110,17 @@ pub enum TopicError {
         /// Which rule it breaks.
         reason: &'static str,
     },
+    /// The resolved name is longer than ROS 2 allows (rmw's `RMW_TOPIC_MAX_NAME_LENGTH`: DDS
+    /// limits names to 255 characters, 8 of which are kept for prefixes such as `rt/`).
+    #[error("topic name {name:?} has {length} characters, more than ROS 2's {max}")]
+    NameTooLong {
+        /// The resolved name.
+        name: String,
+        /// Its length in characters.
+        length: usize,
+        /// The longest name allowed.
+        max: usize,
+    },
     /// The topic already carries another message type.
     #[error("topic {topic} carries {existing}, not {requested}")]
     TypeMismatch {
@@ -125,9 +139,46 @@ impl Context {
         Self::default()
     }
 
-    /// Creates a node named `name` (letters, digits and underscores, not starting with a digit).
+    /// Creates a node named `name`: letters, digits and underscores, not starting with a
+    /// digit, at most 255 characters (ROS 2's rules).
+    ///
+    /// Node names are unique in a context: ROS 2 only warns about a second node of the same
+    /// name, and its tools then mix the two up. So while a node lives, in the program or in
+    /// the executor it was added to, its name is refused ([`NodeCreateError::NameTaken`]); it
+    /// is free again once the node is dropped, or once the executor that took it is.
+    ///
+    /// # Examples
+    /// ```
+    /// use tacto::{Context, NodeCreateError};
+    ///
+    /// let ctx = Context::new();
+    /// let driver = ctx.node("driver").unwrap();
+    /// assert!(matches!(ctx.node("driver"), Err(NodeCreateError::NameTaken(_))));
+    /// drop(driver);
+    /// assert!(ctx.node("driver").is_ok());
+    /// ```
     pub fn node(&self, name: &str) -> Result<Node, NodeCreateError> {
         Node::new(self.clone(), name)
+    }
+
+    /// Reserves the node name `name` for as long as the returned `Arc` or a clone of it lives.
+    pub(crate) fn claim_node_name(&self, name: &str) -> Result<Arc<str>, NodeCreateError> {
+        let mut names = self
+            .inner
+            .node_names
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if names.get(name).is_some_and(|held| held.strong_count() > 0) {
+            return Err(NodeCreateError::NameTaken(name.to_owned()));
+        }
+        // Names of nodes gone are dropped when the table would grow: it stays within twice
+        // the most nodes alive at once, at O(1) per node, amortized.
+        if names.len() == names.capacity() {
+            names.retain(|_, held| held.strong_count() > 0);
+        }
+        let claimed: Arc<str> = Arc::from(name);
+        names.insert(name.to_owned(), Arc::downgrade(&claimed));
+        Ok(claimed)
     }
 
     /// The context's clocks.
@@ -202,6 +253,9 @@ impl Context {
     }
 }
 
+/// rmw's `RMW_TOPIC_MAX_NAME_LENGTH`, for a resolved name (leading `/` included).
+const MAX_TOPIC_NAME_LENGTH: usize = 255 - 8;
+
 /// Checks a topic name against the ROS 2 rules and makes it absolute (`chat` → `/chat`).
 ///
 /// Private names (`~`) and substitutions (`{node}`) are not supported yet and are refused.
@@ -224,6 +278,15 @@ pub(crate) fn resolve_topic_name(name: &str) -> Result<String, TopicError> {
         if !token.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Err(invalid("only letters, digits, '_' and '/' are allowed"));
         }
+    }
+    // Measured without building the string: the name may be anything a caller passed.
+    let length = relative.len() + 1;
+    if length > MAX_TOPIC_NAME_LENGTH {
+        return Err(TopicError::NameTooLong {
+            name: format!("/{relative}"),
+            length,
+            max: MAX_TOPIC_NAME_LENGTH,
+        });
     }
     Ok(format!("/{relative}"))
 }
@@ -252,5 +315,15 @@ mod tests {
         assert_eq!(topic_count(&ctx), 1);
         drop(other);
         assert_eq!(topic_count(&ctx), 0);
+    }
+
+    #[test]
+    fn the_names_of_dropped_nodes_leave_the_table() {
+        let ctx = Context::new();
+        for i in 0..1000 {
+            drop(ctx.node(&format!("node_{i}")).unwrap());
+        }
+        let names = ctx.inner.node_names.lock().unwrap().len();
+        assert!(names < 100, "{names} names held for 1000 dropped nodes");
     }
 }

@@ -55,7 +55,9 @@ use crate::trigger::{Activation, Trigger, TriggerError};
 /// assert_eq!(heard.take().unwrap().data, "HI");
 /// ```
 pub struct Node {
-    name: String,
+    /// Claimed in the context: the name stays taken while this `Arc` or a clone lives, so an
+    /// executor that takes the node keeps a clone (see [`Context::node`]).
+    pub(crate) name: Arc<str>,
     context: Context,
     /// Process-unique, so that a node can recognise its own callback groups.
     id: u64,
@@ -93,7 +95,24 @@ pub enum NodeCreateError {
     /// ROS 2 node names are letters, digits and underscores, not starting with a digit.
     #[error("invalid node name {0:?}: use letters, digits and '_', not starting with a digit")]
     InvalidName(String),
+    /// The name is longer than ROS 2 allows (rmw's `RMW_NODE_NAME_MAX_NAME_LENGTH`).
+    #[error("node name {name:?} has {length} characters, more than ROS 2's {max}")]
+    NameTooLong {
+        /// The name as given.
+        name: String,
+        /// Its length in characters.
+        length: usize,
+        /// The longest name allowed.
+        max: usize,
+    },
+    /// A node of this name already exists in the context: in the program, or in an executor
+    /// it was added to (see [`Context::node`]).
+    #[error("a node named {0:?} already exists in this context")]
+    NameTaken(String),
 }
+
+/// rmw's `RMW_NODE_NAME_MAX_NAME_LENGTH`.
+const MAX_NODE_NAME_LENGTH: usize = 255;
 
 /// Why a subscription could not be created.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -128,9 +147,18 @@ impl Node {
         if !valid {
             return Err(NodeCreateError::InvalidName(name.to_owned()));
         }
+        // Checked last, as rmw does: the other rules say more about a name that breaks them.
+        if name.len() > MAX_NODE_NAME_LENGTH {
+            return Err(NodeCreateError::NameTooLong {
+                name: name.to_owned(),
+                length: name.len(),
+                max: MAX_NODE_NAME_LENGTH,
+            });
+        }
+        let name = context.claim_node_name(name)?;
         static NEXT_ID: AtomicU64 = AtomicU64::new(0);
         Ok(Node {
-            name: name.to_owned(),
+            name,
             context,
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             groups: 1,

@@ -116,14 +116,15 @@ fn ticking(ctx: &Context, name: &str) -> tacto::Node {
 
 #[test]
 fn a_node_name_runs_once_per_executor() {
-    let ctx = Context::new();
+    // A context refuses a second live node of a name: these come from three contexts.
+    let contexts = [Context::new(), Context::new(), Context::new()];
     let mut first = WaitSetExecutor::new().unwrap();
     let mut second = CallbackExecutor::new().unwrap();
-    first.add(ticking(&ctx, "twin")).unwrap();
-    second.add(ticking(&ctx, "twin")).unwrap();
+    first.add(ticking(&contexts[0], "twin")).unwrap();
+    second.add(ticking(&contexts[1], "twin")).unwrap();
 
     for executor in [&mut first as &mut dyn Executor, &mut second] {
-        match executor.add(ticking(&ctx, "twin")) {
+        match executor.add(ticking(&contexts[2], "twin")) {
             Err(AddError::DuplicateNode(name)) => assert_eq!(name, "twin"),
             other => panic!("{other:?}"),
         }
@@ -146,7 +147,8 @@ fn a_node_name_is_taken_even_by_a_node_with_nothing_to_run() {
     ];
     for mut executor in executors {
         executor.add(ctx.node("quiet").unwrap()).unwrap();
-        match executor.add(ticking(&ctx, "quiet")) {
+        // The executor holds the name in `ctx`; another context's node may have it.
+        match executor.add(ticking(&Context::new(), "quiet")) {
             Err(AddError::DuplicateNode(name)) => assert_eq!(name, "quiet"),
             other => panic!("{other:?}"),
         }

@@ -108,7 +108,8 @@ pub struct LetExecutor {
     grid: Option<Schedule>,
     /// The number the next period gets if none is skipped; the first period is number 0.
     next_period: u64,
-    nodes: Vec<String>,
+    /// The node's own names: while the executor holds them, the context refuses them.
+    nodes: Vec<Arc<str>>,
     entries: Vec<Entry>,
     /// Every subscription of every node, frozen at each period start. Held weakly, as its node
     /// held them: a subscription dropped meanwhile is freed at once, and its entry pruned at
@@ -348,7 +349,7 @@ impl Executor for LetExecutor {
     /// an fd's data, in the kernel, cannot be frozen then. A driver reading an fd can run on
     /// another executor and publish to the LET nodes' subscriptions, which are frozen.
     fn add(&mut self, node: Node) -> Result<(), AddError> {
-        if self.nodes.iter().any(|n| n == node.name()) {
+        if self.nodes.iter().any(|n| **n == *node.name()) {
             return Err(AddError::DuplicateNode(node.name().to_owned()));
         }
         // Everything is checked before the node's publishers are redirected, so a refused node
@@ -369,7 +370,7 @@ impl Executor for LetExecutor {
             debug_assert!(redirected, "a publisher belongs to one node, added once");
         }
         let clock = node.context().clock().clone();
-        self.nodes.push(node.name().to_owned());
+        self.nodes.push(node.name.clone());
         self.inputs.extend(node.inputs);
         let next = self.next_period;
         let entries = node.executables.into_iter().zip(periods);
