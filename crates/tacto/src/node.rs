@@ -199,12 +199,19 @@ impl Node {
 
     /// Registers `run` to be called whenever `trigger` fires, in the node's default callback
     /// group (mutually exclusive).
+    ///
+    /// The subscriptions a trigger names must be this node's own
+    /// ([`TriggerError::ForeignSubscription`] otherwise): the executor that takes the node
+    /// attaches them, a LET executor freezes them with the node's other inputs, and in ROS 2
+    /// too a subscription's callback belongs to its node. Its code may still read any
+    /// subscription it holds.
     pub fn execute(
         &mut self,
         trigger: Trigger,
         run: impl FnMut(&Activation) + Send + 'static,
     ) -> Result<(), TriggerError> {
         trigger.validate()?;
+        self.check_own(&trigger)?;
         self.executables.push(Executable {
             trigger,
             group: self.default_group(),
@@ -230,12 +237,26 @@ impl Node {
             return Err(ExecuteInError::ForeignCallbackGroup);
         }
         trigger.validate()?;
+        self.check_own(&trigger)?;
         self.executables.push(Executable {
             trigger,
             group: *group,
             run: Box::new(run),
         });
         Ok(())
+    }
+
+    /// Refuses a trigger that names a subscription this node did not create.
+    fn check_own(&self, trigger: &Trigger) -> Result<(), TriggerError> {
+        let own = |input: &Arc<dyn Input>| {
+            // Newest first: code is usually registered right after its subscription.
+            (self.inputs.iter().rev())
+                .any(|mine| std::ptr::addr_eq(mine.as_ptr(), Arc::as_ptr(input)))
+        };
+        match trigger.inputs.iter().all(own) {
+            true => Ok(()),
+            false => Err(TriggerError::ForeignSubscription),
+        }
     }
 
     fn default_group(&self) -> CallbackGroup {
