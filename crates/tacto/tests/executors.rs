@@ -107,6 +107,47 @@ fn the_callback_executor_refuses_all_and_when_triggers() {
     }
 }
 
+#[test]
+fn the_classic_executors_refusal_names_what_they_run_and_what_not() {
+    let classic: [(&str, Box<dyn Executor>); 2] = [
+        ("callback", Box::new(CallbackExecutor::new().unwrap())),
+        (
+            "thread-pool",
+            Box::new(
+                tacto::ThreadPoolExecutor::builder()
+                    .threads(1)
+                    .build()
+                    .unwrap(),
+            ),
+        ),
+    ];
+    for (kind, mut executor) in classic {
+        let ctx = Context::new();
+        // What they run: `on`/`any` subscription triggers, timers, readable triggers.
+        let mut node = ctx.node("accepted").unwrap();
+        let a = node.subscription::<Empty>("a").create().unwrap();
+        let b = node.subscription::<Empty>("b").create().unwrap();
+        node.execute(Trigger::any().with(&a).with(&b), |_| {})
+            .unwrap();
+        node.timer(Duration::from_secs(1), |_| {}).unwrap();
+        let (device, _peer) = std::os::unix::net::UnixDatagram::pair().unwrap();
+        node.execute(Trigger::readable(device), |_| {}).unwrap();
+        executor.add(node).unwrap();
+
+        let mut node = ctx.node("refused").unwrap();
+        let a = node.subscription::<Empty>("a").create().unwrap();
+        node.execute(Trigger::all().with(&a), |_| {}).unwrap();
+        match executor.add(node) {
+            Err(AddError::UnsupportedTrigger { reason, .. }) => {
+                for word in ["`all`", "`when`", "`any`", "timers", "readable"] {
+                    assert!(reason.contains(word), "{kind}: {reason:?} lacks {word}");
+                }
+            }
+            other => panic!("{kind}: {other:?}"),
+        }
+    }
+}
+
 /// A node that runs something.
 fn ticking(ctx: &Context, name: &str) -> tacto::Node {
     let mut node = ctx.node(name).unwrap();
