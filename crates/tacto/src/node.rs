@@ -27,6 +27,9 @@ use crate::trigger::{Activation, Trigger, TriggerError};
 /// On a [`ThreadPoolExecutor`](crate::ThreadPoolExecutor), a node's code runs one executable
 /// at a time unless put into other [callback groups](crate::callback_group).
 ///
+/// A node's name is its own in its context for as long as the node lives, in the program or
+/// in the executor it was added to (see [`Context::node`]).
+///
 /// # Examples
 /// ```
 /// use std::time::Duration;
