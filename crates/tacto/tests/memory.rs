@@ -35,8 +35,8 @@ fn rss() -> usize {
 
 #[test]
 fn creating_and_dropping_many_nodes_subscriptions_and_publishers_does_not_grow_memory() {
-    const WARM_UP: usize = 20_000;
-    const CHURN: usize = 200_000;
+    const WARM_UP: usize = 10_000;
+    const CHURN: usize = 100_000;
     const ALLOWED: usize = 1 << 20;
 
     let ctx = Context::new();
