@@ -153,7 +153,8 @@ pub struct Clock {
 pub(crate) struct SimTime {
     active: AtomicBool,
     nanos: AtomicI64,
-    /// Executors with timers on ROS time. Held weakly: a dropped executor unsubscribes itself.
+    /// Executors with timers on ROS time, one entry each. Held weakly: a dropped executor is
+    /// pruned on the next call of `wake_on_sim_time` or `set_sim_time`.
     waiters: Mutex<Vec<Weak<Signal>>>,
     /// The subscription to `/clock`. Held here, so that sim time moves for as long as anyone
     /// (a node, an executor) holds the clock, whatever happened to the context.
@@ -204,10 +205,19 @@ impl Clock {
         });
     }
 
-    /// Asks for `signal` to be raised whenever simulated time moves.
+    /// Asks for `signal` to be raised whenever simulated time moves; once per signal, however
+    /// many timers ask.
     pub(crate) fn wake_on_sim_time(&self, signal: &Arc<Signal>) {
         let mut waiters = self.sim.waiters.lock().unwrap_or_else(|e| e.into_inner());
-        waiters.push(Arc::downgrade(signal));
+        // Pruned here too, not only when `/clock` moves: without sim time it never does, and
+        // executors come and go.
+        waiters.retain(|w| w.strong_count() > 0);
+        if !waiters
+            .iter()
+            .any(|w| std::ptr::eq(w.as_ptr(), Arc::as_ptr(signal)))
+        {
+            waiters.push(Arc::downgrade(signal));
+        }
     }
 }
 
@@ -234,5 +244,34 @@ impl Listener for SimClockListener {
             let time = Time::from_sec_nanosec(sample.clock.sec, sample.clock.nanosec);
             Clock { sim }.set_sim_time(time);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn waiters(clock: &Clock) -> usize {
+        clock.sim.waiters.lock().unwrap().len()
+    }
+
+    #[test]
+    fn an_executor_waits_on_sim_time_once_however_many_timers_it_has() {
+        let clock = Clock::default();
+        let signal = Arc::new(Signal::new().unwrap());
+        for _ in 0..3 {
+            clock.wake_on_sim_time(&signal);
+        }
+        assert_eq!(waiters(&clock), 1);
+    }
+
+    #[test]
+    fn dropped_executors_stop_waiting_on_sim_time_without_a_clock_message() {
+        let clock = Clock::default();
+        for _ in 0..100 {
+            let signal = Arc::new(Signal::new().unwrap());
+            clock.wake_on_sim_time(&signal);
+        }
+        assert!(waiters(&clock) <= 1, "{} waiters", waiters(&clock));
     }
 }

@@ -1,9 +1,9 @@
 //! The context: one process's graph of topics, and its clocks.
 
-use std::any::{Any, TypeId};
+use std::any::Any;
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use crate::clock::Clock;
 use crate::history::History;
@@ -16,6 +16,9 @@ use crate::transport::intra::{LocalDelivery, Topic};
 /// A graph of nodes that can talk to each other, with its clocks.
 ///
 /// Cheap to clone; clones share the graph. Most programs make one.
+///
+/// A topic exists while a publisher or a subscription holds it: when the last of them is
+/// dropped, the topic goes, and its name may later be opened again, with any message type.
 ///
 /// # Examples
 /// ```
@@ -31,7 +34,10 @@ pub struct Context {
 }
 
 struct ContextInner {
-    topics: Mutex<HashMap<String, TopicEntry>>,
+    topics: Arc<Topics>,
+    /// The names of the context's nodes, each held weakly: a node's name is taken while its
+    /// `Arc<str>` lives, in the node or in the executor the node was added to.
+    node_names: Mutex<HashMap<String, Weak<str>>>,
     clock: Clock,
     delivery: LocalDelivery,
 }
@@ -54,7 +60,8 @@ impl ContextBuilder {
     pub fn build(self) -> Context {
         Context {
             inner: Arc::new(ContextInner {
-                topics: Mutex::default(),
+                topics: Arc::default(),
+                node_names: Mutex::default(),
                 clock: Clock::default(),
                 delivery: self.delivery,
             }),
@@ -68,10 +75,47 @@ impl Default for Context {
     }
 }
 
+/// The context's topics by resolved name.
+///
+/// Holds each topic weakly: its publishers and subscriptions own it, and the last of them to
+/// go removes it from here (see [`TopicLease`]), so a program that keeps making and dropping
+/// endpoints on new topics does not grow this table.
+type Topics = Mutex<HashMap<String, TopicEntry>>;
+
 struct TopicEntry {
     type_name: &'static str,
-    type_id: TypeId,
-    topic: Arc<dyn Any + Send + Sync>,
+    topic: Weak<dyn Any + Send + Sync>,
+}
+
+/// A topic's place in its context's table, given back when the topic is dropped.
+pub(crate) struct TopicLease {
+    name: String,
+    topics: Weak<Topics>,
+}
+
+impl fmt::Debug for TopicLease {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TopicLease")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for TopicLease {
+    fn drop(&mut self) {
+        let Some(topics) = self.topics.upgrade() else {
+            return;
+        };
+        let mut topics = topics.lock().unwrap_or_else(PoisonError::into_inner);
+        // The name may already belong to a new topic, opened after this one's last endpoint
+        // went but before this drop took the lock: that one stays.
+        if topics
+            .get(&self.name)
+            .is_some_and(|entry| entry.topic.strong_count() == 0)
+        {
+            topics.remove(&self.name);
+        }
+    }
 }
 
 impl fmt::Debug for Context {
@@ -99,6 +143,17 @@ pub enum TopicError {
         /// Which rule it breaks.
         reason: &'static str,
     },
+    /// The resolved name is longer than ROS 2 allows (rmw's `RMW_TOPIC_MAX_NAME_LENGTH`: DDS
+    /// limits names to 255 characters, 8 of which are kept for prefixes such as `rt/`).
+    #[error("topic name {name:?} has {length} characters, more than ROS 2's {max}")]
+    NameTooLong {
+        /// The resolved name.
+        name: String,
+        /// Its length in characters.
+        length: usize,
+        /// The longest name allowed.
+        max: usize,
+    },
     /// The topic already carries another message type.
     #[error("topic {topic} carries {existing}, not {requested}")]
     TypeMismatch {
@@ -125,9 +180,46 @@ impl Context {
         }
     }
 
-    /// Creates a node named `name` (letters, digits and underscores, not starting with a digit).
+    /// Creates a node named `name`: letters, digits and underscores, not starting with a
+    /// digit, at most 255 characters (ROS 2's rules).
+    ///
+    /// Node names are unique in a context: ROS 2 only warns about a second node of the same
+    /// name, and its tools then mix the two up. So while a node lives, in the program or in
+    /// the executor it was added to, its name is refused ([`NodeCreateError::NameTaken`]); it
+    /// is free again once the node is dropped, or once the executor that took it is.
+    ///
+    /// # Examples
+    /// ```
+    /// use tacto::{Context, NodeCreateError};
+    ///
+    /// let ctx = Context::new();
+    /// let driver = ctx.node("driver").unwrap();
+    /// assert!(matches!(ctx.node("driver"), Err(NodeCreateError::NameTaken(_))));
+    /// drop(driver);
+    /// assert!(ctx.node("driver").is_ok());
+    /// ```
     pub fn node(&self, name: &str) -> Result<Node, NodeCreateError> {
         Node::new(self.clone(), name)
+    }
+
+    /// Reserves the node name `name` for as long as the returned `Arc` or a clone of it lives.
+    pub(crate) fn claim_node_name(&self, name: &str) -> Result<Arc<str>, NodeCreateError> {
+        let mut names = self
+            .inner
+            .node_names
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if names.get(name).is_some_and(|held| held.strong_count() > 0) {
+            return Err(NodeCreateError::NameTaken(name.to_owned()));
+        }
+        // Names of nodes gone are dropped when the table would grow: it stays within twice
+        // the most nodes alive at once, at O(1) per node, amortized.
+        if names.len() == names.capacity() {
+            names.retain(|_, held| held.strong_count() > 0);
+        }
+        let claimed: Arc<str> = Arc::from(name);
+        names.insert(name.to_owned(), Arc::downgrade(&claimed));
+        Ok(claimed)
     }
 
     /// The context's clocks.
@@ -161,7 +253,8 @@ impl Context {
         Ok(())
     }
 
-    /// Opens the intra-process topic `name` for messages of type `T`.
+    /// Opens the intra-process topic `name` for messages of type `T`: the one in use, or a new
+    /// one if no publisher or subscription holds that name now.
     pub(crate) fn topic<T: Message>(&self, name: &str) -> Result<Arc<Topic<T>>, TopicError> {
         let name = resolve_topic_name(name)?;
         let mut topics = self
@@ -169,26 +262,40 @@ impl Context {
             .topics
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        let entry = topics.entry(name.clone()).or_insert_with(|| TopicEntry {
-            type_name: T::TYPE_NAME,
-            type_id: TypeId::of::<T>(),
-            topic: Arc::new(Topic::<T>::new(&name, self.inner.delivery)),
-        });
-        let mismatch = || TopicError::TypeMismatch {
-            topic: name.clone(),
-            existing: entry.type_name,
-            requested: T::TYPE_NAME,
-        };
-        if entry.type_id != TypeId::of::<T>() {
-            return Err(mismatch());
+        if let Some(entry) = topics.get(&name) {
+            if let Some(topic) = entry.topic.upgrade() {
+                let existing = entry.type_name;
+                // If the endpoints go meanwhile, dropping `topic` drops the topic, whose lease
+                // takes this lock.
+                drop(topics);
+                return topic
+                    .downcast::<Topic<T>>()
+                    .map_err(|_| TopicError::TypeMismatch {
+                        topic: name,
+                        existing,
+                        requested: T::TYPE_NAME,
+                    });
+            }
         }
-        entry
-            .topic
-            .clone()
-            .downcast::<Topic<T>>()
-            .map_err(|_| mismatch())
+        let lease = TopicLease {
+            name: name.clone(),
+            topics: Arc::downgrade(&self.inner.topics),
+        };
+        let topic = Arc::new(Topic::<T>::new(&name, self.inner.delivery, lease));
+        let weak: Weak<Topic<T>> = Arc::downgrade(&topic);
+        topics.insert(
+            name,
+            TopicEntry {
+                type_name: T::TYPE_NAME,
+                topic: weak,
+            },
+        );
+        Ok(topic)
     }
 }
+
+/// rmw's `RMW_TOPIC_MAX_NAME_LENGTH`, for a resolved name (leading `/` included).
+const MAX_TOPIC_NAME_LENGTH: usize = 255 - 8;
 
 /// Checks a topic name against the ROS 2 rules and makes it absolute (`chat` → `/chat`).
 ///
@@ -213,5 +320,51 @@ pub(crate) fn resolve_topic_name(name: &str) -> Result<String, TopicError> {
             return Err(invalid("only letters, digits, '_' and '/' are allowed"));
         }
     }
+    // Measured without building the string: the name may be anything a caller passed.
+    let length = relative.len() + 1;
+    if length > MAX_TOPIC_NAME_LENGTH {
+        return Err(TopicError::NameTooLong {
+            name: format!("/{relative}"),
+            length,
+            max: MAX_TOPIC_NAME_LENGTH,
+        });
+    }
     Ok(format!("/{relative}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::msg::std_msgs::String as Text;
+
+    fn topic_count(ctx: &Context) -> usize {
+        ctx.inner.topics.lock().unwrap().len()
+    }
+
+    #[test]
+    fn a_topic_leaves_the_table_with_its_last_endpoint() {
+        let ctx = Context::new();
+        let mut node = ctx.node("n").unwrap();
+        let sub = node.subscription::<Text>("a").create().unwrap();
+        let publisher = node.publisher::<Text>("a").create().unwrap();
+        let other = node.publisher::<Text>("b").create().unwrap();
+        assert_eq!(topic_count(&ctx), 2);
+
+        drop(sub);
+        assert_eq!(topic_count(&ctx), 2, "a publisher still holds /a");
+        drop(publisher);
+        assert_eq!(topic_count(&ctx), 1);
+        drop(other);
+        assert_eq!(topic_count(&ctx), 0);
+    }
+
+    #[test]
+    fn the_names_of_dropped_nodes_leave_the_table() {
+        let ctx = Context::new();
+        for i in 0..1000 {
+            drop(ctx.node(&format!("node_{i}")).unwrap());
+        }
+        let names = ctx.inner.node_names.lock().unwrap().len();
+        assert!(names < 100, "{names} names held for 1000 dropped nodes");
+    }
 }

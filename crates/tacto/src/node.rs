@@ -2,8 +2,8 @@
 
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use crate::callback_group::{CallbackGroup, CallbackGroupKind};
@@ -26,6 +26,9 @@ use crate::trigger::{Activation, Trigger, TriggerError};
 ///
 /// On a [`ThreadPoolExecutor`](crate::ThreadPoolExecutor), a node's code runs one executable
 /// at a time unless put into other [callback groups](crate::callback_group).
+///
+/// A node's name is its own in its context for as long as the node lives, in the program or
+/// in the executor it was added to (see [`Context::node`]).
 ///
 /// # Examples
 /// ```
@@ -55,17 +58,20 @@ use crate::trigger::{Activation, Trigger, TriggerError};
 /// assert_eq!(heard.take().unwrap().data, "HI");
 /// ```
 pub struct Node {
-    name: String,
+    /// Claimed in the context: the name stays taken while this `Arc` or a clone lives, so an
+    /// executor that takes the node keeps a clone (see [`Context::node`]).
+    pub(crate) name: Arc<str>,
     context: Context,
     /// Process-unique, so that a node can recognise its own callback groups.
     id: u64,
     /// Callback groups made so far, the default group included.
     groups: usize,
     pub(crate) executables: Vec<Executable>,
-    /// Every subscription and publisher the node created, for LET executors to freeze inputs
-    /// and hold back outputs.
-    pub(crate) inputs: Vec<Arc<dyn Input>>,
-    pub(crate) outputs: Vec<Arc<dyn Output>>,
+    /// The subscriptions and publishers the node created, for LET executors to freeze inputs
+    /// and hold back outputs. Held weakly, so that dropping one frees it (and its history) at
+    /// once; see [`remember`] for when the dead entries go.
+    pub(crate) inputs: Vec<Weak<dyn Input>>,
+    pub(crate) outputs: Vec<Weak<dyn Output>>,
 }
 
 /// Code registered with a trigger.
@@ -80,8 +86,8 @@ impl fmt::Debug for Node {
         f.debug_struct("Node")
             .field("name", &self.name)
             .field("executables", &self.executables.len())
-            .field("inputs", &self.inputs.len())
-            .field("outputs", &self.outputs.len())
+            .field("inputs", &live(&self.inputs))
+            .field("outputs", &live(&self.outputs))
             .finish()
     }
 }
@@ -92,7 +98,24 @@ pub enum NodeCreateError {
     /// ROS 2 node names are letters, digits and underscores, not starting with a digit.
     #[error("invalid node name {0:?}: use letters, digits and '_', not starting with a digit")]
     InvalidName(String),
+    /// The name is longer than ROS 2 allows (rmw's `RMW_NODE_NAME_MAX_NAME_LENGTH`).
+    #[error("node name {name:?} has {length} characters, more than ROS 2's {max}")]
+    NameTooLong {
+        /// The name as given.
+        name: String,
+        /// Its length in characters.
+        length: usize,
+        /// The longest name allowed.
+        max: usize,
+    },
+    /// A node of this name already exists in the context: in the program, or in an executor
+    /// it was added to (see [`Context::node`]).
+    #[error("a node named {0:?} already exists in this context")]
+    NameTaken(String),
 }
+
+/// rmw's `RMW_NODE_NAME_MAX_NAME_LENGTH`.
+const MAX_NODE_NAME_LENGTH: usize = 255;
 
 /// Why a subscription could not be created.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -127,9 +150,18 @@ impl Node {
         if !valid {
             return Err(NodeCreateError::InvalidName(name.to_owned()));
         }
+        // Checked last, as rmw does: the other rules say more about a name that breaks them.
+        if name.len() > MAX_NODE_NAME_LENGTH {
+            return Err(NodeCreateError::NameTooLong {
+                name: name.to_owned(),
+                length: name.len(),
+                max: MAX_NODE_NAME_LENGTH,
+            });
+        }
+        let name = context.claim_node_name(name)?;
         static NEXT_ID: AtomicU64 = AtomicU64::new(0);
         Ok(Node {
-            name: name.to_owned(),
+            name,
             context,
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             groups: 1,
@@ -170,12 +202,19 @@ impl Node {
 
     /// Registers `run` to be called whenever `trigger` fires, in the node's default callback
     /// group (mutually exclusive).
+    ///
+    /// The subscriptions a trigger names must be this node's own
+    /// ([`TriggerError::ForeignSubscription`] otherwise): the executor that takes the node
+    /// attaches them, a LET executor freezes them with the node's other inputs, and in ROS 2
+    /// too a subscription's callback belongs to its node. Its code may still read any
+    /// subscription it holds.
     pub fn execute(
         &mut self,
         trigger: Trigger,
         run: impl FnMut(&Activation) + Send + 'static,
     ) -> Result<(), TriggerError> {
         trigger.validate()?;
+        self.check_own(&trigger)?;
         self.executables.push(Executable {
             trigger,
             group: self.default_group(),
@@ -201,12 +240,26 @@ impl Node {
             return Err(ExecuteInError::ForeignCallbackGroup);
         }
         trigger.validate()?;
+        self.check_own(&trigger)?;
         self.executables.push(Executable {
             trigger,
             group: *group,
             run: Box::new(run),
         });
         Ok(())
+    }
+
+    /// Refuses a trigger that names a subscription this node did not create.
+    fn check_own(&self, trigger: &Trigger) -> Result<(), TriggerError> {
+        let own = |input: &Arc<dyn Input>| {
+            // Newest first: code is usually registered right after its subscription.
+            (self.inputs.iter().rev())
+                .any(|mine| std::ptr::addr_eq(mine.as_ptr(), Arc::as_ptr(input)))
+        };
+        match trigger.inputs.iter().all(own) {
+            true => Ok(()),
+            false => Err(TriggerError::ForeignSubscription),
+        }
     }
 
     fn default_group(&self) -> CallbackGroup {
@@ -237,7 +290,7 @@ impl<T: Message> PublisherBuilder<'_, T> {
     /// Creates the publisher.
     pub fn create(self) -> Result<Publisher<T>, TopicError> {
         let publisher = Publisher::new(self.node.context.topic::<T>(&self.topic)?);
-        self.node.outputs.push(publisher.output());
+        remember(&mut self.node.outputs, Arc::downgrade(&publisher.output()));
         Ok(publisher)
     }
 }
@@ -321,7 +374,21 @@ impl Node {
             return Err(SubscriptionCreateError::ZeroCapacity);
         }
         let sub = Subscription::new(self.context.topic::<T>(topic)?, history);
-        self.inputs.push(sub.input());
+        remember(&mut self.inputs, Arc::downgrade(&sub.input()));
         Ok(sub)
     }
+}
+
+/// Adds `item` to `list`, first dropping the entries of what no longer exists if the list is
+/// full: a node that keeps making and dropping subscriptions keeps a list at most twice as
+/// long as the most it ever had alive, and pruning costs O(1) per push, amortized.
+pub(crate) fn remember<T: ?Sized>(list: &mut Vec<Weak<T>>, item: Weak<T>) {
+    if list.len() == list.capacity() {
+        list.retain(|entry| entry.strong_count() > 0);
+    }
+    list.push(item);
+}
+
+fn live<T: ?Sized>(list: &[Weak<T>]) -> usize {
+    list.iter().filter(|entry| entry.strong_count() > 0).count()
 }

@@ -110,6 +110,47 @@ fn the_callback_executor_refuses_all_and_when_triggers() {
     }
 }
 
+#[test]
+fn the_classic_executors_refusal_names_what_they_run_and_what_not() {
+    let classic: [(&str, Box<dyn Executor>); 2] = [
+        ("callback", Box::new(CallbackExecutor::new().unwrap())),
+        (
+            "thread-pool",
+            Box::new(
+                tacto::ThreadPoolExecutor::builder()
+                    .threads(1)
+                    .build()
+                    .unwrap(),
+            ),
+        ),
+    ];
+    for (kind, mut executor) in classic {
+        let ctx = Context::new();
+        // What they run: `on`/`any` subscription triggers, timers, readable triggers.
+        let mut node = ctx.node("accepted").unwrap();
+        let a = node.subscription::<Empty>("a").create().unwrap();
+        let b = node.subscription::<Empty>("b").create().unwrap();
+        node.execute(Trigger::any().with(&a).with(&b), |_| {})
+            .unwrap();
+        node.timer(Duration::from_secs(1), |_| {}).unwrap();
+        let (device, _peer) = std::os::unix::net::UnixDatagram::pair().unwrap();
+        node.execute(Trigger::readable(device), |_| {}).unwrap();
+        executor.add(node).unwrap();
+
+        let mut node = ctx.node("refused").unwrap();
+        let a = node.subscription::<Empty>("a").create().unwrap();
+        node.execute(Trigger::all().with(&a), |_| {}).unwrap();
+        match executor.add(node) {
+            Err(AddError::UnsupportedTrigger { reason, .. }) => {
+                for word in ["`all`", "`when`", "`any`", "timers", "readable"] {
+                    assert!(reason.contains(word), "{kind}: {reason:?} lacks {word}");
+                }
+            }
+            other => panic!("{kind}: {other:?}"),
+        }
+    }
+}
+
 /// A node that runs something.
 fn ticking(ctx: &Context, name: &str) -> tacto::Node {
     let mut node = ctx.node(name).unwrap();
@@ -119,14 +160,15 @@ fn ticking(ctx: &Context, name: &str) -> tacto::Node {
 
 #[test]
 fn a_node_name_runs_once_per_executor() {
-    let ctx = Context::new();
+    // A context refuses a second live node of a name: these come from three contexts.
+    let contexts = [Context::new(), Context::new(), Context::new()];
     let mut first = WaitSetExecutor::new().unwrap();
     let mut second = CallbackExecutor::new().unwrap();
-    first.add(ticking(&ctx, "twin")).unwrap();
-    second.add(ticking(&ctx, "twin")).unwrap();
+    first.add(ticking(&contexts[0], "twin")).unwrap();
+    second.add(ticking(&contexts[1], "twin")).unwrap();
 
     for executor in [&mut first as &mut dyn Executor, &mut second] {
-        match executor.add(ticking(&ctx, "twin")) {
+        match executor.add(ticking(&contexts[2], "twin")) {
             Err(AddError::DuplicateNode(name)) => assert_eq!(name, "twin"),
             other => panic!("{other:?}"),
         }
@@ -149,7 +191,8 @@ fn a_node_name_is_taken_even_by_a_node_with_nothing_to_run() {
     ];
     for mut executor in executors {
         executor.add(ctx.node("quiet").unwrap()).unwrap();
-        match executor.add(ticking(&ctx, "quiet")) {
+        // The executor holds the name in `ctx`; another context's node may have it.
+        match executor.add(ticking(&Context::new(), "quiet")) {
             Err(AddError::DuplicateNode(name)) => assert_eq!(name, "quiet"),
             other => panic!("{other:?}"),
         }
@@ -157,43 +200,40 @@ fn a_node_name_is_taken_even_by_a_node_with_nothing_to_run() {
 }
 
 #[test]
-fn a_subscription_triggers_the_code_of_one_node_only() {
+fn a_subscription_triggers_one_executable_only() {
+    // Another node's code cannot name it at all (see tests/node.rs); two of its own node's
+    // executables can, and the executor refuses the node.
     let ctx = Context::new();
-    let mut first = ctx.node("first").unwrap();
-    let radar = first.subscription::<Empty>("radar").create().unwrap();
-    first.execute(Trigger::on(&radar), |_| {}).unwrap();
-    let mut second = ctx.node("second").unwrap();
-    second.execute(Trigger::on(&radar), |_| {}).unwrap();
-    let mut third = ctx.node("third").unwrap();
-    third.execute(Trigger::on(&radar), |_| {}).unwrap();
+    let mut node = ctx.node("fusion").unwrap();
+    let radar = node.subscription::<Empty>("radar").create().unwrap();
+    let camera = node.subscription::<Empty>("camera").create().unwrap();
+    node.execute(Trigger::on(&radar), |_| {}).unwrap();
+    node.execute(Trigger::any().with(&camera).with(&radar), |_| {})
+        .unwrap();
 
     let mut executor = WaitSetExecutor::new().unwrap();
-    executor.add(first).unwrap();
-    match executor.add(second) {
-        Err(AddError::InputAlreadyTriggering(node)) => assert_eq!(node, "second"),
-        other => panic!("{other:?}"),
-    }
-    let mut other_executor = WaitSetExecutor::new().unwrap();
-    match other_executor.add(third) {
-        Err(AddError::InputAlreadyTriggering(node)) => assert_eq!(node, "third"),
+    match executor.add(node) {
+        Err(AddError::InputAlreadyTriggering(node)) => assert_eq!(node, "fusion"),
         other => panic!("{other:?}"),
     }
 }
 
 #[test]
-fn a_refused_node_leaves_its_subscriptions_free_for_another_node() {
+fn a_refused_node_leaves_no_trace_in_the_executor() {
     let ctx = Context::new();
-    let mut refused = ctx.node("refused").unwrap();
+    let mut refused = ctx.node("fusion").unwrap();
     let radar = refused.subscription::<Empty>("radar").create().unwrap();
     refused.execute(Trigger::on(&radar), |_| {}).unwrap();
     refused.execute(Trigger::on(&radar), |_| {}).unwrap();
     let mut executor = WaitSetExecutor::new().unwrap();
     match executor.add(refused) {
-        Err(AddError::InputAlreadyTriggering(node)) => assert_eq!(node, "refused"),
+        Err(AddError::InputAlreadyTriggering(node)) => assert_eq!(node, "fusion"),
         other => panic!("one subscription triggering two executables: {other:?}"),
     }
 
+    // The name is free, in the context and in the executor.
     let mut fusion = ctx.node("fusion").unwrap();
+    let radar = fusion.subscription::<Empty>("radar").create().unwrap();
     let runs = Events::default();
     let ran = runs.clone();
     fusion
@@ -202,10 +242,9 @@ fn a_refused_node_leaves_its_subscriptions_free_for_another_node() {
             ran.push("fusion");
         })
         .unwrap();
-    let mut other_executor = WaitSetExecutor::new().unwrap();
-    other_executor.add(fusion).unwrap();
+    executor.add(fusion).unwrap();
     publisher::<Empty>(&ctx, "radar").publish(Empty::default());
-    other_executor.spin_for(SETTLE).unwrap();
+    executor.spin_for(SETTLE).unwrap();
     assert_eq!(runs.all(), ["fusion"]);
 }
 

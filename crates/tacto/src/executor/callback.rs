@@ -16,6 +16,21 @@ use super::{AddError, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandl
 use crate::node::{Executable, Node};
 use crate::trigger::Rule;
 
+/// Refuses, for an executor of the callback model (`executor`), the triggers that model lacks.
+pub(super) fn classic(
+    executor: &'static str,
+) -> impl Fn(&Executable) -> Result<(), (&'static str, &'static str)> {
+    move |exe| match exe.trigger.rule {
+        // `every` is an `any` rule with a period.
+        Rule::Any | Rule::Readable(_) => Ok(()),
+        Rule::All | Rule::When(_) => Err((
+            executor,
+            "it runs `on`/`any` subscription triggers, timers and readable triggers; `all` and \
+             `when` are conditions, not callbacks",
+        )),
+    }
+}
+
 /// Runs callbacks one message at a time on one thread, like rclcpp's single-threaded executor.
 ///
 /// # Examples
@@ -67,19 +82,12 @@ impl CallbackExecutor {
 impl Executor for CallbackExecutor {
     fn add(&mut self, node: Node) -> Result<(), AddError> {
         let signal = self.poller.signal().clone();
-        let classic = |exe: &Executable| match exe.trigger.rule {
-            Rule::Any | Rule::Readable(_) => Ok(()),
-            Rule::All | Rule::When(_) => Err((
-                "callback",
-                "only per-subscription callbacks and timers are classic",
-            )),
-        };
         let entries = dispatch::admit(
             node,
             &mut self.poller,
             &mut self.nodes,
             &self.entries,
-            classic,
+            classic("callback"),
             |_, exe| Pending::new(&signal, exe),
         )?;
         self.entries.extend(entries);

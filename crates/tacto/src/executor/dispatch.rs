@@ -170,7 +170,8 @@ pub(crate) fn admit<L: Listener + FdListener + 'static>(
     check: impl Fn(&Executable) -> Result<(), (&'static str, &'static str)>,
     mut listener: impl FnMut(usize, &Executable) -> Arc<L>,
 ) -> Result<Vec<Entry<L>>, AddError> {
-    let name: Arc<str> = node.name().into();
+    // The node's own name: while the executor holds it, the context refuses the name.
+    let name = node.name.clone();
     if names.contains(&name) {
         return Err(AddError::DuplicateNode(name.to_string()));
     }

@@ -8,7 +8,7 @@
 //! on a slow machine, as long as each period's work fits in the period.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use super::dispatch::steady_time;
@@ -109,10 +109,13 @@ pub struct LetExecutor {
     grid: Option<Schedule>,
     /// The number the next period gets if none is skipped; the first period is number 0.
     next_period: u64,
-    nodes: Vec<String>,
+    /// The node's own names: while the executor holds them, the context refuses them.
+    nodes: Vec<Arc<str>>,
     entries: Vec<Entry>,
-    /// Every subscription of every node, frozen at each period start.
-    inputs: Vec<Arc<dyn Input>>,
+    /// Every subscription of every node, frozen at each period start. Held weakly, as its node
+    /// held them: a subscription dropped meanwhile is freed at once, and its entry pruned at
+    /// the next period start.
+    inputs: Vec<Weak<dyn Input>>,
     outbox: Arc<Outbox>,
     /// The outbox's second buffer: flushing swaps the two instead of allocating.
     sending: Vec<Deferred>,
@@ -334,9 +337,13 @@ impl LetExecutor {
         // Outputs go out before the inputs are frozen: a node of this executor that subscribes
         // to them sees them in this period, one period after they were produced.
         self.outbox.flush(&mut self.sending);
-        for input in &self.inputs {
-            input.freeze();
-        }
+        self.inputs.retain(|input| match input.upgrade() {
+            Some(input) => {
+                input.freeze();
+                true
+            }
+            None => false,
+        });
         let period = self.next_period + missed;
         self.next_period = period + 1;
         for entry in &mut self.entries {
@@ -359,7 +366,7 @@ impl Executor for LetExecutor {
     /// an fd's data, in the kernel, cannot be frozen then. A driver reading an fd can run on
     /// another executor and publish to the LET nodes' subscriptions, which are frozen.
     fn add(&mut self, node: Node) -> Result<(), AddError> {
-        if self.nodes.iter().any(|n| n == node.name()) {
+        if self.nodes.iter().any(|n| **n == *node.name()) {
             return Err(AddError::DuplicateNode(node.name().to_owned()));
         }
         // Everything is checked before the node's publishers are redirected, so a refused node
@@ -375,12 +382,12 @@ impl Executor for LetExecutor {
                 })?;
             periods.push(every);
         }
-        for output in &node.outputs {
+        for output in node.outputs.iter().filter_map(Weak::upgrade) {
             let redirected = output.defer_to(self.outbox.clone());
             debug_assert!(redirected, "a publisher belongs to one node, added once");
         }
         let clock = node.context().clock().clone();
-        self.nodes.push(node.name().to_owned());
+        self.nodes.push(node.name.clone());
         self.inputs.extend(node.inputs);
         let next = self.next_period;
         let entries = node.executables.into_iter().zip(periods);

@@ -120,7 +120,9 @@ pub enum SpinError {
 /// Why a node could not be added to an executor.
 #[derive(Debug, thiserror::Error)]
 pub enum AddError {
-    /// Another node of the same name already runs on this executor.
+    /// Another node of the same name already runs on this executor. Within one context the
+    /// context itself refuses the name ([`NodeCreateError::NameTaken`](crate::NodeCreateError));
+    /// nodes of two contexts can meet here.
     #[error("a node named {0:?} was already added to this executor")]
     DuplicateNode(String),
     /// One of the node's triggering subscriptions already triggers another executable (a

@@ -67,9 +67,9 @@ use super::signal::Signal;
 use super::{AddError, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle};
 use crate::callback_group::{CallbackGroup, CallbackGroupKind};
 use crate::clock::{ClockKind, Time, os_now};
-use crate::node::{Executable, Node};
+use crate::node::Node;
 use crate::shutdown;
-use crate::trigger::{Activation, Rule};
+use crate::trigger::Activation;
 
 /// Runs callbacks on N threads, in callback groups, like rclcpp's multi-threaded executor.
 ///
@@ -232,19 +232,12 @@ impl ThreadPoolExecutor {
 impl Executor for ThreadPoolExecutor {
     fn add(&mut self, node: Node) -> Result<(), AddError> {
         let signal = self.poller.signal().clone();
-        let classic = |exe: &Executable| match exe.trigger.rule {
-            Rule::Any | Rule::Readable(_) => Ok(()),
-            Rule::All | Rule::When(_) => Err((
-                "thread-pool",
-                "only per-subscription callbacks and timers are classic",
-            )),
-        };
         let entries = dispatch::admit(
             node,
             &mut self.poller,
             &mut self.nodes,
             &self.entries,
-            classic,
+            super::callback::classic("thread-pool"),
             |_, exe| Pending::new(&signal, exe),
         )?;
         for entry in &entries {

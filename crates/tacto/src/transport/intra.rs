@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use crate::cdr::EncodeError;
+use crate::context::TopicLease;
 use crate::message::Message;
 use crate::pi_mutex::PiMutex;
 use crate::sample::SampleInfo;
@@ -62,14 +63,17 @@ pub(crate) struct Topic<T> {
     /// delivery and a delivery never waits for more than that. Priority-inheriting, as
     /// publishers of any priority take it.
     subscribers: PiMutex<Arc<[Arc<Inbox<T>>]>>,
+    /// Removes the topic from its context when the last publisher or subscription drops it.
+    _lease: TopicLease,
 }
 
 impl<T: Message> Topic<T> {
-    pub(crate) fn new(name: &str, delivery: LocalDelivery) -> Self {
+    pub(crate) fn new(name: &str, delivery: LocalDelivery, lease: TopicLease) -> Self {
         Topic {
             name: name.to_owned(),
             delivery,
             subscribers: PiMutex::new(Arc::new([])),
+            _lease: lease,
         }
     }
 

@@ -78,10 +78,11 @@ pub fn start(spec: &Spec, config: &RunConfig) -> Result<Box<dyn System>, SystemE
     };
     let mut notes = Vec::new();
     let one = |executor: Box<dyn Executor>, name: &str| {
+        let nodes = spec.nodes.iter().map(|n| (n, n.name.clone()));
         spawn(
             &builder,
             executor,
-            &spec.nodes,
+            nodes,
             ExecutorThread::builder().name(name),
         )
         .map(|thread| vec![thread])
@@ -118,16 +119,17 @@ pub fn start(spec: &Spec, config: &RunConfig) -> Result<Box<dyn System>, SystemE
 
 type Thread = ExecutorThread<Box<dyn Executor>>;
 
-/// Adds `nodes` to `executor` and starts it on a thread set up by `thread`.
-fn spawn(
+/// Adds `nodes`, each with its tacto node name, to `executor` and starts it on a thread set up
+/// by `thread`.
+fn spawn<'s>(
     builder: &Builder<'_>,
     mut executor: Box<dyn Executor>,
-    nodes: &[NodeSpec],
+    nodes: impl IntoIterator<Item = (&'s NodeSpec, String)>,
     thread: ExecutorThreadBuilder,
 ) -> Result<Thread, SystemError> {
-    for node in nodes {
+    for (node, tacto_name) in nodes {
         executor
-            .add(builder.node(node)?)
+            .add(builder.node(node, &tacto_name)?)
             .map_err(|e| SystemError::Build(e.to_string()))?;
     }
     thread
@@ -174,13 +176,22 @@ fn prioritized(
         notes,
     )?;
     let placed = lanes(spec);
+    // A node split across lanes is a tacto node per lane, and tacto node names are unique in
+    // a context: the parts after the first get a suffix.
+    let tacto_names: Vec<String> = (placed.iter().enumerate())
+        .map(
+            |(i, (_, n))| match placed[..i].iter().filter(|(_, m)| m.name == n.name).count() {
+                0 => n.name.clone(),
+                earlier => format!("{}_part{}", n.name, earlier + 1),
+            },
+        )
+        .collect();
     let roots = (0..spec.hot_path.roots.len()).map(Lane::Root);
     let mut threads = Vec::new();
     for lane in roots.chain([Lane::HotPath, Lane::Planner, Lane::Other]) {
-        let nodes: Vec<NodeSpec> = placed
-            .iter()
-            .filter(|(l, _)| *l == lane)
-            .map(|(_, n)| n.clone())
+        let nodes: Vec<(&NodeSpec, String)> = (placed.iter().zip(&tacto_names))
+            .filter(|((l, _), _)| *l == lane)
+            .map(|((_, n), name)| (n, name.clone()))
             .collect();
         if nodes.is_empty() {
             continue;
@@ -193,7 +204,7 @@ fn prioritized(
         };
         let executor = CallbackExecutor::new()
             .map_err(|e| SystemError::Build(format!("creating a prioritized executor: {e}")))?;
-        threads.push(spawn(builder, Box::new(executor), &nodes, thread)?);
+        threads.push(spawn(builder, Box::new(executor), nodes, thread)?);
     }
     Ok(threads)
 }

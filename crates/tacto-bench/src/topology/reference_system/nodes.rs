@@ -71,28 +71,32 @@ pub(crate) struct Builder<'a> {
 type BuildError = Box<dyn Error>;
 
 impl Builder<'_> {
-    /// The tacto node for `spec`.
-    pub(crate) fn node(&self, spec: &NodeSpec) -> Result<Node, SystemError> {
+    /// The tacto node for `spec`, named `tacto_name`: `spec`'s name, unless `spec` is one part
+    /// of a node split across executors (node names are unique in a tacto context). Its
+    /// messages carry `spec`'s name either way.
+    pub(crate) fn node(&self, spec: &NodeSpec, tacto_name: &str) -> Result<Node, SystemError> {
         let name = spec.name.as_str();
-        let fail = |e: &dyn Error| SystemError::Build(format!("node {name}: {e}"));
-        let mut node = self.ctx.node(name).map_err(|e| fail(&e))?;
+        let fail = |e: &dyn Error| SystemError::Build(format!("node {tacto_name}: {e}"));
+        let mut node = self.ctx.node(tacto_name).map_err(|e| fail(&e))?;
         let built = match &spec.kind {
             Kind::Sensor { period_ms, output } => {
-                self.sensor(&mut node, millis(*period_ms), output)
+                self.sensor(&mut node, name, millis(*period_ms), output)
             }
-            Kind::Transform { input, output } => self.transform(&mut node, input, output, None),
-            Kind::Fusion { inputs, output } => self.fusion(&mut node, inputs, output),
+            Kind::Transform { input, output } => {
+                self.transform(&mut node, name, input, output, None)
+            }
+            Kind::Fusion { inputs, output } => self.fusion(&mut node, name, inputs, output),
             Kind::Cyclic {
                 period_ms,
                 inputs,
                 output,
-            } => self.cyclic(&mut node, millis(*period_ms), inputs, output),
+            } => self.cyclic(&mut node, name, millis(*period_ms), inputs, output),
             Kind::Intersection { connections } => connections.iter().try_for_each(|c| {
                 // As upstream: each connection its own group, so that they run in parallel.
                 let group = node.callback_group(CallbackGroupKind::MutuallyExclusive);
-                self.transform(&mut node, &c.input, &c.output, Some(group))
+                self.transform(&mut node, name, &c.input, &c.output, Some(group))
             }),
-            Kind::Command { input, depth } => self.command(&mut node, input, *depth),
+            Kind::Command { input, depth } => self.command(&mut node, name, input, *depth),
         };
         built.map_err(|e| fail(e.as_ref()))?;
         Ok(node)
@@ -103,8 +107,14 @@ impl Builder<'_> {
             .history(History::KeepLast(self.depth))
     }
 
-    fn sensor(&self, node: &mut Node, period: Duration, output: &str) -> Result<(), BuildError> {
-        let mut work = Work::new(node, output, 0)?;
+    fn sensor(
+        &self,
+        node: &mut Node,
+        name: &str,
+        period: Duration,
+        output: &str,
+    ) -> Result<(), BuildError> {
+        let mut work = Work::new(node, name, output, 0)?;
         node.timer(period, move |_| work.publish(wall_clock_ns(), 0, []))?;
         Ok(())
     }
@@ -112,11 +122,12 @@ impl Builder<'_> {
     fn transform(
         &self,
         node: &mut Node,
+        name: &str,
         input: &str,
         output: &str,
         group: Option<CallbackGroup>,
     ) -> Result<(), BuildError> {
-        let mut work = Work::new(node, output, self.crunch)?;
+        let mut work = Work::new(node, name, output, self.crunch)?;
         let mut gap = SequenceGap::default();
         let mut run = move |sample: Sample<Message4kb>, started| {
             let missed = gap.missed(&sample);
@@ -151,10 +162,11 @@ impl Builder<'_> {
     fn fusion(
         &self,
         node: &mut Node,
+        name: &str,
         inputs: &[String; 2],
         output: &str,
     ) -> Result<(), BuildError> {
-        let work = Work::new(node, output, self.crunch)?;
+        let work = Work::new(node, name, output, self.crunch)?;
         match self.style {
             Style::Callbacks => {
                 let fusion = Arc::new(Mutex::new(Fusion {
@@ -191,11 +203,12 @@ impl Builder<'_> {
     fn cyclic(
         &self,
         node: &mut Node,
+        name: &str,
         period: Duration,
         inputs: &[String],
         output: &str,
     ) -> Result<(), BuildError> {
-        let work = Work::new(node, output, self.crunch)?;
+        let work = Work::new(node, name, output, self.crunch)?;
         let mut gaps = vec![SequenceGap::default(); inputs.len()];
         match self.style {
             Style::Callbacks => {
@@ -238,9 +251,15 @@ impl Builder<'_> {
         Ok(())
     }
 
-    fn command(&self, node: &mut Node, input: &str, depth: usize) -> Result<(), BuildError> {
+    fn command(
+        &self,
+        node: &mut Node,
+        name: &str,
+        input: &str,
+        depth: usize,
+    ) -> Result<(), BuildError> {
         let sink = lock(self.kpis)
-            .sink_index(node.name())
+            .sink_index(name)
             .ok_or("not a command node of the topology")?;
         let kpis = self.kpis.clone();
         let mut gap = SequenceGap::default();
@@ -277,10 +296,10 @@ struct Work {
 }
 
 impl Work {
-    /// The work of `node`, publishing on `output`.
-    fn new(node: &mut Node, output: &str, crunch: u64) -> Result<Work, BuildError> {
+    /// The work of `node`, known to the KPIs as `name`, publishing on `output`.
+    fn new(node: &mut Node, name: &str, output: &str, crunch: u64) -> Result<Work, BuildError> {
         Ok(Work {
-            name: node.name().to_owned(),
+            name: name.to_owned(),
             crunch,
             sequence: 0,
             output: node.publisher::<Message4kb>(output).create()?,
