@@ -7,11 +7,9 @@
 //! [readable](crate::Trigger::readable) trigger runs its code once per round while its fd is
 //! readable, like a callback subscription's once per message.
 
-use std::sync::Arc;
 use std::time::Instant;
 
-use super::dispatch::{self, Entry, Order, Pending};
-use super::poller::Poller;
+use super::single_threaded::{Order, Policy, SingleThreaded};
 use super::{AddError, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle};
 use crate::node::{Executable, Node};
 use crate::trigger::Rule;
@@ -55,65 +53,33 @@ pub(super) fn classic(
 /// assert_eq!(rx.try_iter().collect::<Vec<_>>(), ["one", "two"]);
 /// ```
 #[derive(Debug)]
-pub struct CallbackExecutor {
-    poller: Poller,
-    entries: Vec<Entry>,
-    /// The names of every node added, those without executables included.
-    nodes: Vec<Arc<str>>,
-    stop: StopHandle,
-    stats: ExecutorStats,
-}
+pub struct CallbackExecutor(SingleThreaded);
 
 impl CallbackExecutor {
     /// Creates the executor and its OS resources (an epoll set, an eventfd, a timerfd).
     pub fn new() -> std::io::Result<Self> {
-        let poller = Poller::new()?;
-        let stop = StopHandle::new(poller.signal().clone());
-        Ok(CallbackExecutor {
-            poller,
-            entries: Vec::new(),
-            nodes: Vec::new(),
-            stop,
-            stats: ExecutorStats::default(),
+        SingleThreaded::new(Policy {
+            accepts: |exe| classic("callback")(exe),
+            order: Order::TimersFirst,
         })
+        .map(CallbackExecutor)
     }
 }
 
 impl Executor for CallbackExecutor {
     fn add(&mut self, node: Node) -> Result<(), AddError> {
-        let signal = self.poller.signal().clone();
-        let entries = dispatch::admit(
-            node,
-            &mut self.poller,
-            &mut self.nodes,
-            &self.entries,
-            classic("callback"),
-            |_, exe| Pending::new(&signal, exe),
-        )?;
-        self.entries.extend(entries);
-        Ok(())
+        self.0.add(node)
     }
 
     fn spin_until(&mut self, deadline: Option<Instant>) -> Result<SpinOutcome, SpinError> {
-        let (poller, entries, stats) = (&mut self.poller, &mut self.entries, &mut self.stats);
-        dispatch::spin(
-            poller,
-            entries,
-            &self.stop,
-            stats,
-            Order::TimersFirst,
-            deadline,
-        )
+        self.0.spin_until(deadline)
     }
 
     fn stop_handle(&self) -> StopHandle {
-        self.stop.clone()
+        self.0.stop_handle()
     }
 
     fn stats(&self) -> ExecutorStats {
-        ExecutorStats {
-            wakeups: self.poller.wakeups(),
-            ..self.stats
-        }
+        self.0.stats()
     }
 }

@@ -1,14 +1,15 @@
-//! What the executors share: a node's executables as entries with their scheduling state,
-//! and the spin loop of the wait-set and callback executors.
+//! What the executors share: a node's executables as entries with their scheduling state, and
+//! how a node is admitted.
 
 use std::io;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use super::poller::{FdListener, Poller, Watch, Woken};
+use super::AddError;
+use super::base::Base;
+use super::poller::{FdListener, Watch};
 use super::signal::Signal;
-use super::{AddError, ExecutorStats, SpinError, SpinOutcome, StopHandle};
 use crate::callback_group::CallbackGroup;
 use crate::clock::{Clock, ClockKind, Time, os_now};
 
@@ -147,6 +148,11 @@ impl Entry<Pending> {
         self.fire()
     }
 
+    /// Marks the entry pending and wakes its executor, as a sample would.
+    pub(crate) fn rearm(&self) {
+        self.listener.on_sample();
+    }
+
     /// Marks the entry pending without waking the executor: for the thread pool, whose
     /// workers look for work after every run anyway.
     pub(crate) fn rearm_quietly(&self) {
@@ -154,25 +160,23 @@ impl Entry<Pending> {
     }
 }
 
-/// Takes `node` apart into entries, watches the fds of its readable triggers in `poller`, and
-/// attaches each executable's triggering subscriptions to the listener that `listener` makes
-/// for it, given the index the entry will have after `existing`. The poller's signal is woken
-/// when simulated time moves. `names` holds the names of the executor's nodes, those without
-/// executables included; the node's joins them.
+/// Takes `node` apart into entries, watches the fds of its readable triggers in the executor's
+/// poller, and attaches each executable's triggering subscriptions to the listener that
+/// `listener` makes for it, given the index the entry will have after `existing`. The poller's
+/// signal is woken when simulated time moves. The node's name joins the executor's.
 ///
 /// `check` lets an executor refuse triggers its model lacks. Everything is checked, and every
 /// fd watched, before anything is attached, so a refused node leaves no trace.
 pub(crate) fn admit<L: Listener + FdListener + 'static>(
     node: Node,
-    poller: &mut Poller,
-    names: &mut Vec<Arc<str>>,
+    base: &mut Base,
     existing: &[Entry<L>],
     check: impl Fn(&Executable) -> Result<(), (&'static str, &'static str)>,
     mut listener: impl FnMut(usize, &Executable) -> Arc<L>,
 ) -> Result<Vec<Entry<L>>, AddError> {
     // The node's own name: while the executor holds it, the context refuses the name.
     let name = node.name.clone();
-    if names.contains(&name) {
+    if base.nodes.contains(&name) {
         return Err(AddError::DuplicateNode(name.to_string()));
     }
     let clock = node.context().clock().clone();
@@ -197,14 +201,14 @@ pub(crate) fn admit<L: Listener + FdListener + 'static>(
     let fds: Vec<(_, Arc<dyn FdListener>)> = (node.executables.iter().zip(&listeners))
         .filter_map(|(exe, listener)| Some((exe.trigger.fd()?, listener.clone() as _)))
         .collect();
-    let mut watches = poller
+    let mut watches = (base.poller)
         .watch_all(&fds)
         .map_err(|source| AddError::Watch {
             node: name.to_string(),
             source,
         })?
         .into_iter();
-    let signal = poller.signal();
+    let signal = base.poller.signal();
     let mut entries = Vec::with_capacity(node.executables.len());
     for (exe, listener) in node.executables.into_iter().zip(listeners) {
         for input in &exe.trigger.inputs {
@@ -228,75 +232,8 @@ pub(crate) fn admit<L: Listener + FdListener + 'static>(
             clock: clock.clone(),
         });
     }
-    names.push(name);
+    base.nodes.push(name);
     Ok(entries)
-}
-
-/// In which order one round runs ready entries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Order {
-    /// The order nodes and executables were added.
-    Registration,
-    /// Timers first, then subscriptions, as rclcpp's executors do.
-    TimersFirst,
-}
-
-/// The spin loop: run a round of ready entries, then block until the next deadline or
-/// notification.
-pub(crate) fn spin(
-    poller: &mut Poller,
-    entries: &mut [Entry],
-    stop: &StopHandle,
-    stats: &mut ExecutorStats,
-    order: Order,
-    deadline: Option<Instant>,
-) -> Result<SpinOutcome, SpinError> {
-    poller.check_process()?;
-    let deadline = deadline.map(steady_time);
-    loop {
-        if stop.take_request() {
-            return Ok(SpinOutcome::Stopped);
-        }
-        poller.signal().take_notified();
-        match order {
-            Order::Registration => run_round(entries, stats, |_| true)?,
-            Order::TimersFirst => {
-                run_round(entries, stats, Entry::is_periodic)?;
-                run_round(entries, stats, |e| !e.is_periodic())?;
-            }
-        }
-        if deadline.is_some_and(|d| os_now(ClockKind::Steady) >= d) {
-            return Ok(SpinOutcome::Elapsed);
-        }
-        let next = entries
-            .iter()
-            .filter_map(Entry::steady_deadline)
-            .chain(deadline)
-            .min();
-        if poller.wait(next)? == Woken::Shutdown {
-            return Ok(SpinOutcome::Interrupted);
-        }
-    }
-}
-
-fn run_round(
-    entries: &mut [Entry],
-    stats: &mut ExecutorStats,
-    select: impl Fn(&Entry) -> bool,
-) -> io::Result<()> {
-    for entry in entries.iter_mut().filter(|e| select(e)) {
-        if let Some(activation) = entry.poll() {
-            entry.run(&activation)?;
-            stats.record(&activation);
-            if entry.left_unread() {
-                match entry.is_per_sample() {
-                    true => entry.listener.on_sample(),
-                    false => stats.left_unread += 1,
-                }
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Converts an `Instant` to a time on the steady clock (both are `CLOCK_MONOTONIC`).

@@ -19,8 +19,9 @@ use std::io;
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::base::Base;
 use super::dispatch::{self, Entry, steady_time};
-use super::poller::{FdListener, Poller, Woken};
+use super::poller::{FdListener, Woken};
 use super::signal::Signal;
 use super::{AddError, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle};
 use crate::clock::{ClockKind, Time, os_now};
@@ -108,12 +109,10 @@ use crate::subscription::Listener;
 /// ```
 #[derive(Debug)]
 pub struct EventsExecutor {
-    poller: Poller,
+    base: Base,
     queue: Arc<EventQueue>,
     /// Indexed by the executable numbers that events carry.
     entries: Vec<Entry<Source>>,
-    /// The names of every node added, those without executables included.
-    nodes: Vec<Arc<str>>,
     /// When to look at the timers next, on the steady clock: the earliest deadline of a timer
     /// without a queued event. `None`: no timer can come due on the steady clock.
     timers_next: Option<Time>,
@@ -122,8 +121,6 @@ pub struct EventsExecutor {
     /// Events to run before looking at watched fds again while the queue is busy: those queued
     /// when they were looked at last.
     until_fds: usize,
-    stop: StopHandle,
-    stats: ExecutorStats,
 }
 
 impl EventsExecutor {
@@ -158,8 +155,7 @@ impl EventsExecutor {
         events
             .try_reserve_exact(capacity)
             .map_err(|_| EventsExecutorCreateError::TooLarge(capacity))?;
-        let poller = Poller::new()?;
-        let stop = StopHandle::new(poller.signal().clone());
+        let base = Base::new()?;
         let ring = Ring {
             events,
             capacity,
@@ -170,16 +166,13 @@ impl EventsExecutor {
         Ok(EventsExecutor {
             queue: Arc::new(EventQueue {
                 ring: PiMutex::new(ring),
-                signal: poller.signal().clone(),
+                signal: base.poller.signal().clone(),
             }),
-            poller,
+            base,
             entries: Vec::new(),
-            nodes: Vec::new(),
             timers_next: None,
             sim_timers: false,
             until_fds: 0,
-            stop,
-            stats: ExecutorStats::default(),
         })
     }
 
@@ -220,7 +213,7 @@ impl EventsExecutor {
         }
         if let Some(activation) = entry.fire() {
             entry.run(&activation)?;
-            self.stats.record(&activation);
+            self.base.stats.record(&activation);
             if entry.left_unread() {
                 // A per-sample callback needs an event for its next sample, unless one is
                 // queued (in a burst, the next sample's event serves it); other code waits for
@@ -228,7 +221,7 @@ impl EventsExecutor {
                 match entry.is_per_sample() {
                     true if !more => self.queue.lock().requeue(index),
                     true => {}
-                    false => self.stats.left_unread += 1,
+                    false => self.base.stats.left_unread += 1,
                 }
             }
         }
@@ -246,14 +239,7 @@ impl Executor for EventsExecutor {
                 queue: queue.clone(),
             })
         };
-        let entries = dispatch::admit(
-            node,
-            &mut self.poller,
-            &mut self.nodes,
-            &self.entries,
-            |_| Ok(()),
-            source,
-        )?;
+        let entries = dispatch::admit(node, &mut self.base, &self.entries, |_| Ok(()), source)?;
         let first = self.entries.len();
         self.entries.extend(entries);
         // Samples that arrived before the node was added have no events: one due event serves
@@ -268,17 +254,17 @@ impl Executor for EventsExecutor {
     }
 
     fn spin_until(&mut self, deadline: Option<Instant>) -> Result<SpinOutcome, SpinError> {
-        self.poller.check_process()?;
+        self.base.poller.check_process()?;
         let deadline = deadline.map(steady_time);
         loop {
-            if self.stop.take_request() {
+            if self.base.stop.take_request() {
                 return Ok(SpinOutcome::Stopped);
             }
             // A busy queue never reaches the poller, which checks this too.
             if crate::shutdown::requested() {
                 return Ok(SpinOutcome::Interrupted);
             }
-            self.poller.signal().take_notified();
+            self.base.poller.signal().take_notified();
             let now = os_now(ClockKind::Steady);
             if self.sim_timers || self.timers_next.is_some_and(|t| t <= now) {
                 self.queue_due_timers();
@@ -289,13 +275,13 @@ impl Executor for EventsExecutor {
             }
             if !busy {
                 let next = self.timers_next.into_iter().chain(deadline).min();
-                if self.poller.wait(next)? == Woken::Shutdown {
+                if self.base.poller.wait(next)? == Woken::Shutdown {
                     return Ok(SpinOutcome::Interrupted);
                 }
-            } else if self.until_fds == 0 && self.poller.watches_fds() {
+            } else if self.until_fds == 0 && self.base.poller.watches_fds() {
                 // A busy queue never reaches the wait, which would look at the fds.
                 self.until_fds = self.queue.lock().events.len();
-                if self.until_fds > 0 && self.poller.poll_watched()? == Woken::Shutdown {
+                if self.until_fds > 0 && self.base.poller.poll_watched()? == Woken::Shutdown {
                     return Ok(SpinOutcome::Interrupted);
                 }
             }
@@ -303,14 +289,11 @@ impl Executor for EventsExecutor {
     }
 
     fn stop_handle(&self) -> StopHandle {
-        self.stop.clone()
+        self.base.stop_handle()
     }
 
     fn stats(&self) -> ExecutorStats {
-        ExecutorStats {
-            wakeups: self.poller.wakeups(),
-            ..self.stats
-        }
+        self.base.stats()
     }
 }
 

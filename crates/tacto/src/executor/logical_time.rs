@@ -11,8 +11,9 @@ use std::fmt;
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
+use super::base::Base;
 use super::dispatch::steady_time;
-use super::poller::{Poller, Woken};
+use super::poller::Woken;
 use super::{AddError, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle};
 use crate::clock::{Clock, ClockKind, Time, os_now};
 use crate::node::{Executable, Node};
@@ -104,13 +105,11 @@ pub struct LetExecutor {
     period: Duration,
     clock: Clock,
     kind: ClockKind,
-    poller: Poller,
+    base: Base,
     /// The period grid; laid down by the first spin, so that the first period starts then.
     grid: Option<Schedule>,
     /// The number the next period gets if none is skipped; the first period is number 0.
     next_period: u64,
-    /// The node's own names: while the executor holds them, the context refuses them.
-    nodes: Vec<Arc<str>>,
     entries: Vec<Entry>,
     /// Every subscription of every node, frozen at each period start. Held weakly, as its node
     /// held them: a subscription dropped meanwhile is freed at once, and its entry pruned at
@@ -119,8 +118,6 @@ pub struct LetExecutor {
     outbox: Arc<Outbox>,
     /// The outbox's second buffer: flushing swaps the two instead of allocating.
     sending: Vec<Deferred>,
-    stop: StopHandle,
-    stats: ExecutorStats,
 }
 
 impl fmt::Debug for LetExecutor {
@@ -128,10 +125,10 @@ impl fmt::Debug for LetExecutor {
         f.debug_struct("LetExecutor")
             .field("period", &self.period)
             .field("clock", &self.kind)
-            .field("nodes", &self.nodes)
+            .field("nodes", &self.base.nodes)
             .field("entries", &self.entries)
             .field("outbox", &self.outbox)
-            .field("stats", &self.stats)
+            .field("stats", &self.base.stats)
             .finish_non_exhaustive()
     }
 }
@@ -266,25 +263,21 @@ impl LetBuilder {
         if self.outbox_capacity == 0 {
             return Err(LetCreateError::ZeroOutboxCapacity);
         }
-        let poller = Poller::new()?;
+        let base = Base::new()?;
         if self.kind == ClockKind::Ros {
-            self.clock.wake_on_sim_time(poller.signal());
+            self.clock.wake_on_sim_time(base.poller.signal());
         }
-        let stop = StopHandle::new(poller.signal().clone());
         Ok(LetExecutor {
             period: self.period,
             clock: self.clock,
             kind: self.kind,
-            poller,
+            base,
             grid: None,
             next_period: 0,
-            nodes: Vec::new(),
             entries: Vec::new(),
             inputs: Vec::new(),
             outbox: Arc::new(Outbox::new(self.outbox_capacity)),
             sending: Vec::new(),
-            stop,
-            stats: ExecutorStats::default(),
         })
     }
 }
@@ -349,13 +342,13 @@ impl LetExecutor {
         for entry in &mut self.entries {
             if let Some(activation) = entry.poll(period, start, self.kind) {
                 (entry.exe.run)(&activation);
-                self.stats.executions += 1;
+                self.base.stats.executions += 1;
                 if entry.due.is_none() && entry.exe.trigger.holds() {
-                    self.stats.left_unread += 1;
+                    self.base.stats.left_unread += 1;
                 }
             }
         }
-        self.stats.missed_periods += missed;
+        self.base.stats.missed_periods += missed;
     }
 }
 
@@ -366,7 +359,7 @@ impl Executor for LetExecutor {
     /// an fd's data, in the kernel, cannot be frozen then. A driver reading an fd can run on
     /// another executor and publish to the LET nodes' subscriptions, which are frozen.
     fn add(&mut self, node: Node) -> Result<(), AddError> {
-        if self.nodes.iter().any(|n| **n == *node.name()) {
+        if self.base.nodes.iter().any(|n| **n == *node.name()) {
             return Err(AddError::DuplicateNode(node.name().to_owned()));
         }
         // Everything is checked before the node's publishers are redirected, so a refused node
@@ -387,7 +380,7 @@ impl Executor for LetExecutor {
             debug_assert!(redirected, "a publisher belongs to one node, added once");
         }
         let clock = node.context().clock().clone();
-        self.nodes.push(node.name.clone());
+        self.base.nodes.push(node.name.clone());
         self.inputs.extend(node.inputs);
         let next = self.next_period;
         let entries = node.executables.into_iter().zip(periods);
@@ -400,14 +393,14 @@ impl Executor for LetExecutor {
     }
 
     fn spin_until(&mut self, deadline: Option<Instant>) -> Result<SpinOutcome, SpinError> {
-        self.poller.check_process()?;
+        self.base.poller.check_process()?;
         let deadline = deadline.map(steady_time);
         let (period, kind) = (self.period, self.kind);
         loop {
-            if self.stop.take_request() {
+            if self.base.stop.take_request() {
                 return Ok(SpinOutcome::Stopped);
             }
-            self.poller.signal().take_notified();
+            self.base.poller.signal().take_notified();
             let now = self.clock.now(kind);
             // The grid's first deadline is now: the first period starts with the first spin.
             let grid = self
@@ -427,20 +420,17 @@ impl Executor for LetExecutor {
                 .into_iter()
                 .chain(deadline)
                 .min();
-            if self.poller.wait(next)? == Woken::Shutdown {
+            if self.base.poller.wait(next)? == Woken::Shutdown {
                 return Ok(SpinOutcome::Interrupted);
             }
         }
     }
 
     fn stop_handle(&self) -> StopHandle {
-        self.stop.clone()
+        self.base.stop_handle()
     }
 
     fn stats(&self) -> ExecutorStats {
-        ExecutorStats {
-            wakeups: self.poller.wakeups(),
-            ..self.stats
-        }
+        self.base.stats()
     }
 }

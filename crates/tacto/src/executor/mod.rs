@@ -18,12 +18,14 @@
 //! [`ExecutorThread`] runs any of them on a thread of its own, pinned to CPUs and under
 //! `SCHED_FIFO` if asked.
 
+mod base;
 mod callback;
 mod dispatch;
 mod events;
 mod logical_time;
 pub(crate) mod poller;
 pub(crate) mod signal;
+mod single_threaded;
 mod thread;
 mod thread_pool;
 mod wait_set;

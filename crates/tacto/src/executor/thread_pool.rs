@@ -61,6 +61,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
 use std::time::Instant;
 
+use super::base::Base;
 use super::dispatch::{self, Entry, Pending};
 use super::poller::{Poller, Woken};
 use super::signal::Signal;
@@ -116,18 +117,12 @@ use crate::trigger::Activation;
 #[derive(Debug)]
 pub struct ThreadPoolExecutor {
     threads: NonZeroUsize,
-    poller: Poller,
+    base: Base,
     entries: Vec<Entry>,
-    /// The names of every node added, those without executables included.
-    nodes: Vec<Arc<str>>,
     /// For each entry, its group: an index into `groups`.
     group_of: Vec<usize>,
     /// The groups of the added nodes that have executables.
     groups: Vec<CallbackGroup>,
-    stop: StopHandle,
-    stats: ExecutorStats,
-    /// Followers' wake-ups so far; the poller counts the leaders'.
-    follower_wakeups: u64,
 }
 
 /// Configures a [`ThreadPoolExecutor`]; from [`ThreadPoolExecutor::builder`].
@@ -203,18 +198,12 @@ impl ThreadPoolExecutor {
     }
 
     fn with_threads(threads: NonZeroUsize) -> io::Result<Self> {
-        let poller = Poller::new()?;
-        let stop = StopHandle::new(poller.signal().clone());
         Ok(ThreadPoolExecutor {
             threads,
-            poller,
+            base: Base::new()?,
             entries: Vec::new(),
-            nodes: Vec::new(),
             group_of: Vec::new(),
             groups: Vec::new(),
-            stop,
-            stats: ExecutorStats::default(),
-            follower_wakeups: 0,
         })
     }
 
@@ -231,11 +220,10 @@ impl ThreadPoolExecutor {
 
 impl Executor for ThreadPoolExecutor {
     fn add(&mut self, node: Node) -> Result<(), AddError> {
-        let signal = self.poller.signal().clone();
+        let signal = self.base.poller.signal().clone();
         let entries = dispatch::admit(
             node,
-            &mut self.poller,
-            &mut self.nodes,
+            &mut self.base,
             &self.entries,
             super::callback::classic("thread-pool"),
             |_, exe| Pending::new(&signal, exe),
@@ -256,12 +244,18 @@ impl Executor for ThreadPoolExecutor {
     }
 
     fn spin_until(&mut self, deadline: Option<Instant>) -> Result<SpinOutcome, SpinError> {
-        self.poller.check_process()?;
+        let Base {
+            poller,
+            stop,
+            stats,
+            ..
+        } = &mut self.base;
+        poller.check_process()?;
         let (threads, executables) = (self.threads.get(), self.entries.len());
         let pool = Pool {
-            signal: self.poller.signal().clone(),
+            signal: poller.signal().clone(),
             state: Mutex::new(State {
-                poller: Some(&mut self.poller),
+                poller: Some(poller),
                 leader_deadline: None,
                 slots: self
                     .entries
@@ -286,10 +280,9 @@ impl Executor for ThreadPoolExecutor {
                 idle: 0,
                 ending: None,
                 stats: ExecutorStats::default(),
-                follower_wakeups: 0,
             }),
             followers: Condvar::new(),
-            stop: &self.stop,
+            stop,
             deadline: deadline.map(dispatch::steady_time),
         };
         thread::scope(|scope| {
@@ -312,13 +305,12 @@ impl Executor for ThreadPoolExecutor {
             .state
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
-        self.stats.executions += state.stats.executions;
-        self.stats.missed_periods += state.stats.missed_periods;
-        self.stats.left_unread += state.stats.left_unread;
-        self.follower_wakeups += state.follower_wakeups;
-        let ending = state.ending;
-        self.stats.wakeups = self.poller.wakeups() + self.follower_wakeups;
-        match ending {
+        stats.executions += state.stats.executions;
+        stats.missed_periods += state.stats.missed_periods;
+        stats.left_unread += state.stats.left_unread;
+        // The poller counts the leaders' wake-ups; these are the followers'.
+        stats.wakeups += state.stats.wakeups;
+        match state.ending {
             Some(Ending::Outcome(outcome)) => Ok(outcome),
             Some(Ending::Failed(e)) => Err(e),
             Some(Ending::Panicked(payload)) => panic::resume_unwind(payload),
@@ -327,11 +319,11 @@ impl Executor for ThreadPoolExecutor {
     }
 
     fn stop_handle(&self) -> StopHandle {
-        self.stop.clone()
+        self.base.stop_handle()
     }
 
     fn stats(&self) -> ExecutorStats {
-        self.stats
+        self.base.stats()
     }
 }
 
@@ -380,9 +372,8 @@ struct State<'a> {
     idle: usize,
     /// Why the spin ends, once it does.
     ending: Option<Ending>,
-    /// Runs, missed periods and runs that left input unread, of this spin.
+    /// Runs, missed periods, runs that left input unread and followers' wake-ups, of this spin.
     stats: ExecutorStats,
-    follower_wakeups: u64,
 }
 
 /// Where an executable is kept between runs.
@@ -607,7 +598,7 @@ impl<'a> Pool<'a> {
             .wait(state)
             .unwrap_or_else(PoisonError::into_inner);
         state.idle -= 1;
-        state.follower_wakeups += 1;
+        state.stats.wakeups += 1;
         state
     }
 

@@ -4,11 +4,9 @@
 //! not in a trigger never wakes this thread. This is the execution model of Apex.AI's
 //! "executor based on wait-set and polling subscription" and of the rclc executor.
 
-use std::sync::Arc;
 use std::time::Instant;
 
-use super::dispatch::{self, Entry, Order, Pending};
-use super::poller::Poller;
+use super::single_threaded::{Order, Policy, SingleThreaded};
 use super::{AddError, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle};
 use crate::node::Node;
 
@@ -45,65 +43,33 @@ use crate::node::Node;
 /// assert_eq!(executor.stats().executions, 3);
 /// ```
 #[derive(Debug)]
-pub struct WaitSetExecutor {
-    poller: Poller,
-    entries: Vec<Entry>,
-    /// The names of every node added, those without executables included.
-    nodes: Vec<Arc<str>>,
-    stop: StopHandle,
-    stats: ExecutorStats,
-}
+pub struct WaitSetExecutor(SingleThreaded);
 
 impl WaitSetExecutor {
     /// Creates the executor and its OS resources (an epoll set, an eventfd, a timerfd).
     pub fn new() -> std::io::Result<Self> {
-        let poller = Poller::new()?;
-        let stop = StopHandle::new(poller.signal().clone());
-        Ok(WaitSetExecutor {
-            poller,
-            entries: Vec::new(),
-            nodes: Vec::new(),
-            stop,
-            stats: ExecutorStats::default(),
+        SingleThreaded::new(Policy {
+            accepts: |_| Ok(()),
+            order: Order::Registration,
         })
+        .map(WaitSetExecutor)
     }
 }
 
 impl Executor for WaitSetExecutor {
     fn add(&mut self, node: Node) -> Result<(), AddError> {
-        let signal = self.poller.signal().clone();
-        let entries = dispatch::admit(
-            node,
-            &mut self.poller,
-            &mut self.nodes,
-            &self.entries,
-            |_| Ok(()),
-            |_, exe| Pending::new(&signal, exe),
-        )?;
-        self.entries.extend(entries);
-        Ok(())
+        self.0.add(node)
     }
 
     fn spin_until(&mut self, deadline: Option<Instant>) -> Result<SpinOutcome, SpinError> {
-        let (poller, entries, stats) = (&mut self.poller, &mut self.entries, &mut self.stats);
-        dispatch::spin(
-            poller,
-            entries,
-            &self.stop,
-            stats,
-            Order::Registration,
-            deadline,
-        )
+        self.0.spin_until(deadline)
     }
 
     fn stop_handle(&self) -> StopHandle {
-        self.stop.clone()
+        self.0.stop_handle()
     }
 
     fn stats(&self) -> ExecutorStats {
-        ExecutorStats {
-            wakeups: self.poller.wakeups(),
-            ..self.stats
-        }
+        self.0.stats()
     }
 }
