@@ -1,6 +1,5 @@
 //! The context: one process's graph of topics, and its clocks.
 
-use std::any::Any;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
@@ -11,7 +10,7 @@ use crate::message::Message;
 use crate::msg::rosgraph_msgs;
 use crate::node::{Node, NodeCreateError};
 use crate::subscription::Subscription;
-use crate::transport::intra::{LocalDelivery, Topic};
+use crate::transport::intra::{LocalDelivery, Topic, TopicCore};
 
 /// A graph of nodes that can talk to each other, with its clocks.
 ///
@@ -83,8 +82,7 @@ impl Default for Context {
 type Topics = Mutex<HashMap<String, TopicEntry>>;
 
 struct TopicEntry {
-    type_name: &'static str,
-    topic: Weak<dyn Any + Send + Sync>,
+    topic: Weak<TopicCore>,
 }
 
 /// A topic's place in its context's table, given back when the topic is dropped.
@@ -257,40 +255,36 @@ impl Context {
     /// one if no publisher or subscription holds that name now.
     pub(crate) fn topic<T: Message>(&self, name: &str) -> Result<Arc<Topic<T>>, TopicError> {
         let name = resolve_topic_name(name)?;
-        let mut topics = self
-            .inner
-            .topics
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if let Some(entry) = topics.get(&name) {
-            if let Some(topic) = entry.topic.upgrade() {
-                let existing = entry.type_name;
-                // If the endpoints go meanwhile, dropping `topic` drops the topic, whose lease
-                // takes this lock.
-                drop(topics);
-                return topic
-                    .downcast::<Topic<T>>()
-                    .map_err(|_| TopicError::TypeMismatch {
-                        topic: name,
-                        existing,
-                        requested: T::TYPE_NAME,
-                    });
+        let core = {
+            let mut topics = self
+                .inner
+                .topics
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            match topics.get(&name).and_then(|entry| entry.topic.upgrade()) {
+                Some(core) => core,
+                None => {
+                    let lease = TopicLease {
+                        name: name.clone(),
+                        topics: Arc::downgrade(&self.inner.topics),
+                    };
+                    let core = TopicCore::new(&name, T::TYPE_NAME, self.inner.delivery, lease);
+                    let core = Arc::new(core);
+                    let topic = Arc::downgrade(&core);
+                    topics.insert(name.clone(), TopicEntry { topic });
+                    core
+                }
             }
-        }
-        let lease = TopicLease {
-            name: name.clone(),
-            topics: Arc::downgrade(&self.inner.topics),
+            // The lock goes before `core` may: the last reference to a topic takes it.
         };
-        let topic = Arc::new(Topic::<T>::new(&name, self.inner.delivery, lease));
-        let weak: Weak<Topic<T>> = Arc::downgrade(&topic);
-        topics.insert(
-            name,
-            TopicEntry {
-                type_name: T::TYPE_NAME,
-                topic: weak,
-            },
-        );
-        Ok(topic)
+        if core.ros_type() != T::TYPE_NAME {
+            return Err(TopicError::TypeMismatch {
+                topic: name,
+                existing: core.ros_type(),
+                requested: T::TYPE_NAME,
+            });
+        }
+        Ok(core.typed::<T>())
     }
 }
 

@@ -393,3 +393,77 @@ mod lazy_decoding {
         );
     }
 }
+
+/// A topic is its name and ROS type: Rust types that share a ROS type name share the topic,
+/// through CDR.
+mod types_of_one_ros_type {
+    use serde::{Deserialize, Serialize};
+    use tacto::msg::std_msgs::String as Text;
+    use tacto::{Context, Message, TopicError};
+
+    /// Another crate's `std_msgs/msg/String`, as a generator would make it.
+    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    struct OtherText {
+        data: String,
+    }
+
+    impl Message for OtherText {
+        const TYPE_NAME: &'static str = "std_msgs/msg/String";
+    }
+
+    /// A type that claims the name but not the layout.
+    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    struct Impostor {
+        data: String,
+        extra: u64,
+    }
+
+    impl Message for Impostor {
+        const TYPE_NAME: &'static str = "std_msgs/msg/String";
+    }
+
+    #[test]
+    fn subscriptions_of_another_rust_type_receive_through_cdr() {
+        let ctx = Context::new();
+        let mut node = ctx.node("n").unwrap();
+        let same = node.subscription::<Text>("chat").create().unwrap();
+        let other = node.subscription::<OtherText>("chat").create().unwrap();
+        let publisher = node.publisher::<Text>("chat").create().unwrap();
+        assert_eq!(publisher.subscription_count(), 2);
+
+        publisher.publish(Text { data: "hi".into() });
+        assert_eq!(same.take().unwrap().data, "hi");
+        assert_eq!(other.take().unwrap().data, "hi");
+
+        let back = node.publisher::<OtherText>("chat").create().unwrap();
+        back.publish(OtherText {
+            data: "back".into(),
+        });
+        assert_eq!(same.take().unwrap().data, "back");
+        assert_eq!(other.take().unwrap().data, "back");
+    }
+
+    #[test]
+    fn a_type_whose_layout_does_not_decode_counts_malformed_samples() {
+        let ctx = Context::new();
+        let mut node = ctx.node("n").unwrap();
+        let impostor = node.subscription::<Impostor>("chat").create().unwrap();
+        let publisher = node.publisher::<Text>("chat").create().unwrap();
+
+        publisher.publish(Text { data: "hi".into() });
+        assert_eq!(impostor.unread(), 1);
+        assert!(impostor.take().is_none(), "the sample did not decode");
+        assert_eq!(impostor.malformed(), 1);
+    }
+
+    #[test]
+    fn another_ros_type_is_refused() {
+        let ctx = Context::new();
+        let mut node = ctx.node("n").unwrap();
+        let _chat = node.subscription::<Text>("chat").create().unwrap();
+        let refused = node
+            .publisher::<tacto::msg::std_msgs::Empty>("chat")
+            .create();
+        assert!(matches!(refused, Err(TopicError::TypeMismatch { .. })));
+    }
+}
