@@ -266,10 +266,7 @@ fn an_overrunning_timer_runs_once_for_its_missed_periods_instead_of_bursting() {
     .unwrap();
     executor.add(node).unwrap();
 
-    assert_eq!(
-        executor.spin_for(PATIENCE).unwrap(),
-        SpinOutcome::Stopped
-    );
+    assert_eq!(executor.spin_for(PATIENCE).unwrap(), SpinOutcome::Stopped);
 
     // A bursting queue would replay the missed deadlines: second and third run, none missed.
     let missed = missed.lock().unwrap();

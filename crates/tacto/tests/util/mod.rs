@@ -23,7 +23,11 @@ pub const SETTLE: Duration = Duration::from_millis(30);
 /// Spins until the nodes' code stops the executor; fails if it did not within [`PATIENCE`].
 pub fn spin_until_stopped(executor: &mut (impl Executor + ?Sized)) {
     let outcome = executor.spin_for(PATIENCE).unwrap();
-    assert_eq!(outcome, SpinOutcome::Stopped, "the expected work never happened");
+    assert_eq!(
+        outcome,
+        SpinOutcome::Stopped,
+        "the expected work never happened"
+    );
 }
 
 /// Makes a module named after a behaviour, with one test per executor running it.
