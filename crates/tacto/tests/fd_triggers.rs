@@ -5,6 +5,7 @@
 //! per executor. The driver's code stops the spin once it has what the test waits for; a fixed
 //! window ([`SETTLE`]) only watches for runs or wake-ups that must not happen.
 
+use std::any::Any;
 use std::fs::File;
 use std::io::ErrorKind;
 use std::os::unix::net::UnixDatagram;
@@ -26,9 +27,20 @@ use util::{PATIENCE, SETTLE, spin_until_stopped};
 /// How long a slow driver works before it reads its socket.
 const WORK: Duration = Duration::from_millis(50);
 
-/// The wake-ups of a spin of [`SETTLE`] in which nothing is ready: those for its deadline
-/// (on the pool, also one per follower to return).
-fn wakeups_of_an_idle_window(executor: &mut impl Executor) -> u64 {
+/// The threads of `executor` that wait for work, each counting its own wake-ups.
+fn workers(executor: &(impl Executor + 'static)) -> u64 {
+    let any: &dyn Any = executor;
+    any.downcast_ref::<ThreadPoolExecutor>()
+        .map_or(1, |pool| pool.threads() as u64)
+}
+
+/// Spins `executor` for [`SETTLE`], expecting nothing to be ready, and returns its wake-ups.
+///
+/// A window: nothing can signal a wake-up that does not happen. An executor with nothing to do
+/// wakes once for its deadline, and a pool's followers at most once each, to return: at most
+/// [`workers`] wake-ups, however loaded the machine. One that something kept waking, such as
+/// a readable fd, counts one per pass, hundreds in the window.
+fn wakeups_of_an_idle_window(executor: &mut (impl Executor + 'static)) -> u64 {
     let before = executor.stats().wakeups;
     assert_eq!(executor.spin_for(SETTLE).unwrap(), SpinOutcome::Elapsed);
     executor.stats().wakeups - before
@@ -90,10 +102,8 @@ fn every_datagram_reaches_the_node_that_drains_its_socket(mut executor: impl Exe
 each_executor!(every_datagram_reaches_the_node_that_drains_its_socket);
 
 /// An fd with nothing to read is in the executor's epoll set and wakes nothing: the executor
-/// sleeps until its deadline, exactly as it does without the fd. A window: nothing can signal
-/// a wake-up that does not happen.
-fn an_idle_fd_does_not_wake_the_executor(mut executor: impl Executor) {
-    let without_fd = wakeups_of_an_idle_window(&mut executor);
+/// sleeps until its deadline.
+fn an_idle_fd_does_not_wake_the_executor(mut executor: impl Executor + 'static) {
     let ctx = Context::new();
     let (_device, socket) = device();
     let mut driver = ctx.node("driver").unwrap();
@@ -106,16 +116,16 @@ fn an_idle_fd_does_not_wake_the_executor(mut executor: impl Executor) {
         .unwrap();
     executor.add(driver).unwrap();
 
-    let with_fd = wakeups_of_an_idle_window(&mut executor);
+    let wakeups = wakeups_of_an_idle_window(&mut executor);
     assert_eq!(runs.load(Ordering::Relaxed), 0);
-    assert_eq!(with_fd, without_fd, "the idle fd woke the executor");
+    assert!(wakeups <= workers(&executor), "{wakeups} wake-ups");
 }
 each_executor!(an_idle_fd_does_not_wake_the_executor);
 
 /// The node leaves its one datagram unread on its first run: the fd is still readable, so it
 /// runs again at once, reads it, and then, the fd drained, never again: the executor then
 /// sleeps as it does with nothing to read.
-fn an_undrained_fd_runs_the_node_again_until_it_reads(mut executor: impl Executor) {
+fn an_undrained_fd_runs_the_node_again_until_it_reads(mut executor: impl Executor + 'static) {
     let ctx = Context::new();
     let (device, socket) = device();
     let mut driver = ctx.node("driver").unwrap();
@@ -131,7 +141,6 @@ fn an_undrained_fd_runs_the_node_again_until_it_reads(mut executor: impl Executo
         })
         .unwrap();
     executor.add(driver).unwrap();
-    let idle = wakeups_of_an_idle_window(&mut executor);
 
     device.send(b"one").unwrap();
     spin_until_stopped(&mut executor);
@@ -139,14 +148,17 @@ fn an_undrained_fd_runs_the_node_again_until_it_reads(mut executor: impl Executo
     let drained = wakeups_of_an_idle_window(&mut executor);
     assert_eq!(read.load(Ordering::Relaxed), 1);
     assert_eq!(runs.load(Ordering::Relaxed), 2);
-    assert_eq!(drained, idle, "the drained fd still woke the executor");
+    assert!(
+        drained <= workers(&executor),
+        "{drained} wake-ups after the drain"
+    );
 }
 each_executor!(an_undrained_fd_runs_the_node_again_until_it_reads);
 
 /// The fd stays readable while the node works before reading it. A thread-pool leader waiting
 /// meanwhile is not woken by it over and over, and the node is not run again for data it
 /// drained.
-fn a_slow_driver_runs_once_for_what_it_drains(mut executor: impl Executor) {
+fn a_slow_driver_runs_once_for_what_it_drains(mut executor: impl Executor + 'static) {
     let ctx = Context::new();
     let (device, socket) = device();
     let mut driver = ctx.node("driver").unwrap();
@@ -165,11 +177,14 @@ fn a_slow_driver_runs_once_for_what_it_drains(mut executor: impl Executor) {
 
     device.send(b"scan").unwrap();
     spin_until_stopped(&mut executor);
-    // Whatever the load, the spin has two events to wake for: the datagram, and the stop
-    // (which wakes each of the pool's two workers). A leader woken by the readable fd while
-    // the node works would count one wake-up per pass, thousands in the work's 50 ms.
+    // Whatever the load, the spin has two things to wake for: the datagram, and the stop
+    // (which wakes each worker at most once). A leader woken by the readable fd while the node
+    // works would count one wake-up per pass, thousands in the work's 50 ms.
     let during_the_run = executor.stats().wakeups;
-    assert!(during_the_run <= 3, "{:?}", executor.stats());
+    assert!(
+        during_the_run <= 1 + workers(&executor),
+        "{during_the_run} wake-ups"
+    );
     // A window: a run for the drained datagram would come at once.
     executor.spin_for(SETTLE).unwrap();
     assert_eq!(read.load(Ordering::Relaxed), 1);
