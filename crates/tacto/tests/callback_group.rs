@@ -9,6 +9,9 @@ use tacto::{
     SubscriptionCreateError, Trigger, WaitSetExecutor,
 };
 
+mod util;
+use util::spin_until_stopped;
+
 #[test]
 fn a_node_refuses_the_callback_group_of_another_node() {
     let ctx = Context::new();
@@ -51,15 +54,19 @@ fn single_threaded_executors_run_code_of_any_group() {
         let mut node = ctx.node("grouped").unwrap();
         let group = node.callback_group(CallbackGroupKind::Reentrant);
         let (tx, rx) = mpsc::channel();
+        let stop = executor.stop_handle();
         node.subscription::<Text>("chat")
-            .callback_in(&group, move |msg| tx.send(msg.data.clone()).unwrap())
+            .callback_in(&group, move |msg| {
+                tx.send(msg.data.clone()).unwrap();
+                stop.stop();
+            })
             .unwrap();
         let mut talker = ctx.node("talker").unwrap();
         let publisher = talker.publisher::<Text>("chat").create().unwrap();
         executor.add(node).unwrap();
 
         publisher.publish(Text { data: "hi".into() });
-        executor.spin_for(Duration::from_millis(20)).unwrap();
+        spin_until_stopped(&mut executor);
         assert_eq!(rx.try_iter().collect::<Vec<_>>(), ["hi"]);
     }
 }

@@ -12,6 +12,9 @@ use tacto::{
     Time, Trigger,
 };
 
+mod util;
+use util::{PATIENCE, spin_until_stopped};
+
 /// What node code reports, in order; stops the executor once `expected` reports arrived, so a
 /// test spins exactly as long as the work takes.
 #[derive(Clone)]
@@ -41,16 +44,6 @@ impl Log {
     fn entries(&self) -> Vec<String> {
         self.entries.lock().unwrap().clone()
     }
-}
-
-/// Spins until the node code stops the executor; ten seconds means the work never finished.
-fn spin_until_stopped(executor: &mut EventsExecutor) {
-    let outcome = executor.spin_for(Duration::from_secs(10)).unwrap();
-    assert_eq!(
-        outcome,
-        SpinOutcome::Stopped,
-        "the expected work never finished"
-    );
 }
 
 fn say(publisher: &Publisher<Text>, data: &str) {
@@ -102,6 +95,7 @@ fn a_callback_subscription_runs_once_per_message() {
         say(&chat, data);
     }
     spin_until_stopped(&mut executor);
+    // A window: watches for a sixth run, which nothing could signal.
     executor.spin_for(Duration::from_millis(20)).unwrap();
 
     assert_eq!(log.entries(), ["1", "2", "3", "4", "5"]);
@@ -129,6 +123,7 @@ fn a_polling_node_that_takes_a_burst_at_once_runs_once_for_it() {
         say(&publisher, data);
     }
     spin_until_stopped(&mut executor);
+    // A window: watches for runs of the three other events, which nothing could signal.
     executor.spin_for(Duration::from_millis(20)).unwrap();
 
     // The first event took all four; the other three found nothing unread and were skipped.
@@ -236,6 +231,7 @@ fn trigger_all_runs_on_the_event_that_finds_every_input_ready() {
 
     say(&radar_out, "r1");
     say(&radar_out, "r2");
+    // A window: watches for a run that must not happen.
     executor.spin_for(Duration::from_millis(20)).unwrap();
     assert_eq!(executor.stats().executions, 0, "no camera sample yet");
     say(&camera_out, "c1");
@@ -270,10 +266,7 @@ fn an_overrunning_timer_runs_once_for_its_missed_periods_instead_of_bursting() {
     .unwrap();
     executor.add(node).unwrap();
 
-    assert_eq!(
-        executor.spin_for(Duration::from_secs(10)).unwrap(),
-        SpinOutcome::Stopped
-    );
+    assert_eq!(executor.spin_for(PATIENCE).unwrap(), SpinOutcome::Stopped);
 
     // A bursting queue would replay the missed deadlines: second and third run, none missed.
     let missed = missed.lock().unwrap();
@@ -311,6 +304,7 @@ fn a_sim_time_timer_fires_when_clock_advances() {
     };
 
     set_sim_time(0, 500_000_000);
+    // A window: watches for a run that must not happen.
     let outcome = executor.spin_for(Duration::from_millis(50)).unwrap();
     assert_eq!(outcome, SpinOutcome::Elapsed);
     assert!(fires.try_recv().is_err(), "fired before its deadline");
@@ -343,7 +337,7 @@ fn a_stop_handle_stops_a_spinning_executor_from_another_thread() {
         stop.stop();
     });
 
-    let outcome = executor.spin_for(Duration::from_secs(10)).unwrap();
+    let outcome = executor.spin_for(PATIENCE).unwrap();
 
     assert_eq!(outcome, SpinOutcome::Stopped);
     stopper.join().unwrap();

@@ -7,25 +7,38 @@ use std::time::{Duration, Instant};
 use tacto::msg::std_msgs::{Empty, String as Text};
 use tacto::{
     AddError, CallbackExecutor, Context, EventsExecutor, Executor, History, LetExecutor, Publisher,
-    SpinOutcome, ThreadPoolExecutor, Trigger, WaitSetExecutor,
+    SpinOutcome, StopHandle, ThreadPoolExecutor, Trigger, WaitSetExecutor,
 };
 
-/// Long enough for an executor to run everything already ready.
-const SETTLE: Duration = Duration::from_millis(30);
+mod util;
+use util::{PATIENCE, SETTLE, spin_until_stopped};
 
-/// Long enough never to run out on a slow, loaded machine; reaching it means the test failed.
-const PATIENCE: Duration = Duration::from_secs(30);
-
-/// What nodes did, in order.
-#[derive(Debug, Clone, Default)]
-struct Events(Arc<Mutex<Vec<String>>>);
+/// What nodes did, in order; stops the executor once `expected` events happened, so a test
+/// spins exactly as long as the work takes.
+#[derive(Debug, Clone)]
+struct Events {
+    log: Arc<Mutex<Vec<String>>>,
+    stop: StopHandle,
+    expected: usize,
+}
 
 impl Events {
+    fn new(executor: &impl Executor, expected: usize) -> Self {
+        Events {
+            log: Arc::default(),
+            stop: executor.stop_handle(),
+            expected,
+        }
+    }
     fn push(&self, event: impl Into<String>) {
-        self.0.lock().unwrap().push(event.into());
+        let mut log = self.log.lock().unwrap();
+        log.push(event.into());
+        if log.len() == self.expected {
+            self.stop.stop();
+        }
     }
     fn all(&self) -> Vec<String> {
-        self.0.lock().unwrap().clone()
+        self.log.lock().unwrap().clone()
     }
 }
 
@@ -38,21 +51,21 @@ fn publisher<T: tacto::Message>(ctx: &Context, topic: &str) -> Publisher<T> {
 fn the_callback_executor_runs_one_callback_per_message_in_arrival_order() {
     let ctx = Context::new();
     let mut node = ctx.node("listener").unwrap();
-    let events = Events::default();
+    let mut executor = CallbackExecutor::new().unwrap();
+    let words = ["one", "two", "three", "four", "five"];
+    let events = Events::new(&executor, words.len());
     let heard = events.clone();
     node.subscription::<Text>("chat")
         .history(History::KeepAll { max: 100 })
         .callback(move |msg| heard.push(msg.data.as_str()))
         .unwrap();
-    let mut executor = CallbackExecutor::new().unwrap();
     executor.add(node).unwrap();
 
     let chat = publisher::<Text>(&ctx, "chat");
-    let words = ["one", "two", "three", "four", "five"];
     for word in words {
         chat.publish(Text { data: word.into() });
     }
-    executor.spin_for(SETTLE).unwrap();
+    spin_until_stopped(&mut executor);
     assert_eq!(events.all(), words);
     assert_eq!(executor.stats().executions, 5);
 }
@@ -62,7 +75,7 @@ fn the_callback_executor_runs_one_callback_per_message_in_arrival_order() {
 fn first_two_of_a_ready_callback_and_timer(mut executor: impl Executor) -> Vec<String> {
     let ctx = Context::new();
     let mut node = ctx.node("both").unwrap();
-    let events = Events::default();
+    let events = Events::new(&executor, 2);
     let (heard, ticked) = (events.clone(), events.clone());
     node.subscription::<Empty>("input")
         .callback(move |_| heard.push("message"))
@@ -73,7 +86,7 @@ fn first_two_of_a_ready_callback_and_timer(mut executor: impl Executor) -> Vec<S
     thread::sleep(Duration::from_millis(5)); // the timer is due
     publisher::<Empty>(&ctx, "input").publish(Empty::default());
 
-    executor.spin_for(SETTLE).unwrap();
+    spin_until_stopped(&mut executor);
     events.all()[..2].to_vec()
 }
 
@@ -234,7 +247,7 @@ fn a_refused_node_leaves_no_trace_in_the_executor() {
     // The name is free, in the context and in the executor.
     let mut fusion = ctx.node("fusion").unwrap();
     let radar = fusion.subscription::<Empty>("radar").create().unwrap();
-    let runs = Events::default();
+    let runs = Events::new(&executor, 1);
     let ran = runs.clone();
     fusion
         .execute(Trigger::on(&radar), move |_| {
@@ -244,7 +257,7 @@ fn a_refused_node_leaves_no_trace_in_the_executor() {
         .unwrap();
     executor.add(fusion).unwrap();
     publisher::<Empty>(&ctx, "radar").publish(Empty::default());
-    executor.spin_for(SETTLE).unwrap();
+    spin_until_stopped(&mut executor);
     assert_eq!(runs.all(), ["fusion"]);
 }
 
@@ -266,6 +279,7 @@ fn a_stop_before_a_spin_ends_that_spin_and_only_that_one() {
     let mut executor = CallbackExecutor::new().unwrap();
     executor.stop_handle().stop();
     assert_eq!(executor.spin().unwrap(), SpinOutcome::Stopped);
+    // A window: nothing could signal that the old request was not taken again.
     assert_eq!(executor.spin_for(SETTLE).unwrap(), SpinOutcome::Elapsed);
 }
 

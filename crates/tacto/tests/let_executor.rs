@@ -406,17 +406,23 @@ fn a_let_executor_of_the_longest_period_runs_its_first_period_without_overflow()
     for kind in [ClockKind::Steady, ClockKind::System, ClockKind::Ros] {
         let mut node = ctx.node(&format!("patient_{kind:?}")).unwrap();
         let (tx, rx) = mpsc::channel();
-        let trigger = Trigger::every(Trigger::MAX_PERIOD).clock(kind);
-        node.execute(trigger, move |a| tx.send(a.time()).unwrap())
-            .unwrap();
         let mut executor = LetExecutor::builder(Trigger::MAX_PERIOD)
             .clock(ctx.clock(), kind)
             .build()
             .unwrap();
+        let stop = executor.stop_handle();
+        let trigger = Trigger::every(Trigger::MAX_PERIOD).clock(kind);
+        node.execute(trigger, move |a| {
+            tx.send(a.time()).unwrap();
+            stop.stop();
+        })
+        .unwrap();
         executor.add(node).unwrap();
         let before = ctx.clock().now(kind);
-        let outcome = executor.spin_for(Duration::from_millis(10)).unwrap();
+        assert_eq!(executor.spin_for(PATIENCE).unwrap(), SpinOutcome::Stopped);
         let after = ctx.clock().now(kind);
+        // A window: watches for a second period, which must not start.
+        let outcome = executor.spin_for(Duration::from_millis(10)).unwrap();
         assert_eq!(outcome, SpinOutcome::Elapsed);
         // The first period starts with the first spin; the next is centuries away.
         let starts: Vec<Time> = rx.try_iter().collect();
@@ -486,7 +492,8 @@ fn a_stop_handle_ends_the_spin_without_waiting_for_the_period_end() {
     assert_eq!(executor.spin_for(PATIENCE).unwrap(), SpinOutcome::Stopped);
     stopper.join().unwrap();
     assert_eq!(executor.stats().executions, 1);
-    // The request was consumed: the executor spins again afterwards.
+    // The request was consumed: the executor spins again afterwards. A window: nothing could
+    // signal that the old request was not taken again.
     assert_eq!(
         executor.spin_for(Duration::from_millis(20)).unwrap(),
         SpinOutcome::Elapsed

@@ -2,7 +2,8 @@
 //! executor, and ignore the wall clock.
 //!
 //! Each behaviour is a function taking an executor; [`each_executor!`] turns it into one test
-//! per executor.
+//! per executor. Each run of the timer stops the spin, so a test spins exactly until the run
+//! it waits for; a fixed window ([`SETTLE`]) only watches for runs that must not happen.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -12,13 +13,13 @@ use tacto::{Activation, ClockKind, Context, Executor, Publisher, Time, Trigger};
 
 #[macro_use]
 mod util;
+use util::{SETTLE, spin_until_stopped};
 
 const PERIOD: Duration = Duration::from_millis(10);
-/// Long enough for an executor to run everything already ready.
-const SETTLE: Duration = Duration::from_millis(30);
 
 /// Turns on sim time in `ctx`, and adds to `executor` a node whose timer runs every [`PERIOD`]
-/// of ROS time; returns the `/clock` publisher and the timer's activations.
+/// of ROS time, each run stopping the spin; returns the `/clock` publisher and the timer's
+/// activations.
 fn sim_timer(
     ctx: &Context,
     executor: &mut impl Executor,
@@ -28,8 +29,12 @@ fn sim_timer(
     let activations = Activations::default();
     let log = activations.clone();
     let trigger = Trigger::every(PERIOD).clock(ClockKind::Ros);
-    node.execute(trigger, move |a| log.0.lock().unwrap().push(*a))
-        .unwrap();
+    let stop = executor.stop_handle();
+    node.execute(trigger, move |a| {
+        log.0.lock().unwrap().push(*a);
+        stop.stop();
+    })
+    .unwrap();
     executor.add(node).unwrap();
     let mut simulator = ctx.node("simulator").unwrap();
     let clock = simulator.publisher("/clock").create().unwrap();
@@ -63,6 +68,7 @@ each_executor!(a_ros_timer_never_runs_without_clock_messages);
 fn a_ros_timer_never_runs_without_clock_messages(mut executor: impl Executor) {
     let ctx = Context::new();
     let (_clock, activations) = sim_timer(&ctx, &mut executor);
+    // A window: watches for a run that must not happen.
     executor.spin_for(PERIOD * 10).unwrap();
     assert_eq!(
         activations.count(),
@@ -77,6 +83,8 @@ fn each_clock_step_of_one_period_runs_a_ros_timer_once(mut executor: impl Execut
     let (clock, activations) = sim_timer(&ctx, &mut executor);
     for step in 1..=5 {
         publish_time(&clock, periods(step));
+        spin_until_stopped(&mut executor);
+        // A window: a second run for the step would follow at once.
         executor.spin_for(SETTLE).unwrap();
         assert_eq!(activations.count(), step as usize);
         let last = activations.last();
@@ -90,10 +98,10 @@ fn clock_messages_between_deadlines_do_not_run_a_ros_timer(mut executor: impl Ex
     let ctx = Context::new();
     let (clock, activations) = sim_timer(&ctx, &mut executor);
     publish_time(&clock, periods(1) - PERIOD / 2);
-    executor.spin_for(SETTLE).unwrap();
+    executor.spin_for(SETTLE).unwrap(); // a window: watches for a run that must not happen
     assert_eq!(activations.count(), 0);
     publish_time(&clock, periods(1));
-    executor.spin_for(SETTLE).unwrap();
+    spin_until_stopped(&mut executor);
     assert_eq!(activations.count(), 1);
 }
 
@@ -104,12 +112,14 @@ fn a_clock_jump_of_several_periods_runs_a_ros_timer_once_reporting_the_missed_on
     let ctx = Context::new();
     let (clock, activations) = sim_timer(&ctx, &mut executor);
     publish_time(&clock, periods(3) + PERIOD / 2);
+    spin_until_stopped(&mut executor);
+    // A window: replayed periods would follow at once.
     executor.spin_for(SETTLE).unwrap();
     assert_eq!(activations.count(), 1);
     assert_eq!(activations.last().missed_periods(), 2);
 
     publish_time(&clock, periods(4));
-    executor.spin_for(SETTLE).unwrap();
+    spin_until_stopped(&mut executor);
     assert_eq!(activations.count(), 2, "the next period runs as usual");
     assert_eq!(activations.last().missed_periods(), 0);
 }
@@ -119,6 +129,6 @@ fn a_ros_timer_follows_clock_after_the_program_dropped_its_context(mut executor:
     // As when nodes are built in a function that returns only what the program keeps.
     let (clock, activations) = sim_timer(&Context::new(), &mut executor);
     publish_time(&clock, periods(1));
-    executor.spin_for(SETTLE).unwrap();
+    spin_until_stopped(&mut executor);
     assert_eq!(activations.count(), 1);
 }

@@ -377,7 +377,8 @@ fn a_stop_from_another_thread_ends_the_spin_of_every_worker() {
     let stop = executor.stop_handle();
     thread::spawn(move || stop.stop());
     assert_eq!(executor.spin().unwrap(), SpinOutcome::Stopped);
-    // The request was consumed: the next spin runs until its deadline.
+    // The request was consumed: the next spin runs until its deadline. A window: nothing could
+    // signal that the old request was not taken again.
     assert_eq!(
         executor.spin_for(Duration::from_millis(10)).unwrap(),
         SpinOutcome::Elapsed
@@ -394,13 +395,18 @@ fn an_idle_pool_blocks_instead_of_spinning() {
         .unwrap();
     executor.add(node).unwrap();
 
+    // A window: nothing can signal a wake-up that does not happen.
     assert_eq!(
         executor.spin_for(Duration::from_millis(100)).unwrap(),
         SpinOutcome::Elapsed
     );
-    // The leader wakes at the deadline and each follower once to return; a busy-waiting
-    // pool would count thousands.
-    assert!(executor.stats().wakeups <= 8, "{:?}", executor.stats());
+    // Nothing happens but the deadline: the leader wakes for it and each follower at most once,
+    // to return, however loaded the machine. A busy-waiting pool would count thousands.
+    assert!(
+        executor.stats().wakeups <= executor.threads() as u64,
+        "{:?}",
+        executor.stats()
+    );
 }
 
 #[test]

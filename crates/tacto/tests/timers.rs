@@ -1,7 +1,9 @@
 //! Periodic triggers: one run per period, and missed periods skipped, never replayed.
 //!
 //! A loaded machine may serve a period late, so the tests count periods rather than time runs:
-//! every deadline that passed is either run or reported missed, exactly once.
+//! every deadline that passed is either run or reported missed, exactly once. How many periods
+//! run on time rather than being reported missed is a performance figure, for benchmarks on a
+//! quiet machine; no test here asserts it.
 
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -66,7 +68,6 @@ fn a_periodic_trigger_runs_or_reports_missed_every_period_of_the_span() {
         "{served} periods served of the 20 in the span"
     );
     assert!(served <= fitting, "{served} served, only {fitting} passed");
-    assert!(runs.len() >= 10, "only {} runs in 20 periods", runs.len());
     let stats = executor.stats();
     assert_eq!(stats.executions, runs.len() as u64);
     assert_eq!(stats.missed_periods, missed(&runs));
@@ -107,7 +108,8 @@ fn a_node_overrunning_three_and_a_half_periods_runs_once_late_then_keeps_its_pac
     assert!(executor.stats().missed_periods >= 2);
 
     // Replaying the missed periods would run three or more times right after the overrun;
-    // skipping them leaves room for at most one more deadline in half a period.
+    // skipping them leaves room for at most one more deadline in half a period, however late
+    // the runs start: each run serves the latest deadline passed, the next one is a period on.
     let overrun_end = runs[0].end;
     let burst = runs
         .iter()

@@ -1,4 +1,34 @@
 //! Helpers shared by the test files (each test file includes this module).
+//!
+//! A test that waits for something to happen lets the node's code stop the executor once it
+//! has seen it, and spins at most [`PATIENCE`]: the outcome never depends on how fast a loaded
+//! machine runs. A fixed window ([`SETTLE`]) only watches for something that must *not*
+//! happen, where nothing could signal its absence.
+
+// Each test file uses a part of these helpers.
+#![allow(dead_code, unused_macros)]
+
+use std::time::Duration;
+
+use tacto::{Executor, SpinOutcome};
+
+/// Long enough never to run out on a slow, loaded machine; reaching it means the test failed.
+pub const PATIENCE: Duration = Duration::from_secs(30);
+
+/// How long a test watches for something that must not happen. Nothing can signal that it did
+/// not happen, so this is a window: a slow machine can only make such a test pass wrongly,
+/// never fail.
+pub const SETTLE: Duration = Duration::from_millis(30);
+
+/// Spins until the nodes' code stops the executor; fails if it did not within [`PATIENCE`].
+pub fn spin_until_stopped(executor: &mut (impl Executor + ?Sized)) {
+    let outcome = executor.spin_for(PATIENCE).unwrap();
+    assert_eq!(
+        outcome,
+        SpinOutcome::Stopped,
+        "the expected work never happened"
+    );
+}
 
 /// Makes a module named after a behaviour, with one test per executor running it.
 /// A new executor is one line here.
