@@ -38,7 +38,7 @@ struct ContextInner {
 
 /// Configures a [`Context`]; from [`Context::builder`].
 #[derive(Debug, Clone)]
-#[must_use]
+#[must_use = "a builder does nothing until `create` is called"]
 pub struct ContextBuilder {
     delivery: LocalDelivery,
 }
@@ -51,7 +51,7 @@ impl ContextBuilder {
     }
 
     /// Creates the context.
-    pub fn build(self) -> Context {
+    pub fn create(self) -> Context {
         Context {
             inner: Arc::new(ContextInner {
                 topics: Mutex::default(),
@@ -115,7 +115,7 @@ impl Context {
     /// A new, empty graph whose ROS time follows the system clock, with the default
     /// [`LocalDelivery`].
     pub fn new() -> Self {
-        Self::builder().build()
+        Self::builder().create()
     }
 
     /// Starts configuring a context.

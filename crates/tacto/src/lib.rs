@@ -65,7 +65,7 @@ pub use context::{Context, ContextBuilder, TopicError};
 pub use executor::{
     AddError, CallbackExecutor, EventsExecutor, Executor, ExecutorStats, ExecutorThread,
     ExecutorThreadBuilder, JoinError, LetExecutor, SpawnError, SpinError, SpinOutcome, StopHandle,
-    ThreadPoolBuildError, ThreadPoolBuilder, ThreadPoolExecutor, WaitSetExecutor,
+    ThreadPoolBuilder, ThreadPoolCreateError, ThreadPoolExecutor, WaitSetExecutor,
 };
 pub use history::History;
 pub use message::Message;

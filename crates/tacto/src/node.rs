@@ -227,6 +227,7 @@ impl Node {
 
 /// Builds a [`Publisher`]; from [`Node::publisher`].
 #[derive(Debug)]
+#[must_use = "a builder does nothing until `create` is called"]
 pub struct PublisherBuilder<'a, T> {
     node: &'a mut Node,
     topic: String,
@@ -244,6 +245,7 @@ impl<T: Message> PublisherBuilder<'_, T> {
 
 /// Builds a [`Subscription`]; from [`Node::subscription`].
 #[derive(Debug)]
+#[must_use = "a builder does nothing until `create` or `callback` is called"]
 pub struct SubscriptionBuilder<'a, T> {
     node: &'a mut Node,
     topic: String,

@@ -183,7 +183,7 @@ fn outputs_are_published_at_the_period_end_not_when_the_node_publishes() {
     // On the system clock, period starts compare with the samples' receive times.
     let mut executor = LetExecutor::builder(PERIOD)
         .clock(ctx.clock(), ClockKind::System)
-        .build()
+        .create()
         .unwrap();
     let stop = executor.stop_handle();
     let mut outside = ctx.node("outside").unwrap();
@@ -323,7 +323,7 @@ fn a_full_outbox_drops_later_publications_and_counts_them() {
     let ctx = Context::new();
     let mut executor = LetExecutor::builder(PERIOD)
         .outbox_capacity(2)
-        .build()
+        .create()
         .unwrap();
     let stop = executor.stop_handle();
     let mut node = ctx.node("chatty").unwrap();
@@ -366,7 +366,7 @@ fn a_zero_period_or_an_empty_outbox_is_refused() {
         Err(LetCreateError::PeriodTooShort)
     ));
     assert!(matches!(
-        LetExecutor::builder(PERIOD).outbox_capacity(0).build(),
+        LetExecutor::builder(PERIOD).outbox_capacity(0).create(),
         Err(LetCreateError::ZeroOutboxCapacity)
     ));
 }
@@ -411,7 +411,7 @@ fn a_let_executor_of_the_longest_period_runs_its_first_period_without_overflow()
             .unwrap();
         let mut executor = LetExecutor::builder(Trigger::MAX_PERIOD)
             .clock(ctx.clock(), kind)
-            .build()
+            .create()
             .unwrap();
         executor.add(node).unwrap();
         let before = ctx.clock().now(kind);
@@ -510,7 +510,7 @@ fn periods_on_ros_time_follow_the_clock_topic_and_skip_what_it_jumps_over() {
 
     let mut executor = LetExecutor::builder(PERIOD)
         .clock(ctx.clock(), ClockKind::Ros)
-        .build()
+        .create()
         .unwrap();
     let (runs, ran) = mpsc::channel();
     let mut node = ctx.node("controller").unwrap();

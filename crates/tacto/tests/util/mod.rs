@@ -22,7 +22,7 @@ macro_rules! each_executor {
                 super::$behaviour(
                     tacto::ThreadPoolExecutor::builder()
                         .threads(2)
-                        .build()
+                        .create()
                         .unwrap(),
                 );
             }
