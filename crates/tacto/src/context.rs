@@ -148,7 +148,7 @@ impl Context {
     /// let mut sim = ctx.node("simulator").unwrap();
     /// let clock = sim.publisher::<rosgraph_msgs::Clock>("/clock").create().unwrap();
     /// clock.publish(rosgraph_msgs::Clock { clock: builtin_interfaces::Time { sec: 42, nanosec: 0 } });
-    /// assert_eq!(ctx.clock().now(ClockKind::Ros), Time::from_sec_nanosec(42, 0));
+    /// assert_eq!(ctx.clock().now(ClockKind::Ros), Time::from_nanos(42_000_000_000));
     /// ```
     pub fn use_sim_time(&self) -> Result<(), TopicError> {
         if self.inner.clock.is_sim_time() {

@@ -25,12 +25,11 @@ const PERIOD: Duration = Duration::from_millis(40);
 const PATIENCE: Duration = Duration::from_secs(20);
 
 fn stamp(t: Time) -> builtin_interfaces::Time {
-    let (sec, nanosec) = t.to_sec_nanosec();
-    builtin_interfaces::Time { sec, nanosec }
+    t.into()
 }
 
 fn time(stamp: &builtin_interfaces::Time) -> Time {
-    Time::from_sec_nanosec(stamp.sec, stamp.nanosec)
+    (*stamp).into()
 }
 
 /// The review's reproduction: with `KeepLast(1)`, an arrival hidden until the next period
