@@ -26,18 +26,13 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::thread;
 use std::time::Duration;
 
-use tacto::{
-    Context, Executor, ExecutorThread, History, Message, Publisher, Trigger, WaitSetExecutor,
-};
+use tacto::{Context, Executor, ExecutorThread, History, Publisher, Trigger, WaitSetExecutor};
 
 /// A 64 KiB payload, large enough that freeing an evicted one is not free.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[tacto::message("tacto_bench/msg/Frame")]
+#[derive(Debug, Clone, Default)]
 struct Frame {
     data: Vec<u8>,
-}
-
-impl Message for Frame {
-    const TYPE_NAME: &'static str = "tacto_bench/msg/Frame";
 }
 
 const TOPIC: &str = "frames";

@@ -16,20 +16,16 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use sensors::{Image, RadarScan, RunLog, Sensors, Transform};
-use serde::{Deserialize, Serialize};
-use tacto::{Context, Executor, History, Message, Trigger, WaitSetExecutor};
+use tacto::{Context, Executor, History, Trigger, WaitSetExecutor};
 
 /// Where the fused target is.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[tacto::message("example_msgs/msg/Target")]
+#[derive(Debug, Clone, Default)]
 struct Target {
     /// Position along the road, metres.
     x_m: f64,
     /// True if the camera confirms it.
     confirmed: bool,
-}
-
-impl Message for Target {
-    const TYPE_NAME: &'static str = "example_msgs/msg/Target";
 }
 
 fn main() -> Result<(), Box<dyn Error>> {

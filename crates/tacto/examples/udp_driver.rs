@@ -19,8 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-use tacto::{Context, Executor, History, Message, SpinOutcome, Trigger, WaitSetExecutor};
+use tacto::{Context, Executor, History, SpinOutcome, Trigger, WaitSetExecutor};
 
 /// How long the lidar sends.
 const RUN_FOR: Duration = Duration::from_secs(2);
@@ -30,16 +29,13 @@ const PACKET_PERIOD: Duration = Duration::from_millis(10);
 const BEAMS: usize = 16;
 
 /// One packet's worth of a lidar sweep.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[tacto::message("example_msgs/msg/LidarScan")]
+#[derive(Debug, Clone, Default)]
 struct LidarScan {
     /// The packet's sequence number, as the lidar counts.
     sequence: u32,
     /// Measured ranges, metres.
     ranges_m: Vec<f32>,
-}
-
-impl Message for LidarScan {
-    const TYPE_NAME: &'static str = "example_msgs/msg/LidarScan";
 }
 
 /// The wire format: a little-endian `u32` sequence number, then one `u16` range in

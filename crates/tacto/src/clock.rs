@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use crate::executor::signal::Signal;
-use crate::msg::rosgraph_msgs;
+use crate::msg::{builtin_interfaces, rosgraph_msgs};
 use crate::subscription::{Inbox, Listener, Subscription};
 
 /// A point in time: signed nanoseconds since the epoch of the clock that produced it.
@@ -21,15 +21,25 @@ use crate::subscription::{Inbox, Listener, Subscription};
 /// subtracting a `Duration` saturates at the ends of the range (about 292 years either side of
 /// the epoch) instead of overflowing: a deadline that far away is never reached.
 ///
+/// Converts to and from a message's [`builtin_interfaces::Time`] with `From`/`Into`, as stamps
+/// are written and read. A message time always fits; a `Time` outside a message's range (its
+/// `i32` seconds end in 1901 and 2038) saturates at the nearest end, as arithmetic on `Time`
+/// does, so stamping never fails and never wraps (see [`to_sec_nanosec`](Self::to_sec_nanosec)).
+///
 /// # Examples
 /// ```
 /// use std::time::Duration;
 /// use tacto::Time;
+/// use tacto::msg::builtin_interfaces;
 ///
 /// let t = Time::from_nanos(1_500_000_000);
 /// assert_eq!(t + Duration::from_millis(500), Time::from_nanos(2_000_000_000));
 /// assert_eq!(Time::from_nanos(2_000_000_000) - t, Duration::from_millis(500));
 /// assert_eq!(t + Duration::MAX, Time::from_nanos(i64::MAX));
+///
+/// let stamp: builtin_interfaces::Time = t.into();
+/// assert_eq!(stamp, builtin_interfaces::Time { sec: 1, nanosec: 500_000_000 });
+/// assert_eq!(Time::from(stamp), t);
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Time {
@@ -50,19 +60,57 @@ impl Time {
         self.nanos
     }
 
-    /// The time as `builtin_interfaces/msg/Time` counts it: whole seconds and nanoseconds.
+    /// The time as `builtin_interfaces/msg/Time` counts it: whole seconds (rounded down, so
+    /// that `nanosec` is never negative) and nanoseconds, below 1 000 000 000.
+    ///
+    /// Saturates outside the `i32` seconds of a message: times before
+    /// 1901-12-13T20:45:52Z give `(i32::MIN, 0)`, times after 2038-01-19T03:14:07.999999999Z
+    /// give `(i32::MAX, 999_999_999)`. `Into<builtin_interfaces::Time>` does the same.
+    ///
+    /// # Examples
+    /// ```
+    /// use tacto::Time;
+    ///
+    /// assert_eq!(Time::from_nanos(-1).to_sec_nanosec(), (-1, 999_999_999));
+    /// assert_eq!(Time::from_nanos(i64::MAX).to_sec_nanosec(), (i32::MAX, 999_999_999));
+    /// assert_eq!(Time::from_nanos(i64::MIN).to_sec_nanosec(), (i32::MIN, 0));
+    /// ```
     pub const fn to_sec_nanosec(self) -> (i32, u32) {
-        (
-            self.nanos.div_euclid(1_000_000_000) as i32,
-            self.nanos.rem_euclid(1_000_000_000) as u32,
-        )
+        let sec = self.nanos.div_euclid(NANOS_PER_SEC);
+        if sec > i32::MAX as i64 {
+            (i32::MAX, (NANOS_PER_SEC - 1) as u32)
+        } else if sec < i32::MIN as i64 {
+            (i32::MIN, 0)
+        } else {
+            (sec as i32, self.nanos.rem_euclid(NANOS_PER_SEC) as u32)
+        }
     }
 
-    /// The time from `builtin_interfaces/msg/Time` fields.
+    /// The time from `builtin_interfaces/msg/Time` fields; exact for any fields, a `nanosec`
+    /// of a second or more included (it carries into the seconds, as in rclcpp).
     pub const fn from_sec_nanosec(sec: i32, nanosec: u32) -> Time {
         Time {
-            nanos: sec as i64 * 1_000_000_000 + nanosec as i64,
+            // At most 2^31 * 10^9 + 2^32 in magnitude: far inside an i64.
+            nanos: sec as i64 * NANOS_PER_SEC + nanosec as i64,
         }
+    }
+}
+
+const NANOS_PER_SEC: i64 = 1_000_000_000;
+
+/// A message's stamp as a time; exact (see [`Time::from_sec_nanosec`]).
+impl From<builtin_interfaces::Time> for Time {
+    fn from(stamp: builtin_interfaces::Time) -> Time {
+        Time::from_sec_nanosec(stamp.sec, stamp.nanosec)
+    }
+}
+
+/// A time as a message's stamp; saturates outside the message's range (see
+/// [`Time::to_sec_nanosec`]).
+impl From<Time> for builtin_interfaces::Time {
+    fn from(time: Time) -> builtin_interfaces::Time {
+        let (sec, nanosec) = time.to_sec_nanosec();
+        builtin_interfaces::Time { sec, nanosec }
     }
 }
 
@@ -94,7 +142,11 @@ impl Sub<Time> for Time {
 
 impl fmt::Display for Time {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (s, ns) = self.to_sec_nanosec();
+        // Every time, also those a message cannot hold: not through `to_sec_nanosec`.
+        let (s, ns) = (
+            self.nanos.div_euclid(NANOS_PER_SEC),
+            self.nanos.rem_euclid(NANOS_PER_SEC),
+        );
         write!(f, "{s}.{ns:09}")
     }
 }
@@ -241,8 +293,7 @@ impl Listener for SimClockListener {
             return;
         };
         if let Some(sample) = inbox.latest() {
-            let time = Time::from_sec_nanosec(sample.clock.sec, sample.clock.nanosec);
-            Clock { sim }.set_sim_time(time);
+            Clock { sim }.set_sim_time(sample.clock.into());
         }
     }
 }

@@ -43,7 +43,7 @@ struct ContextInner {
 
 /// Configures a [`Context`]; from [`Context::builder`].
 #[derive(Debug, Clone)]
-#[must_use]
+#[must_use = "a builder does nothing until `create` is called"]
 pub struct ContextBuilder {
     delivery: LocalDelivery,
 }
@@ -56,7 +56,7 @@ impl ContextBuilder {
     }
 
     /// Creates the context.
-    pub fn build(self) -> Context {
+    pub fn create(self) -> Context {
         Context {
             inner: Arc::new(ContextInner {
                 topics: Arc::default(),
@@ -168,7 +168,7 @@ impl Context {
     /// A new, empty graph whose ROS time follows the system clock, with the default
     /// [`LocalDelivery`].
     pub fn new() -> Self {
-        Self::builder().build()
+        Self::builder().create()
     }
 
     /// Starts configuring a context.
@@ -238,7 +238,7 @@ impl Context {
     /// let mut sim = ctx.node("simulator").unwrap();
     /// let clock = sim.publisher::<rosgraph_msgs::Clock>("/clock").create().unwrap();
     /// clock.publish(rosgraph_msgs::Clock { clock: builtin_interfaces::Time { sec: 42, nanosec: 0 } });
-    /// assert_eq!(ctx.clock().now(ClockKind::Ros), Time::from_sec_nanosec(42, 0));
+    /// assert_eq!(ctx.clock().now(ClockKind::Ros), Time::from_nanos(42_000_000_000));
     /// ```
     pub fn use_sim_time(&self) -> Result<(), TopicError> {
         if self.inner.clock.is_sim_time() {

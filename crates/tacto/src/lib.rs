@@ -39,7 +39,20 @@
 //! ```
 //!
 //! The parts: [`Context`] (the graph and its clocks), [`Node`], [`Publisher`],
-//! [`Subscription`], [`Trigger`], and the executors in [`executor`].
+//! [`Subscription`], [`Trigger`], and the executors in [`executor`]. Messages of one's own are
+//! defined with [`#[tacto::message("pkg/msg/Type")]`](message), with `tacto` as the only
+//! dependency (see [`Message`]).
+
+// The runtime is built on Linux interfaces (epoll, eventfd, timerfd, CPU affinity, SCHED_FIFO):
+// say so once, clearly, rather than let the build fail in a dozen places about missing APIs.
+#[cfg(not(target_os = "linux"))]
+compile_error!(
+    "tacto runs on Linux only: its executors block in epoll and wake through eventfd and \
+     timerfd, and executor threads use Linux's CPU affinity and SCHED_FIFO"
+);
+
+// Lets `#[tacto::message]` name `::tacto` inside this crate too, for the standard messages.
+extern crate self as tacto;
 
 pub mod callback_group;
 pub mod cdr;
@@ -65,7 +78,7 @@ pub use context::{Context, ContextBuilder, TopicError};
 pub use executor::{
     AddError, CallbackExecutor, EventsExecutor, Executor, ExecutorStats, ExecutorThread,
     ExecutorThreadBuilder, JoinError, LetExecutor, SpawnError, SpinError, SpinOutcome, StopHandle,
-    ThreadPoolBuildError, ThreadPoolBuilder, ThreadPoolExecutor, WaitSetExecutor,
+    ThreadPoolBuilder, ThreadPoolCreateError, ThreadPoolExecutor, WaitSetExecutor,
 };
 pub use history::History;
 pub use message::Message;
@@ -75,6 +88,11 @@ pub use node::{
 };
 pub use publisher::{Loan, Publisher};
 pub use sample::{PublisherId, Sample, SampleInfo};
+/// The serde that tacto's messages serialize through. [`message`] derives with it, so a crate
+/// that defines messages needs no serde dependency of its own; it is also here for serde's
+/// attributes and for implementing [`Message`] by hand.
+pub use serde;
 pub use subscription::{Probe, Subscription, TakeAll, Window};
+pub use tacto_macros::message;
 pub use transport::intra::LocalDelivery;
 pub use trigger::{Activation, Trigger, TriggerError};

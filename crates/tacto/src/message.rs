@@ -10,21 +10,43 @@ use serde::de::DeserializeOwned;
 /// serde (see [`crate::cdr`]). Intra-process delivery never serializes: subscribers share the
 /// publisher's value behind an `Arc`.
 ///
+/// Define a message with [`#[tacto::message]`](crate::message), which derives serde's traits
+/// through [`tacto::serde`](crate::serde) and implements this trait, so `tacto` is the only
+/// dependency it needs; the type name is checked when the crate compiles. Fields go on the wire
+/// in their declared order.
+///
 /// # Examples
 /// ```
-/// use serde::{Deserialize, Serialize};
 /// use tacto::Message;
 ///
-/// #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+/// #[tacto::message("my_msgs/msg/Range")]
+/// #[derive(Debug, Default, Clone, PartialEq)]
 /// struct Range {
 ///     distance_m: f32,
 /// }
 ///
-/// impl Message for Range {
-///     const TYPE_NAME: &'static str = "my_msgs/msg/Range";
+/// assert_eq!(Range::TYPE_NAME, "my_msgs/msg/Range");
+/// ```
+///
+/// By hand, for a type the macro does not take (a generic one, or one with serde impls of its
+/// own); here too, `tacto::serde` spares a serde dependency:
+/// ```
+/// use tacto::Message;
+/// use tacto::serde::{Deserialize, Serialize};
+///
+/// #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+/// #[serde(crate = "tacto::serde")]
+/// struct Stamped<T> {
+///     nanos: i64,
+///     value: T,
 /// }
 ///
-/// assert_eq!(Range::TYPE_NAME, "my_msgs/msg/Range");
+/// impl Message for Stamped<f32> {
+///     const TYPE_NAME: &'static str = "my_msgs/msg/StampedFloat32";
+/// }
+///
+/// let bytes = tacto::cdr::to_vec(&Stamped { nanos: 7, value: 1.5f32 }).unwrap();
+/// assert_eq!(tacto::cdr::from_bytes::<Stamped<f32>>(&bytes).unwrap().value, 1.5);
 /// ```
 pub trait Message: Serialize + DeserializeOwned + Send + Sync + 'static {
     /// The ROS 2 type name, `package/msg/Type`, e.g. `std_msgs/msg/String`.

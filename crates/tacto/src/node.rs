@@ -7,6 +7,7 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use crate::callback_group::{CallbackGroup, CallbackGroupKind};
+use crate::clock::{ClockKind, Time};
 use crate::context::{Context, TopicError};
 use crate::history::History;
 use crate::message::Message;
@@ -181,6 +182,32 @@ impl Node {
         &self.context
     }
 
+    /// The ROS time now on the node's context clock, as rclcpp's `node->now()`: system time,
+    /// or the simulated time of `/clock` once the context [uses sim
+    /// time](Context::use_sim_time).
+    ///
+    /// A node is moved into its executor, so code that runs there reads the same time through
+    /// a clone of the clock, `node.context().clock().clone()`, with
+    /// [`now(ClockKind::Ros)`](crate::Clock::now).
+    ///
+    /// # Examples
+    /// ```
+    /// use tacto::msg::{builtin_interfaces, rosgraph_msgs, std_msgs};
+    /// use tacto::{Context, Time};
+    ///
+    /// let ctx = Context::new();
+    /// ctx.use_sim_time().unwrap();
+    /// let mut node = ctx.node("stamper").unwrap();
+    /// let clock = node.publisher::<rosgraph_msgs::Clock>("/clock").create().unwrap();
+    /// clock.publish(rosgraph_msgs::Clock { clock: builtin_interfaces::Time { sec: 42, nanosec: 0 } });
+    ///
+    /// let header = std_msgs::Header { stamp: node.now().into(), frame_id: "map".into() };
+    /// assert_eq!(Time::from(header.stamp), Time::from_nanos(42_000_000_000));
+    /// ```
+    pub fn now(&self) -> Time {
+        self.context.clock().now(ClockKind::Ros)
+    }
+
     /// Starts building a publisher on `topic`.
     pub fn publisher<T: Message>(&mut self, topic: &str) -> PublisherBuilder<'_, T> {
         PublisherBuilder {
@@ -280,6 +307,7 @@ impl Node {
 
 /// Builds a [`Publisher`]; from [`Node::publisher`].
 #[derive(Debug)]
+#[must_use = "a builder does nothing until `create` is called"]
 pub struct PublisherBuilder<'a, T> {
     node: &'a mut Node,
     topic: String,
@@ -297,6 +325,7 @@ impl<T: Message> PublisherBuilder<'_, T> {
 
 /// Builds a [`Subscription`]; from [`Node::subscription`].
 #[derive(Debug)]
+#[must_use = "a builder does nothing until `create` or `callback` is called"]
 pub struct SubscriptionBuilder<'a, T> {
     node: &'a mut Node,
     topic: String,

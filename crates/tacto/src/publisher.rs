@@ -203,6 +203,7 @@ impl<T: Message> PublisherShared<T> {
 }
 
 /// A message lent by [`Publisher::loan`]; dereferences to the message for filling it in.
+#[must_use = "a loan publishes nothing until `publish` is called"]
 pub struct Loan<'a, T: Message> {
     publisher: &'a Publisher<T>,
     msg: Arc<T>,

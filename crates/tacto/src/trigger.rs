@@ -52,6 +52,7 @@ use crate::subscription::{Input, Subscription};
 /// let custom = Trigger::when(move || r.unread() >= 2 && c.has_new()).with(&radar);
 /// let periodic = Trigger::every(Duration::from_millis(100));
 /// ```
+#[must_use = "a trigger does nothing until given to `Node::execute`"]
 pub struct Trigger {
     pub(crate) inputs: Vec<Arc<dyn Input>>,
     /// Each input's arrival count when the code last ran: a difference is a new arrival.

@@ -198,7 +198,7 @@ fn a_node_name_is_taken_even_by_a_node_with_nothing_to_run() {
         Box::new(
             tacto::ThreadPoolExecutor::builder()
                 .threads(1)
-                .build()
+                .create()
                 .unwrap(),
         ),
     ];
@@ -301,7 +301,7 @@ fn spin_for_duration_max_runs_until_stopped() {
         Box::new(WaitSetExecutor::new().unwrap()),
         Box::new(CallbackExecutor::new().unwrap()),
         Box::new(EventsExecutor::new().unwrap()),
-        Box::new(ThreadPoolExecutor::builder().threads(2).build().unwrap()),
+        Box::new(ThreadPoolExecutor::builder().threads(2).create().unwrap()),
         Box::new(LetExecutor::new(Duration::from_millis(1)).unwrap()),
     ];
     for mut executor in executors {

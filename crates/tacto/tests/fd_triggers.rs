@@ -237,7 +237,7 @@ each_executor!(a_node_that_always_has_work_does_not_starve_a_driver);
 /// With every worker busy, no worker waits in the poller; the one that collects looks at fds.
 #[test]
 fn a_busy_pool_without_a_free_worker_does_not_starve_a_driver() {
-    let pool = ThreadPoolExecutor::builder().threads(1).build().unwrap();
+    let pool = ThreadPoolExecutor::builder().threads(1).create().unwrap();
     a_node_that_always_has_work_does_not_starve_a_driver(pool);
 }
 

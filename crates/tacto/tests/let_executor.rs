@@ -25,12 +25,11 @@ const PERIOD: Duration = Duration::from_millis(40);
 const PATIENCE: Duration = Duration::from_secs(20);
 
 fn stamp(t: Time) -> builtin_interfaces::Time {
-    let (sec, nanosec) = t.to_sec_nanosec();
-    builtin_interfaces::Time { sec, nanosec }
+    t.into()
 }
 
 fn time(stamp: &builtin_interfaces::Time) -> Time {
-    Time::from_sec_nanosec(stamp.sec, stamp.nanosec)
+    (*stamp).into()
 }
 
 /// The review's reproduction: with `KeepLast(1)`, an arrival hidden until the next period
@@ -183,7 +182,7 @@ fn outputs_are_published_at_the_period_end_not_when_the_node_publishes() {
     // On the system clock, period starts compare with the samples' receive times.
     let mut executor = LetExecutor::builder(PERIOD)
         .clock(ctx.clock(), ClockKind::System)
-        .build()
+        .create()
         .unwrap();
     let stop = executor.stop_handle();
     let mut outside = ctx.node("outside").unwrap();
@@ -323,7 +322,7 @@ fn a_full_outbox_drops_later_publications_and_counts_them() {
     let ctx = Context::new();
     let mut executor = LetExecutor::builder(PERIOD)
         .outbox_capacity(2)
-        .build()
+        .create()
         .unwrap();
     let stop = executor.stop_handle();
     let mut node = ctx.node("chatty").unwrap();
@@ -366,7 +365,7 @@ fn a_zero_period_or_an_empty_outbox_is_refused() {
         Err(LetCreateError::PeriodTooShort)
     ));
     assert!(matches!(
-        LetExecutor::builder(PERIOD).outbox_capacity(0).build(),
+        LetExecutor::builder(PERIOD).outbox_capacity(0).create(),
         Err(LetCreateError::ZeroOutboxCapacity)
     ));
 }
@@ -408,7 +407,7 @@ fn a_let_executor_of_the_longest_period_runs_its_first_period_without_overflow()
         let (tx, rx) = mpsc::channel();
         let mut executor = LetExecutor::builder(Trigger::MAX_PERIOD)
             .clock(ctx.clock(), kind)
-            .build()
+            .create()
             .unwrap();
         let stop = executor.stop_handle();
         let trigger = Trigger::every(Trigger::MAX_PERIOD).clock(kind);
@@ -517,7 +516,7 @@ fn periods_on_ros_time_follow_the_clock_topic_and_skip_what_it_jumps_over() {
 
     let mut executor = LetExecutor::builder(PERIOD)
         .clock(ctx.clock(), ClockKind::Ros)
-        .build()
+        .create()
         .unwrap();
     let (runs, ran) = mpsc::channel();
     let mut node = ctx.node("controller").unwrap();

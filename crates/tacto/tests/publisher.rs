@@ -10,7 +10,7 @@ use tacto::{Context, History, LocalDelivery, Publisher, Subscription};
 fn shared_context() -> Context {
     Context::builder()
         .local_delivery(LocalDelivery::Shared)
-        .build()
+        .create()
 }
 
 /// A publisher and one subscription on one topic; the node is not needed afterwards.

@@ -125,7 +125,7 @@ fn executors_that_never_run_out_of_work_still_stop_on_shutdown() {
     let mut b = EventsExecutor::new().unwrap();
     b.add(busy("events")).unwrap();
     // One worker, which therefore never waits in the OS either.
-    let mut c = ThreadPoolExecutor::builder().threads(1).build().unwrap();
+    let mut c = ThreadPoolExecutor::builder().threads(1).create().unwrap();
     c.add(busy("pool")).unwrap();
     let a = ExecutorThread::builder().spawn(a).unwrap();
     let b = ExecutorThread::builder().spawn(b).unwrap();

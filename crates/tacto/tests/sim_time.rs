@@ -8,7 +8,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tacto::msg::{builtin_interfaces, rosgraph_msgs};
+use tacto::msg::rosgraph_msgs;
 use tacto::{Activation, ClockKind, Context, Executor, Publisher, Time, Trigger};
 
 #[macro_use]
@@ -54,10 +54,7 @@ impl Activations {
 }
 
 fn publish_time(clock: &Publisher<rosgraph_msgs::Clock>, time: Time) {
-    let (sec, nanosec) = time.to_sec_nanosec();
-    clock.publish(rosgraph_msgs::Clock {
-        clock: builtin_interfaces::Time { sec, nanosec },
-    });
+    clock.publish(rosgraph_msgs::Clock { clock: time.into() });
 }
 
 fn periods(n: u32) -> Time {

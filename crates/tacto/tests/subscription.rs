@@ -379,7 +379,7 @@ mod lazy_decoding {
     fn serialized_samples_are_decoded_only_when_read() {
         let ctx = Context::builder()
             .local_delivery(LocalDelivery::Serialized)
-            .build();
+            .create();
         let mut node = ctx.node("lazy").unwrap();
         let publisher = node.publisher::<Counted>("counted").create().unwrap();
         let sub = node

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use tacto::msg::std_msgs::String as Text;
 use tacto::{
     AddError, CallbackGroupKind, Context, Executor, History, SpinOutcome, StopHandle,
-    ThreadPoolBuildError, ThreadPoolExecutor, Trigger,
+    ThreadPoolCreateError, ThreadPoolExecutor, Trigger,
 };
 
 /// How long a test waits for something that should happen in milliseconds: only a broken
@@ -19,7 +19,7 @@ const PATIENCE: Duration = Duration::from_secs(20);
 fn pool(threads: usize) -> ThreadPoolExecutor {
     ThreadPoolExecutor::builder()
         .threads(threads)
-        .build()
+        .create()
         .unwrap()
 }
 
@@ -412,8 +412,8 @@ fn an_idle_pool_blocks_instead_of_spinning() {
 #[test]
 fn a_pool_without_threads_is_refused() {
     assert!(matches!(
-        ThreadPoolExecutor::builder().threads(0).build(),
-        Err(ThreadPoolBuildError::ZeroThreads)
+        ThreadPoolExecutor::builder().threads(0).create(),
+        Err(ThreadPoolCreateError::ZeroThreads)
     ));
 }
 
@@ -423,8 +423,8 @@ fn a_pool_of_more_threads_than_the_maximum_is_refused() {
     for threads in [max + 1, 1_000_000, usize::MAX] {
         assert!(
             matches!(
-                ThreadPoolExecutor::builder().threads(threads).build(),
-                Err(ThreadPoolBuildError::TooManyThreads { requested, max: m })
+                ThreadPoolExecutor::builder().threads(threads).create(),
+                Err(ThreadPoolCreateError::TooManyThreads { requested, max: m })
                     if requested == threads && m == max
             ),
             "{threads}"

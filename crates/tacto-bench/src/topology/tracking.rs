@@ -140,7 +140,7 @@ impl TopicStats {
 }
 
 fn stamp(header: &PerformanceHeader) -> Time {
-    Time::from_sec_nanosec(header.stamp.sec, header.stamp.nanosec)
+    header.stamp.into()
 }
 
 #[cfg(test)]

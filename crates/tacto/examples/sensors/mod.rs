@@ -12,7 +12,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
 use tacto::{
     Context, Executor, Message, Node, SpinError, SpinOutcome, StopHandle, WaitSetExecutor,
 };
@@ -21,36 +20,27 @@ use tacto::{
 pub const RUN_FOR: Duration = Duration::from_secs(3);
 
 /// A radar sweep, reduced to the range of the target ahead.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[tacto::message("example_msgs/msg/RadarScan")]
+#[derive(Debug, Clone, Default)]
 pub struct RadarScan {
     /// Distance to the target, metres.
     pub range_m: f64,
 }
 
-impl Message for RadarScan {
-    const TYPE_NAME: &'static str = "example_msgs/msg/RadarScan";
-}
-
 /// A camera frame, reduced to what a detector found in it.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[tacto::message("example_msgs/msg/Image")]
+#[derive(Debug, Clone, Default)]
 pub struct Image {
     /// True if the target is in view.
     pub target_seen: bool,
 }
 
-impl Message for Image {
-    const TYPE_NAME: &'static str = "example_msgs/msg/Image";
-}
-
 /// The vehicle's pose in the map frame, reduced to its position along the road.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[tacto::message("example_msgs/msg/Transform")]
+#[derive(Debug, Clone, Default)]
 pub struct Transform {
     /// Position along the road, metres.
     pub x_m: f64,
-}
-
-impl Message for Transform {
-    const TYPE_NAME: &'static str = "example_msgs/msg/Transform";
 }
 
 const SPEED_M_S: f64 = 10.0;

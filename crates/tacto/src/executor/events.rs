@@ -299,6 +299,7 @@ impl Executor for EventsExecutor {
 
 /// Configures an [`EventsExecutor`]; from [`EventsExecutor::builder`].
 #[derive(Debug, Clone)]
+#[must_use = "a builder does nothing until `create` is called"]
 pub struct EventsExecutorBuilder {
     capacity: usize,
 }

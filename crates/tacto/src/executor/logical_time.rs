@@ -220,13 +220,14 @@ pub enum LetCreateError {
 /// let executor = LetExecutor::builder(Duration::from_millis(10))
 ///     .clock(ctx.clock(), ClockKind::Ros)
 ///     .outbox_capacity(64)
-///     .build();
+///     .create();
 /// assert!(executor.is_ok());
 ///
-/// let empty = LetExecutor::builder(Duration::from_millis(10)).outbox_capacity(0).build();
+/// let empty = LetExecutor::builder(Duration::from_millis(10)).outbox_capacity(0).create();
 /// assert!(matches!(empty, Err(LetCreateError::ZeroOutboxCapacity)));
 /// ```
 #[derive(Debug, Clone)]
+#[must_use = "a builder does nothing until `create` is called"]
 pub struct LetBuilder {
     period: Duration,
     clock: Clock,
@@ -253,7 +254,7 @@ impl LetBuilder {
     }
 
     /// Creates the executor and its OS resources (an epoll set, an eventfd, a timerfd).
-    pub fn build(self) -> Result<LetExecutor, LetCreateError> {
+    pub fn create(self) -> Result<LetExecutor, LetCreateError> {
         if self.period < Trigger::MIN_PERIOD {
             return Err(LetCreateError::PeriodTooShort);
         }
@@ -285,11 +286,11 @@ impl LetBuilder {
 impl LetExecutor {
     /// Creates an executor with period `period` on the steady clock and the default outbox.
     pub fn new(period: Duration) -> Result<Self, LetCreateError> {
-        Self::builder(period).build()
+        Self::builder(period).create()
     }
 
     /// Starts configuring an executor with period `period`, from [`Trigger::MIN_PERIOD`] to
-    /// [`Trigger::MAX_PERIOD`] ([`build`](LetBuilder::build) refuses others).
+    /// [`Trigger::MAX_PERIOD`] ([`create`](LetBuilder::create) refuses others).
     pub fn builder(period: Duration) -> LetBuilder {
         LetBuilder {
             period,

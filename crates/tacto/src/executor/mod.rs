@@ -39,7 +39,7 @@ pub use callback::CallbackExecutor;
 pub use events::{EventsExecutor, EventsExecutorBuilder, EventsExecutorCreateError};
 pub use logical_time::{LetBuilder, LetCreateError, LetExecutor};
 pub use thread::{ExecutorThread, ExecutorThreadBuilder, JoinError, SpawnError};
-pub use thread_pool::{ThreadPoolBuildError, ThreadPoolBuilder, ThreadPoolExecutor};
+pub use thread_pool::{ThreadPoolBuilder, ThreadPoolCreateError, ThreadPoolExecutor};
 pub use wait_set::WaitSetExecutor;
 
 use crate::node::Node;
@@ -55,6 +55,7 @@ pub trait Executor: Send {
     fn spin_until(&mut self, deadline: Option<Instant>) -> Result<SpinOutcome, SpinError>;
 
     /// A handle that stops this executor's spin from any thread.
+    #[must_use]
     fn stop_handle(&self) -> StopHandle;
 
     /// Counters since creation.

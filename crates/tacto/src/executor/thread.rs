@@ -27,7 +27,9 @@ const FIFO_PRIORITIES: std::ops::RangeInclusive<u8> = 1..=99;
 ///
 /// The thread runs [`Executor::spin`] until [`stop`](Self::stop), SIGINT or SIGTERM, and
 /// [`join`](Self::join) hands the executor back, so its [stats](Executor::stats) can be read or
-/// it can spin again. Dropping the handle stops the executor and waits for its thread.
+/// it can spin again. Dropping the handle stops the executor at once, as `stop` does (the code
+/// of a node that is running finishes first), and waits for its thread: keep the handle for as
+/// long as the executor should run.
 ///
 /// # Examples
 /// ```
@@ -53,6 +55,7 @@ const FIFO_PRIORITIES: std::ops::RangeInclusive<u8> = 1..=99;
 /// assert!(executor.stats().executions >= 1);
 /// ```
 #[derive(Debug)]
+#[must_use = "dropping the handle stops the executor thread at once"]
 pub struct ExecutorThread<E: Executor + 'static> {
     stop: StopHandle,
     name: Option<String>,
@@ -80,6 +83,7 @@ impl<E: Executor + 'static> ExecutorThread<E> {
     }
 
     /// A handle that stops the executor from elsewhere, e.g. from a node on another executor.
+    #[must_use]
     pub fn stop_handle(&self) -> StopHandle {
         self.stop.clone()
     }
@@ -126,6 +130,7 @@ fn panic_message(payload: &(dyn Any + Send)) -> String {
 ///
 /// Settings are checked when [`spawn`](Self::spawn) is called; nothing is applied before.
 #[derive(Debug, Clone, Default)]
+#[must_use = "a builder does nothing until `spawn` is called"]
 pub struct ExecutorThreadBuilder {
     name: Option<String>,
     cpus: Option<Vec<usize>>,
@@ -358,4 +363,69 @@ pub enum JoinError {
         /// The panic's message.
         message: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc::{self, TryRecvError};
+    use std::time::Duration;
+
+    use super::ExecutorThread;
+    use crate::msg::std_msgs::String as Text;
+    use crate::{
+        CallbackExecutor, Context, EventsExecutor, Executor, LetExecutor, ThreadPoolExecutor,
+        Trigger, WaitSetExecutor,
+    };
+
+    /// Long enough never to pass on a slow, loaded machine; reaching it means the test failed.
+    const PATIENCE: Duration = Duration::from_secs(30);
+
+    #[test]
+    fn dropping_the_handle_stops_every_executor_while_it_waits_for_work() {
+        // The LET executor's next period is an hour away; the others wait with no deadline.
+        let hour = Duration::from_secs(3600);
+        let executors: Vec<(&str, Box<dyn Executor>)> = vec![
+            ("wait-set", Box::new(WaitSetExecutor::new().unwrap())),
+            ("callback", Box::new(CallbackExecutor::new().unwrap())),
+            ("events", Box::new(EventsExecutor::new().unwrap())),
+            (
+                "thread pool",
+                Box::new(ThreadPoolExecutor::builder().threads(2).create().unwrap()),
+            ),
+            ("LET", Box::new(LetExecutor::new(hour).unwrap())),
+        ];
+        for (name, mut executor) in executors {
+            let ctx = Context::new();
+            let mut node = ctx.node("sleeper").unwrap();
+            let input = node.subscription::<Text>("wake").create().unwrap();
+            let (ran, runs) = mpsc::channel();
+            // The node owns `ran`: the channel disconnects once the executor is dropped.
+            node.execute(Trigger::on(&input), move |_| {
+                input.take_all().for_each(drop);
+                let _ = ran.send(());
+            })
+            .unwrap();
+            let mut waker = ctx.node("waker").unwrap();
+            let wake = waker.publisher::<Text>("wake").create().unwrap();
+            executor.add(node).unwrap();
+            wake.publish(Text::default());
+            let handle = ExecutorThread::builder().spawn(executor).unwrap();
+            // It spins: the node ran once, and nothing will wake it again.
+            runs.recv_timeout(PATIENCE)
+                .unwrap_or_else(|_| panic!("{name}: the node never ran"));
+
+            // Dropped on a thread of its own, so that a drop that never returns fails the test
+            // instead of hanging it.
+            let (dropped, drops) = mpsc::channel();
+            std::thread::spawn(move || {
+                drop(handle);
+                let _ = dropped.send(());
+            });
+            drops
+                .recv_timeout(PATIENCE)
+                .unwrap_or_else(|_| panic!("{name}: dropping the handle did not stop the thread"));
+            // The thread ended and took the executor, its node and the node's sender with it.
+            assert_eq!(runs.try_recv(), Err(TryRecvError::Disconnected), "{name}");
+        }
+    }
 }

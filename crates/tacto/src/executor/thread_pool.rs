@@ -104,7 +104,7 @@ use crate::trigger::Activation;
 /// let left = talker.publisher::<Text>("left").create().unwrap();
 /// let right = talker.publisher::<Text>("right").create().unwrap();
 ///
-/// let mut executor = ThreadPoolExecutor::builder().threads(2).build().unwrap();
+/// let mut executor = ThreadPoolExecutor::builder().threads(2).create().unwrap();
 /// executor.add(node).unwrap();
 /// left.publish(Text { data: "l".into() });
 /// right.publish(Text { data: "r".into() });
@@ -127,13 +127,14 @@ pub struct ThreadPoolExecutor {
 
 /// Configures a [`ThreadPoolExecutor`]; from [`ThreadPoolExecutor::builder`].
 #[derive(Debug, Clone, Default)]
+#[must_use = "a builder does nothing until `create` is called"]
 pub struct ThreadPoolBuilder {
     threads: Option<usize>,
 }
 
-/// Why a [`ThreadPoolExecutor`] could not be built.
+/// Why a [`ThreadPoolExecutor`] could not be created.
 #[derive(Debug, thiserror::Error)]
-pub enum ThreadPoolBuildError {
+pub enum ThreadPoolCreateError {
     /// A pool without threads would never run anything.
     #[error("a thread pool needs at least one thread")]
     ZeroThreads,
@@ -161,15 +162,15 @@ impl ThreadPoolBuilder {
 
     /// Creates the executor and its OS resources (an epoll set, an eventfd, a timerfd);
     /// threads start with each spin.
-    pub fn build(self) -> Result<ThreadPoolExecutor, ThreadPoolBuildError> {
+    pub fn create(self) -> Result<ThreadPoolExecutor, ThreadPoolCreateError> {
         let threads = match self.threads {
             Some(requested) if requested > ThreadPoolExecutor::MAX_THREADS => {
-                return Err(ThreadPoolBuildError::TooManyThreads {
+                return Err(ThreadPoolCreateError::TooManyThreads {
                     requested,
                     max: ThreadPoolExecutor::MAX_THREADS,
                 });
             }
-            Some(n) => NonZeroUsize::new(n).ok_or(ThreadPoolBuildError::ZeroThreads)?,
+            Some(n) => NonZeroUsize::new(n).ok_or(ThreadPoolCreateError::ZeroThreads)?,
             None => default_threads(),
         };
         Ok(ThreadPoolExecutor::with_threads(threads)?)

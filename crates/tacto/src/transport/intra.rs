@@ -28,7 +28,7 @@ use crate::subscription::Inbox;
 /// use tacto::msg::std_msgs::String as Text;
 /// use tacto::{Context, LocalDelivery};
 ///
-/// let ctx = Context::builder().local_delivery(LocalDelivery::Serialized).build();
+/// let ctx = Context::builder().local_delivery(LocalDelivery::Serialized).create();
 /// let mut node = ctx.node("roundtrip").unwrap();
 /// let publisher = node.publisher::<Text>("chat").create().unwrap();
 /// let sub = node.subscription::<Text>("chat").create().unwrap();

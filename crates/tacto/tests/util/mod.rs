@@ -52,7 +52,7 @@ macro_rules! each_executor {
                 super::$behaviour(
                     tacto::ThreadPoolExecutor::builder()
                         .threads(2)
-                        .build()
+                        .create()
                         .unwrap(),
                 );
             }

@@ -93,9 +93,8 @@ impl<P: Payload> StampedPublisher<P> {
     pub(crate) fn publish(&mut self) {
         let mut msg = self.publisher.loan();
         msg.data.set_size(self.size);
-        let (sec, nanosec) = self.clock.now(ClockKind::System).to_sec_nanosec();
         msg.header = PerformanceHeader {
-            stamp: tacto::msg::builtin_interfaces::Time { sec, nanosec },
+            stamp: self.clock.now(ClockKind::System).into(),
             tracking_number: self.next,
             frequency: self.frequency,
             size: u32::try_from(self.size).unwrap_or(u32::MAX),

@@ -1,0 +1,227 @@
+//! The procedural macros of tacto. Use them through `tacto`, which re-exports them
+//! (`#[tacto::message("...")]`); this crate exists only because Rust compiles procedural
+//! macros in crates of their own.
+
+use proc_macro::TokenStream;
+use proc_macro2::TokenStream as TokenStream2;
+use quote::quote;
+use syn::{Data, DeriveInput, LitStr, parse_macro_input};
+
+/// Makes a struct a tacto message with the ROS 2 type name given, e.g.
+/// `#[tacto::message("my_msgs/msg/Range")]`.
+///
+/// It derives serde's `Serialize` and `Deserialize` through `tacto::serde`, so the crate that
+/// defines the message needs no serde dependency of its own, and implements `tacto::Message`
+/// with the name as `TYPE_NAME`. Fields keep their order on the wire (ROS 2 CDR, see
+/// `tacto::cdr`), so declare them in the order of the `.msg` file. Serde's field attributes
+/// (`#[serde(rename = "...")]`, ...) work as with a derive of one's own.
+///
+/// Checked at compile time, each with its own error:
+/// - the name has the form `package/msg/Type`: a package name of lowercase letters, digits
+///   and single underscores that starts with a letter and does not end with `_` (REP 144),
+///   then `msg`, then a type name of letters and digits that starts with an uppercase letter;
+/// - the item is a struct with at least one field (ROS 2 IDL has no empty struct and CDR no
+///   form for a Rust enum; `std_msgs/msg/Empty` carries one placeholder byte);
+/// - it is not generic (a ROS 2 type has one name; implement `tacto::Message` by hand for each
+///   instance of a generic type instead).
+///
+/// # Examples
+/// ```
+/// #[tacto::message("my_msgs/msg/Range")]
+/// #[derive(Debug, Clone, PartialEq)]
+/// struct Range {
+///     distance_m: f32,
+/// }
+///
+/// use tacto::Message;
+/// assert_eq!(Range::TYPE_NAME, "my_msgs/msg/Range");
+/// let bytes = tacto::cdr::to_vec(&Range { distance_m: 1.5 }).unwrap();
+/// assert_eq!(tacto::cdr::from_bytes::<Range>(&bytes).unwrap(), Range { distance_m: 1.5 });
+/// ```
+///
+/// A name that is not `package/msg/Type` does not compile:
+/// ```compile_fail
+/// #[tacto::message("Range")]
+/// struct Range {
+///     distance_m: f32,
+/// }
+/// ```
+#[proc_macro_attribute]
+pub fn message(args: TokenStream, item: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(item as DeriveInput);
+    match type_name(args).and_then(|type_name| expand(&type_name, &input)) {
+        Ok(tokens) => tokens.into(),
+        // The item itself stays, so that the one error above is the only one reported.
+        Err(error) => {
+            let error = error.into_compile_error();
+            quote! { #input #error }.into()
+        }
+    }
+}
+
+fn type_name(args: TokenStream) -> syn::Result<LitStr> {
+    if args.is_empty() {
+        return Err(syn::Error::new(
+            proc_macro2::Span::call_site(),
+            "a message needs its ROS 2 type name: #[tacto::message(\"my_msgs/msg/Range\")]",
+        ));
+    }
+    syn::parse(args)
+}
+
+fn expand(type_name: &LitStr, input: &DeriveInput) -> syn::Result<TokenStream2> {
+    check_type_name(&type_name.value()).map_err(|reason| {
+        syn::Error::new(
+            type_name.span(),
+            format!(
+                "invalid ROS 2 message type name {:?}: {reason}; expected \"package/msg/Type\", \
+                 e.g. \"my_msgs/msg/Range\"",
+                type_name.value()
+            ),
+        )
+    })?;
+    match &input.data {
+        Data::Struct(data) if data.fields.is_empty() => {
+            return Err(syn::Error::new_spanned(
+                &input.ident,
+                "a ROS 2 message needs at least one field: IDL has no empty struct \
+                 (std_msgs/msg/Empty carries `structure_needs_at_least_one_field: u8`)",
+            ));
+        }
+        Data::Struct(_) => {}
+        Data::Enum(data) => {
+            return Err(syn::Error::new_spanned(
+                data.enum_token,
+                "a ROS 2 message is a struct: CDR has no form for a Rust enum",
+            ));
+        }
+        Data::Union(data) => {
+            return Err(syn::Error::new_spanned(
+                data.union_token,
+                "a ROS 2 message is a struct, not a union",
+            ));
+        }
+    }
+    if !input.generics.params.is_empty() || input.generics.where_clause.is_some() {
+        return Err(syn::Error::new_spanned(
+            &input.generics,
+            "a message type cannot be generic: a ROS 2 type has one name; implement \
+             `tacto::Message` by hand for each instance instead",
+        ));
+    }
+    let ident = &input.ident;
+    Ok(quote! {
+        #[derive(::tacto::serde::Serialize, ::tacto::serde::Deserialize)]
+        #[serde(crate = "::tacto::serde")]
+        #input
+
+        impl ::tacto::Message for #ident {
+            const TYPE_NAME: &'static str = #type_name;
+        }
+    })
+}
+
+/// Checks `package/msg/Type`, and says what is wrong otherwise.
+fn check_type_name(name: &str) -> Result<(), &'static str> {
+    let parts: Vec<&str> = name.split('/').collect();
+    let [package, kind, type_name] = parts[..] else {
+        return Err("it must have three parts separated by '/'");
+    };
+    if !package.starts_with(|c: char| c.is_ascii_lowercase()) {
+        return Err("the package name must start with a lowercase letter");
+    }
+    if !package
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    {
+        return Err("the package name may hold only lowercase letters, digits and '_'");
+    }
+    if package.contains("__") || package.ends_with('_') {
+        return Err("the package name may not hold \"__\" or end with '_'");
+    }
+    if kind != "msg" {
+        return Err("the middle part must be \"msg\"");
+    }
+    if !type_name.starts_with(|c: char| c.is_ascii_uppercase()) {
+        return Err("the type name must start with an uppercase letter");
+    }
+    if !type_name.chars().all(|c| c.is_ascii_alphanumeric()) {
+        return Err("the type name may hold only letters and digits");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_type_name;
+
+    #[test]
+    fn standard_type_names_are_accepted() {
+        for name in [
+            "std_msgs/msg/String",
+            "builtin_interfaces/msg/Time",
+            "sensor_msgs/msg/PointCloud2",
+            "my_msgs/msg/Range",
+            "a/msg/B",
+        ] {
+            assert_eq!(check_type_name(name), Ok(()), "{name}");
+        }
+    }
+
+    #[test]
+    fn malformed_type_names_are_refused_with_the_broken_rule() {
+        for (name, reason) in [
+            ("Range", "it must have three parts separated by '/'"),
+            ("my_msgs/Range", "it must have three parts separated by '/'"),
+            (
+                "my_msgs/msg/Range/x",
+                "it must have three parts separated by '/'",
+            ),
+            ("", "it must have three parts separated by '/'"),
+            (
+                "/msg/Range",
+                "the package name must start with a lowercase letter",
+            ),
+            (
+                "1msgs/msg/Range",
+                "the package name must start with a lowercase letter",
+            ),
+            (
+                "My_msgs/msg/Range",
+                "the package name must start with a lowercase letter",
+            ),
+            (
+                "my-msgs/msg/Range",
+                "the package name may hold only lowercase letters, digits and '_'",
+            ),
+            (
+                "my_Msgs/msg/Range",
+                "the package name may hold only lowercase letters, digits and '_'",
+            ),
+            (
+                "my__msgs/msg/Range",
+                "the package name may not hold \"__\" or end with '_'",
+            ),
+            (
+                "my_msgs_/msg/Range",
+                "the package name may not hold \"__\" or end with '_'",
+            ),
+            ("my_msgs/srv/Range", "the middle part must be \"msg\""),
+            ("my_msgs//Range", "the middle part must be \"msg\""),
+            (
+                "my_msgs/msg/",
+                "the type name must start with an uppercase letter",
+            ),
+            (
+                "my_msgs/msg/range",
+                "the type name must start with an uppercase letter",
+            ),
+            (
+                "my_msgs/msg/Range_2",
+                "the type name may hold only letters and digits",
+            ),
+        ] {
+            assert_eq!(check_type_name(name), Err(reason), "{name}");
+        }
+    }
+}
