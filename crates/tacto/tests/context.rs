@@ -60,7 +60,7 @@ fn a_dropped_subscription_releases_its_samples_while_its_node_lives() {
     // Shared delivery: the test follows the publisher's own `Arc`.
     let ctx = Context::builder()
         .local_delivery(LocalDelivery::Shared)
-        .build();
+        .create();
     let mut node = ctx.node("n").unwrap();
     let sub = node.subscription::<Text>("chat").create().unwrap();
     let publisher = node.publisher::<Text>("chat").create().unwrap();
@@ -77,7 +77,7 @@ fn a_subscription_of_a_node_in_a_let_executor_releases_its_samples_when_dropped(
     // Shared delivery: the test follows the publisher's own `Arc`.
     let ctx = Context::builder()
         .local_delivery(LocalDelivery::Shared)
-        .build();
+        .create();
     let mut node = ctx.node("n").unwrap();
     let sub = node.subscription::<Text>("chat").create().unwrap();
     // The LET executor freezes every subscription of its nodes each period.
@@ -116,7 +116,7 @@ fn executors() -> Vec<(&'static str, Box<dyn Executor>)> {
         ("events", Box::new(EventsExecutor::new().unwrap())),
         (
             "thread-pool",
-            Box::new(ThreadPoolExecutor::builder().threads(1).build().unwrap()),
+            Box::new(ThreadPoolExecutor::builder().threads(1).create().unwrap()),
         ),
         (
             "let",

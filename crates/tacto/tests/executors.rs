@@ -132,7 +132,7 @@ fn the_classic_executors_refusal_names_what_they_run_and_what_not() {
             Box::new(
                 tacto::ThreadPoolExecutor::builder()
                     .threads(1)
-                    .build()
+                    .create()
                     .unwrap(),
             ),
         ),
