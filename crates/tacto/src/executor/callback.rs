@@ -33,24 +33,31 @@ pub(super) fn classic(
 ///
 /// # Examples
 /// ```
-/// use std::sync::mpsc;
 /// use std::time::Duration;
 /// use tacto::msg::std_msgs::String as Text;
 /// use tacto::{CallbackExecutor, Context, Executor};
 ///
 /// let ctx = Context::new();
+/// let mut executor = CallbackExecutor::new().unwrap();
+/// let stop = executor.stop_handle();
 /// let mut node = ctx.node("listener").unwrap();
-/// let (tx, rx) = mpsc::channel();
-/// node.subscription::<Text>("chat").callback(move |msg| tx.send(msg.data.clone()).unwrap()).unwrap();
+/// let mut heard = Vec::new();
+/// node.subscription::<Text>("chat")
+///     .callback(move |msg| {
+///         heard.push(msg.data.clone());
+///         if heard == ["one", "two"] {
+///             stop.stop(); // one callback per message, in order
+///         }
+///     })
+///     .unwrap();
 /// let mut talker = ctx.node("talker").unwrap();
 /// let publisher = talker.publisher::<Text>("chat").create().unwrap();
 ///
-/// let mut executor = CallbackExecutor::new().unwrap();
 /// executor.add(node).unwrap();
 /// publisher.publish(Text { data: "one".into() });
 /// publisher.publish(Text { data: "two".into() });
-/// executor.spin_for(Duration::from_millis(20)).unwrap();
-/// assert_eq!(rx.try_iter().collect::<Vec<_>>(), ["one", "two"]);
+/// executor.spin_for(Duration::from_secs(10)).unwrap();
+/// assert_eq!(executor.stats().executions, 2);
 /// ```
 #[derive(Debug)]
 pub struct CallbackExecutor(SingleThreaded);

@@ -89,22 +89,30 @@ use crate::subscription::Listener;
 /// use std::sync::mpsc;
 /// use std::time::Duration;
 /// use tacto::msg::std_msgs::String as Text;
-/// use tacto::{Context, EventsExecutor, Executor};
+/// use tacto::{Context, EventsExecutor, Executor, SpinOutcome};
 ///
 /// let ctx = Context::new();
+/// let mut executor = EventsExecutor::builder().capacity(2).create().unwrap();
+/// let stop = executor.stop_handle();
 /// let mut node = ctx.node("listener").unwrap();
 /// let (tx, rx) = mpsc::channel();
-/// node.subscription::<Text>("chat").callback(move |msg| tx.send(msg.data.clone()).unwrap()).unwrap();
+/// node.subscription::<Text>("chat")
+///     .callback(move |msg| {
+///         if msg.data == "three" {
+///             stop.stop();
+///         }
+///         tx.send(msg.data.clone()).unwrap();
+///     })
+///     .unwrap();
 /// let mut talker = ctx.node("talker").unwrap();
 /// let publisher = talker.publisher::<Text>("chat").create().unwrap();
 ///
-/// let mut executor = EventsExecutor::builder().capacity(2).create().unwrap();
 /// executor.add(node).unwrap();
 /// for word in ["one", "two", "three"] {
 ///     publisher.publish(Text { data: word.into() });
 /// }
 /// assert_eq!(executor.dropped_events(), 1); // "three" found the queue full...
-/// executor.spin_for(Duration::from_millis(50)).unwrap();
+/// assert_eq!(executor.spin_for(Duration::from_secs(10)).unwrap(), SpinOutcome::Stopped);
 /// assert_eq!(rx.try_iter().collect::<Vec<_>>(), ["one", "two", "three"]); // ...and still ran
 /// ```
 #[derive(Debug)]

@@ -90,6 +90,8 @@ use crate::trigger::Activation;
 /// use tacto::{CallbackGroupKind, Context, Executor, ThreadPoolExecutor};
 ///
 /// let ctx = Context::new();
+/// let mut executor = ThreadPoolExecutor::builder().threads(2).create().unwrap();
+/// let stop = executor.stop_handle();
 /// let mut node = ctx.node("listener").unwrap();
 /// // Callbacks of a reentrant group may run in parallel (each one's messages stay in order).
 /// let parallel = node.callback_group(CallbackGroupKind::Reentrant);
@@ -104,14 +106,16 @@ use crate::trigger::Activation;
 /// let left = talker.publisher::<Text>("left").create().unwrap();
 /// let right = talker.publisher::<Text>("right").create().unwrap();
 ///
-/// let mut executor = ThreadPoolExecutor::builder().threads(2).create().unwrap();
 /// executor.add(node).unwrap();
 /// left.publish(Text { data: "l".into() });
 /// right.publish(Text { data: "r".into() });
-/// executor.spin_for(Duration::from_millis(50)).unwrap();
-/// let mut heard: Vec<String> = rx.try_iter().collect();
-/// heard.sort();
-/// assert_eq!(heard, ["l", "r"]);
+/// std::thread::spawn(move || {
+///     let mut heard = vec![rx.recv().unwrap(), rx.recv().unwrap()];
+///     heard.sort();
+///     assert_eq!(heard, ["l", "r"]);
+///     stop.stop();
+/// });
+/// executor.spin_for(Duration::from_secs(10)).unwrap();
 /// assert_eq!(executor.stats().executions, 2);
 /// ```
 #[derive(Debug)]
