@@ -154,15 +154,22 @@ impl<T> HistoryCache<T> {
             }
             History::KeepLast(_) => {}
         }
+        let ordinal = match self.frozen {
+            // Numbered when a freeze shows it.
+            true => 0,
+            false => {
+                self.arrivals += 1;
+                self.unread += 1;
+                self.visible += 1;
+                self.arrivals
+            }
+        };
         self.slots.push_back(Slot {
             payload,
             info,
             read: false,
-            ordinal: 0,
+            ordinal,
         });
-        if !self.frozen {
-            self.show_all();
-        }
         match evicted {
             Some(slot) => Offer::StoredEvicting(slot.payload),
             None => Offer::Stored,
@@ -304,6 +311,13 @@ impl<T> HistoryCache<T> {
     /// Visible samples NOT_READ.
     pub(crate) fn unread(&self) -> usize {
         self.unread
+    }
+
+    /// Removes and returns the oldest visible sample with the number of visible samples left
+    /// after it: one lock for the first step of a [`take_all`](crate::Subscription::take_all).
+    pub(crate) fn take_counting(&mut self) -> (Option<Stored<T>>, usize) {
+        let taken = self.take();
+        (taken, self.visible)
     }
 
     /// Visible samples, read or not.

@@ -98,21 +98,36 @@ impl<T: Message> Inbox<T> {
                 Payload::Value(msg) => return Some(Sample { msg, info }),
                 Payload::Serialized(bytes) => bytes,
             };
-            match crate::cdr::from_bytes::<T>(&bytes) {
-                Ok(msg) => {
-                    let msg = Arc::new(msg);
-                    if keeps {
-                        self.cache().memo(ordinal, msg.clone());
-                    }
-                    return Some(Sample { msg, info });
+            if let Some(sample) = self.decode(&bytes, info, ordinal, keeps) {
+                return Some(sample);
+            }
+        }
+    }
+
+    /// Decodes a serialized sample for [`get`](Self::get); `None` if it is malformed, which
+    /// is then counted and discarded. Out of line: the shared path never comes here.
+    #[cold]
+    fn decode(
+        &self,
+        bytes: &[u8],
+        info: SampleInfo,
+        ordinal: u64,
+        keeps: bool,
+    ) -> Option<Sample<T>> {
+        match crate::cdr::from_bytes::<T>(bytes) {
+            Ok(msg) => {
+                let msg = Arc::new(msg);
+                if keeps {
+                    self.cache().memo(ordinal, msg.clone());
                 }
-                Err(_) if keeps => {
-                    let discarded = self.cache().discard(ordinal);
-                    drop(discarded);
-                }
-                Err(_) => {
-                    self.cache().discard(ordinal);
-                }
+                Some(Sample { msg, info })
+            }
+            Err(_) => {
+                // A taken sample is gone already; a kept one is removed now, and freed after
+                // the lock.
+                let discarded = self.cache().discard(ordinal);
+                drop(discarded);
+                None
             }
         }
     }
@@ -238,7 +253,7 @@ impl<T: Message> Subscription<T> {
     pub fn take_all(&self) -> TakeAll<'_, T> {
         TakeAll {
             sub: self,
-            left: self.len(),
+            left: None,
         }
     }
 
@@ -348,15 +363,30 @@ impl<T: Message> Drop for Subscription<T> {
 #[derive(Debug)]
 pub struct TakeAll<'a, T: Message> {
     sub: &'a Subscription<T>,
-    left: usize,
+    /// Samples still to take; counted under the lock of the first take, which saves a lock.
+    left: Option<usize>,
 }
 
 impl<T: Message> Iterator for TakeAll<'_, T> {
     type Item = Sample<T>;
 
     fn next(&mut self) -> Option<Sample<T>> {
-        self.left = self.left.checked_sub(1)?;
-        self.sub.take()
+        match self.left {
+            Some(left) => {
+                self.left = Some(left.checked_sub(1)?);
+                self.sub.take()
+            }
+            None => {
+                let mut left = 0;
+                let first = self.sub.inbox.get(false, |cache| {
+                    let (taken, rest) = cache.take_counting();
+                    left = rest;
+                    taken
+                });
+                self.left = Some(left);
+                first
+            }
+        }
     }
 }
 

@@ -6,14 +6,15 @@
 //! subscription decodes it when its node reads it: the path of a sample from another process.
 
 use std::any::{Any, TypeId};
+
+use arc_swap::ArcSwap;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use crate::cdr::EncodeError;
 use crate::context::TopicLease;
 use crate::message::Message;
-use crate::pi_mutex::PiMutex;
 use crate::sample::SampleInfo;
 use crate::subscription::Inbox;
 
@@ -68,10 +69,12 @@ pub(crate) struct TopicCore {
     delivery: LocalDelivery,
     /// Each Rust type's fan-out, held weakly (its publishers and subscriptions own it); copied
     /// on write, as a fan-out's subscribers are.
-    typed: PiMutex<Arc<[Typed]>>,
+    typed: ArcSwap<Vec<Typed>>,
     /// Set while more than one Rust type has a fan-out: only then does a publication look
     /// beyond its own type's subscriptions.
     several_types: AtomicBool,
+    /// Held while a fan-out is looked up or made (not on the path of a sample).
+    creating: Mutex<()>,
     /// Removes the topic from its context when the last fan-out goes.
     _lease: TopicLease,
 }
@@ -109,8 +112,9 @@ impl TopicCore {
             name: name.to_owned(),
             ros_type,
             delivery,
-            typed: PiMutex::new(Arc::new([])),
+            typed: ArcSwap::default(),
             several_types: AtomicBool::new(false),
+            creating: Mutex::new(()),
             _lease: lease,
         }
     }
@@ -121,8 +125,10 @@ impl TopicCore {
 
     /// The fan-out of `T`: the one in use, or a new one.
     pub(crate) fn typed<T: Message>(self: &Arc<Self>) -> Arc<Topic<T>> {
-        let mut typed = self.typed.lock();
-        let existing = (typed.iter())
+        // One creation at a time, or two threads could each make a fan-out of `T`; fan-outs
+        // going away edit the list concurrently, with a compare-and-swap.
+        let _creating = self.creating.lock().unwrap_or_else(PoisonError::into_inner);
+        let existing = (self.typed.load().iter())
             .filter(|t| t.type_id == TypeId::of::<T>())
             .find_map(|t| t.any.upgrade()?.downcast::<Topic<T>>().ok());
         if let Some(topic) = existing {
@@ -130,7 +136,7 @@ impl TopicCore {
         }
         let topic = Arc::new(Topic {
             core: self.clone(),
-            subscribers: PiMutex::new(Arc::new([])),
+            subscribers: ArcSwap::default(),
         });
         let fanout: Arc<dyn Fanout> = topic.clone();
         let any: Arc<dyn Any + Send + Sync> = topic.clone();
@@ -140,25 +146,33 @@ impl TopicCore {
             any: Arc::downgrade(&any),
         };
         // A dead fan-out of `T` (its last endpoint going right now) is replaced.
-        let with: Arc<[Typed]> = (typed.iter())
-            .filter(|t| t.type_id != TypeId::of::<T>())
-            .cloned()
-            .chain([entry])
-            .collect();
-        self.several_types.store(with.len() > 1, Ordering::Relaxed);
-        *typed = with;
+        self.edit_typed(|typed| {
+            typed.retain(|t| t.type_id != TypeId::of::<T>());
+            typed.push(entry.clone());
+        });
         topic
+    }
+
+    /// Replaces the list of fan-outs with an edited copy, and keeps `several_types` true to it.
+    fn edit_typed(&self, edit: impl Fn(&mut Vec<Typed>)) {
+        let old = self.typed.rcu(|typed| {
+            let mut typed = Vec::clone(typed);
+            edit(&mut typed);
+            typed
+        });
+        drop(old);
+        let several = self.typed.load().len() > 1;
+        self.several_types.store(several, Ordering::Relaxed);
     }
 }
 
 /// One Rust type's publishers and subscriptions of a topic.
 pub(crate) struct Topic<T> {
     core: Arc<TopicCore>,
-    /// Copied on write: a publisher takes the list under the lock for as long as one
-    /// reference count takes, then delivers outside it, so subscribing never waits for a
-    /// delivery and a delivery never waits for more than that. Priority-inheriting, as
-    /// publishers of any priority take it.
-    subscribers: PiMutex<Arc<[Arc<Inbox<T>>]>>,
+    /// Copied on write (read-copy-update): a publisher reads the list without a lock or a
+    /// reference count, so it never waits for a thread that subscribes, whatever its priority,
+    /// and subscribing never waits for a delivery.
+    subscribers: ArcSwap<Vec<Arc<Inbox<T>>>>,
 }
 
 impl<T> fmt::Debug for Topic<T> {
@@ -179,64 +193,70 @@ impl<T: Message> Topic<T> {
     /// get it encoded, once. Under serialized delivery every subscription gets it encoded.
     /// Fails if it had to be encoded and has no CDR form; those subscriptions miss it then.
     pub(crate) fn deliver(&self, msg: Arc<T>, info: SampleInfo) -> Result<(), EncodeError> {
-        let subscribers = self.subscribers.lock().clone();
-        let others = match self.core.several_types.load(Ordering::Relaxed) {
-            true => Some(self.core.typed.lock().clone()),
-            false => None,
-        };
-        let mut bytes: Option<Arc<[u8]>> = None;
-        let mut encoded = || -> Result<Arc<[u8]>, EncodeError> {
-            if bytes.is_none() {
-                bytes = Some(crate::cdr::to_vec(&*msg)?.into());
-            }
-            Ok(bytes.clone().unwrap_or_else(|| Arc::new([])))
-        };
-        if self.core.delivery == LocalDelivery::Serialized && !subscribers.is_empty() {
-            let bytes = encoded()?;
-            for inbox in subscribers.iter() {
-                inbox.deliver_serialized(bytes.clone(), info);
-            }
+        let encoding = self.core.delivery == LocalDelivery::Serialized
+            || self.core.several_types.load(Ordering::Relaxed);
+        if encoding {
+            return self.deliver_encoding(msg, info);
         }
-        let others = (others.iter().flat_map(|typed| typed.iter()))
-            .filter(|t| t.type_id != TypeId::of::<T>())
-            .filter_map(|t| t.fanout.upgrade())
-            .filter(|fanout| fanout.subscriber_count() > 0);
-        for fanout in others {
-            fanout.deliver_serialized(&encoded()?, info);
-        }
-        if self.core.delivery == LocalDelivery::Shared {
-            if let Some((last, others)) = subscribers.split_last() {
-                for inbox in others {
-                    inbox.deliver(msg.clone(), info);
-                }
-                last.deliver(msg, info);
+        // The common case, kept short: one Rust type, shared delivery.
+        let subscribers = self.subscribers.load();
+        if let Some((last, others)) = subscribers.split_last() {
+            for inbox in others {
+                inbox.deliver(msg.clone(), info);
             }
+            last.deliver(msg, info);
         }
         Ok(())
     }
 
+    /// [`deliver`](Self::deliver) when some subscription needs the message encoded.
+    fn deliver_encoding(&self, msg: Arc<T>, info: SampleInfo) -> Result<(), EncodeError> {
+        let typed = self.core.typed.load();
+        let others = || {
+            (typed.iter())
+                .filter(|t| t.type_id != TypeId::of::<T>())
+                .filter_map(|t| t.fanout.upgrade())
+                .filter(|fanout| fanout.subscriber_count() > 0)
+        };
+        let subscribers = self.subscribers.load();
+        let shared = self.core.delivery == LocalDelivery::Shared;
+        if shared && others().next().is_none() {
+            // Other types publish on the topic, but none subscribes.
+            subscribers
+                .iter()
+                .for_each(|inbox| inbox.deliver(msg.clone(), info));
+            return Ok(());
+        }
+        let bytes: Arc<[u8]> = crate::cdr::to_vec(&*msg)?.into();
+        for inbox in subscribers.iter() {
+            match shared {
+                true => inbox.deliver(msg.clone(), info),
+                false => inbox.deliver_serialized(bytes.clone(), info),
+            }
+        }
+        others().for_each(|fanout| fanout.deliver_serialized(&bytes, info));
+        Ok(())
+    }
+
     pub(crate) fn subscribe(&self, inbox: Arc<Inbox<T>>) {
-        let mut subscribers = self.subscribers.lock();
-        let with: Arc<[_]> = subscribers.iter().cloned().chain([inbox]).collect();
-        *subscribers = with;
+        self.subscribers.rcu(|subscribers| {
+            let mut with = Vec::clone(subscribers);
+            with.push(inbox.clone());
+            with
+        });
     }
 
     pub(crate) fn unsubscribe(&self, inbox: &Arc<Inbox<T>>) {
-        let mut subscribers = self.subscribers.lock();
-        let without: Arc<[_]> = (subscribers.iter())
-            .filter(|s| !Arc::ptr_eq(s, inbox))
-            .cloned()
-            .collect();
-        // The old list may be the last reference to inboxes; it goes after the lock.
-        let old = std::mem::replace(&mut *subscribers, without);
-        drop(subscribers);
-        drop(old);
+        self.subscribers.rcu(|subscribers| {
+            let mut without = Vec::clone(subscribers);
+            without.retain(|s| !Arc::ptr_eq(s, inbox));
+            without
+        });
     }
 
     /// Subscriptions of the topic in this process, of every Rust type.
     pub(crate) fn subscriber_count(&self) -> usize {
-        let typed = self.core.typed.lock().clone();
-        (typed.iter())
+        (self.core.typed.load().iter())
             .filter_map(|t| t.fanout.upgrade())
             .map(|fanout| fanout.subscriber_count())
             .sum()
@@ -245,29 +265,19 @@ impl<T: Message> Topic<T> {
 
 impl<T: Message> Fanout for Topic<T> {
     fn deliver_serialized(&self, bytes: &Arc<[u8]>, info: SampleInfo) {
-        let subscribers = self.subscribers.lock().clone();
-        for inbox in subscribers.iter() {
+        for inbox in self.subscribers.load().iter() {
             inbox.deliver_serialized(bytes.clone(), info);
         }
     }
 
     fn subscriber_count(&self) -> usize {
-        self.subscribers.lock().len()
+        self.subscribers.load().len()
     }
 }
 
 impl<T> Drop for Topic<T> {
     fn drop(&mut self) {
-        let mut typed = self.core.typed.lock();
-        let without: Arc<[Typed]> = (typed.iter())
-            .filter(|t| t.fanout.strong_count() > 0)
-            .cloned()
-            .collect();
         self.core
-            .several_types
-            .store(without.len() > 1, Ordering::Relaxed);
-        let old = std::mem::replace(&mut *typed, without);
-        drop(typed);
-        drop(old);
+            .edit_typed(|typed| typed.retain(|t| t.fanout.strong_count() > 0));
     }
 }
