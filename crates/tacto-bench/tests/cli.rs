@@ -43,3 +43,13 @@ fn a_malformed_topology_file_is_refused_before_any_run() {
     assert!(err.contains("not a valid topology"), "{err}");
     assert!(!err.contains("[1/"), "no run may start: {err}");
 }
+
+#[test]
+fn a_missing_topology_file_is_reported_as_not_found() {
+    let (ok, err) = tacto(&["bench", "no/such/topology.json"]);
+    assert!(!ok);
+    assert!(
+        err.contains("no/such/topology.json: file not found"),
+        "{err}"
+    );
+}
