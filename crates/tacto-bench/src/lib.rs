@@ -7,6 +7,7 @@
 //! ([`run`]), so that its CPU time and RSS are its own.
 
 pub mod executors;
+pub mod health;
 pub mod histogram;
 pub mod measure;
 pub mod report;

@@ -115,11 +115,11 @@ fn the_hot_path_takes_a_logical_period_per_hop_under_let() {
 }
 
 #[test]
-fn crunch_counts_the_primes_up_to_its_limit() {
+fn crunch_counts_the_primes_up_to_its_limit_as_upstream() {
     assert_eq!(crunch(4096), 564);
-    assert_eq!(crunch(2), 1);
-    assert_eq!(crunch(1), 0);
-    assert_eq!(crunch(0), 0);
+    assert_eq!(crunch(3), 2);
+    // Upstream's edge case: a limit of 2 or less does no work and answers 2.
+    assert_eq!([2, 1, 0].map(crunch), [2, 2, 2]);
 }
 
 #[test]
@@ -176,8 +176,8 @@ fn dropped_samples_count_the_gap_in_the_input_sequence() {
     assert_eq!(missed, [0, 0, 0, 2, 0, 3]);
     assert_eq!(
         SequenceGap::default().missed(&sample(3)),
-        3,
-        "0 to 2 were missed"
+        2,
+        "upstream starts as if sample 0 had been seen: 1 and 2 were missed"
     );
 }
 

@@ -19,6 +19,8 @@ mod tracking;
 
 use std::path::{Path, PathBuf};
 
+use crate::executors::ExecutorKind;
+use crate::health::{Expectations, Statistics};
 use crate::system::{RunConfig, System, SystemError};
 
 /// A topology ready to run.
@@ -163,6 +165,29 @@ impl Topology {
             Topology::Ros2Performance(spec) => spec.name.clone(),
             Topology::Nobleo(spec) => spec.name().into(),
         }
+    }
+
+    /// True for the reference system, whose work per node is the crunch.
+    pub fn crunches(&self) -> bool {
+        matches!(self, Topology::ReferenceSystem(_))
+    }
+
+    /// What a run of this topology on `executor` looks like when it keeps up.
+    pub fn expectations(&self, executor: ExecutorKind) -> Expectations {
+        // `available_parallelism` counts the CPUs this process may run on (its affinity mask
+        // and its cgroup's CPU quota), not the machine's.
+        let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+        let cores = match executor.single_threaded() {
+            true => 1.0,
+            false => cpus as f64,
+        };
+        let statistics = match self {
+            Topology::ReferenceSystem(spec) => Statistics::ReferenceSystem {
+                planner_period_ms: spec.planner_period().map(|p| p.as_secs_f64() * 1e3),
+            },
+            Topology::Ros2Performance(_) | Topology::Nobleo(_) => Statistics::Topics,
+        };
+        Expectations { cores, statistics }
     }
 
     /// Builds the topology on `config.executor` and starts its executors.

@@ -173,9 +173,11 @@ impl tacto::Message for Message4kb {
 }
 
 /// Counts the samples a node missed on one input: the gap between the sequence numbers of the
-/// samples it consumed.
+/// samples it consumed, exactly as upstream's `get_missed_samples_and_update_seq_nr` counts it.
 ///
-/// Every publisher counts from 0, so samples before the first one consumed count as missed.
+/// Upstream starts from "sequence number 0 seen": a first sample numbered `s > 0` counts
+/// `s - 1` missed, and a first sample numbered 0 or 1 counts none. A sample numbered at or
+/// below the last one counts none and becomes the last one.
 ///
 /// # Examples
 /// ```
@@ -190,20 +192,28 @@ impl tacto::Message for Message4kb {
 /// assert_eq!(gap.missed(&sample(0)), 0);
 /// assert_eq!(gap.missed(&sample(1)), 0);
 /// assert_eq!(gap.missed(&sample(4)), 2); // 2 and 3 never arrived
+/// assert_eq!(gap.missed(&sample(4)), 0); // the same sample again
+///
+/// let mut late = SequenceGap::default();
+/// assert_eq!(late.missed(&sample(5)), 4); // upstream's count for a first sample numbered 5
 /// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SequenceGap {
-    next: u32,
+    /// The sequence number of the last sample consumed (0 before any, as upstream).
+    last: u32,
 }
 
 impl SequenceGap {
-    /// The samples skipped since the last one consumed, `msg` being consumed now.
+    /// The samples skipped since the last one consumed, `msg` being consumed now. A message
+    /// without entries counts as sequence number 0, as upstream's `get_sample_sequence_number`
+    /// has it.
     pub fn missed(&mut self, msg: &Message4kb) -> u32 {
-        let Some(sequence) = msg.sequence_number() else {
-            return 0;
+        let sequence = msg.sequence_number().unwrap_or(0);
+        let missed = match sequence > self.last {
+            true => sequence - self.last - 1,
+            false => 0,
         };
-        let missed = sequence.saturating_sub(self.next);
-        self.next = self.next.max(sequence.wrapping_add(1));
+        self.last = sequence;
         missed
     }
 }
