@@ -9,6 +9,7 @@
 pub mod executors;
 pub mod health;
 pub mod histogram;
+pub mod interrupt;
 pub mod measure;
 pub mod report;
 pub mod result;

@@ -7,12 +7,11 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use tacto_bench::executors::ExecutorKind;
+use tacto_bench::interrupt::{self, Interrupt};
 use tacto_bench::report;
 use tacto_bench::result::Report;
 use tacto_bench::run::{RunError, run_here, run_in_child};
@@ -153,38 +152,25 @@ impl RunArgs {
     }
 }
 
-/// The exit code of a command stopped by SIGINT, as shells report it.
-const INTERRUPTED: u8 = 130;
-
 fn main() -> ExitCode {
-    let stop = match stop_on_signals() {
-        Ok(stop) => stop,
+    let interrupt = match Interrupt::install() {
+        Ok(interrupt) => interrupt,
         Err(e) => {
             eprintln!("tacto: cannot install the Ctrl-C handler: {e}");
             return ExitCode::FAILURE;
         }
     };
-    match run(Cli::parse(), &stop) {
+    match run(Cli::parse(), &interrupt) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(Failure::Interrupted) => ExitCode::from(INTERRUPTED),
+        // 130 fits a u8; the fallback is never taken.
+        Err(Failure::Interrupted) => {
+            ExitCode::from(u8::try_from(interrupt::EXIT_CODE).unwrap_or(1))
+        }
         Err(Failure::Error(message)) => {
             eprintln!("tacto: {message}");
             ExitCode::FAILURE
         }
     }
-}
-
-/// A flag that SIGINT and SIGTERM set. A second signal, once the flag is set, ends the process
-/// at once, for a bench that does not stop quickly enough.
-fn stop_on_signals() -> std::io::Result<Arc<AtomicBool>> {
-    let stop = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        // The order matters: the conditional exit must see the flag as the first signal
-        // left it.
-        signal_hook::flag::register_conditional_shutdown(signal, INTERRUPTED.into(), stop.clone())?;
-        signal_hook::flag::register(signal, stop.clone())?;
-    }
-    Ok(stop)
 }
 
 /// How a command failed.
@@ -201,12 +187,12 @@ impl<E: std::fmt::Display> From<E> for Failure {
     }
 }
 
-fn run(cli: Cli, stop: &AtomicBool) -> Result<(), Failure> {
+fn run(cli: Cli, interrupt: &Interrupt) -> Result<(), Failure> {
     match cli.command {
         Command::RunOne { run, executor } => {
             let topology = Topology::load(&run.topology)?;
             let config = run.config(executor, run.crunch.unwrap_or(DEFAULT_CRUNCH));
-            let result = match run_here(&topology, &config, stop) {
+            let result = match run_here(&topology, &config, interrupt) {
                 Err(RunError::Interrupted { .. }) => return Err(Failure::Interrupted),
                 other => other?,
             };
@@ -219,7 +205,7 @@ fn run(cli: Cli, stop: &AtomicBool) -> Result<(), Failure> {
             executor,
             json,
             out,
-        } => bench(&run, crunch_ms, &executor, json, out, stop),
+        } => bench(&run, crunch_ms, &executor, json, out, interrupt),
     }
 }
 
@@ -229,7 +215,7 @@ fn bench(
     executors: &[ExecutorKind],
     json: Option<PathBuf>,
     out: Option<PathBuf>,
-    stop: &AtomicBool,
+    interrupt: &Interrupt,
 ) -> Result<(), Failure> {
     // Everything that can be refused is checked here, before any run starts.
     let topology = Topology::load(&run.topology)?;
@@ -271,7 +257,7 @@ fn bench(
             &run.config(kind, crunch),
             &label,
             after,
-            stop,
+            interrupt,
         ) {
             Ok(result) => report.runs.push(result),
             Err(RunError::Interrupted { .. }) => {
@@ -283,7 +269,7 @@ fn bench(
                 failures.push(kind);
             }
         }
-        if stop.load(Ordering::Relaxed) {
+        if interrupt.requested() {
             report.interrupted = true;
             break;
         }

@@ -8,19 +8,18 @@ use std::io::{self, IsTerminal, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::health;
+use crate::interrupt::Interrupt;
 use crate::measure::{self, Snapshot};
 use crate::result::RunResult;
 use crate::system::{RunConfig, SystemError};
 use crate::topology::Topology;
 use crate::topology::reference_system::crunch_time;
 
-/// How often a waiting parent looks at its child and at the stop flag: the longest Ctrl-C
-/// waits to be obeyed.
+/// How often a waiting parent looks at its child (a signal cuts the wait short).
 const POLL: Duration = Duration::from_millis(100);
 
 /// Why a run failed.
@@ -65,11 +64,11 @@ pub enum RunError {
 }
 
 /// Runs `topology` on `config.executor` in this process: one crunch timed, then warm-up, then
-/// the measured window; `stop` (set by a signal handler) cuts it short.
+/// the measured window; a signal (`interrupt`) cuts it short.
 pub fn run_here(
     topology: &Topology,
     config: &RunConfig,
-    stop: &AtomicBool,
+    interrupt: &Interrupt,
 ) -> Result<RunResult, RunError> {
     let interrupted = || RunError::Interrupted {
         executor: config.executor.name().into(),
@@ -79,12 +78,12 @@ pub fn run_here(
         .crunches()
         .then(|| crunch_time(config.crunch).as_secs_f64() * 1e3);
     let mut system = topology.start(config)?;
-    if !sleep_unless(stop, config.warmup) {
+    if !interrupt.sleep(config.warmup) {
         return Err(interrupted());
     }
     system.reset();
     let start = Snapshot::now();
-    if !sleep_unless(stop, config.duration) {
+    if !interrupt.sleep(config.duration) {
         return Err(interrupted());
     }
     let end = Snapshot::now();
@@ -99,26 +98,10 @@ pub fn run_here(
     Ok(result)
 }
 
-/// Sleeps for `duration` unless `stop` is set first; true if it slept the whole time.
-fn sleep_unless(stop: &AtomicBool, duration: Duration) -> bool {
-    let end = Instant::now() + duration;
-    loop {
-        if stop.load(Ordering::Relaxed) {
-            return false;
-        }
-        let left = end.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return true;
-        }
-        // Whole sleeps when short, so that a run's main thread wakes about once per POLL.
-        thread::sleep(left.min(POLL));
-    }
-}
-
 /// Runs `topology_arg` on `config.executor` in a child process of this program, showing
 /// progress on stderr; `label` says which of the runs this is (e.g. `2/6`), `after` how long
-/// the runs after this one will take. When `stop` is set (Ctrl-C), kills the child and returns
-/// [`RunError::Interrupted`].
+/// the runs after this one will take. When a signal comes (Ctrl-C), kills the child and
+/// returns [`RunError::Interrupted`].
 ///
 /// The child runs in a process group of its own, so that a Ctrl-C at the terminal reaches
 /// only this process, which decides what to stop; and it dies with this process, so that no
@@ -128,7 +111,7 @@ pub fn run_in_child(
     config: &RunConfig,
     label: &str,
     after: Duration,
-    stop: &AtomicBool,
+    interrupt: &Interrupt,
 ) -> Result<RunResult, RunError> {
     let program = std::env::current_exe().map_err(|source| RunError::Spawn {
         program: PathBuf::from("tacto"),
@@ -167,7 +150,7 @@ pub fn run_in_child(
     let stderr = drain(child.stderr.take());
     let total = config.warmup + config.duration;
     let progress = Progress::start(label, &executor, total, after);
-    let status = wait_unless(&mut child, stop);
+    let status = wait_unless(&mut child, interrupt);
     progress.finish();
     let (stdout, stderr) = (collect(stdout), collect(stderr));
     let status = match status {
@@ -189,15 +172,15 @@ pub fn run_in_child(
     })
 }
 
-/// Waits for `child` to end, or kills it once `stop` is set: `Ok(None)` then.
+/// Waits for `child` to end, or kills it once a signal comes: `Ok(None)` then.
 fn wait_unless(
     child: &mut Child,
-    stop: &AtomicBool,
+    interrupt: &Interrupt,
 ) -> io::Result<Option<std::process::ExitStatus>> {
     loop {
-        if stop.load(Ordering::Relaxed) {
-            // SIGKILL: the child's executors would take SIGINT as their own stop and leave the
-            // run's main thread sleeping out its window.
+        if interrupt.requested() {
+            // SIGKILL: certain and immediate. The run's figures are discarded anyway, so it
+            // has nothing to finish.
             let _ = child.kill();
             child.wait()?;
             return Ok(None);
@@ -205,7 +188,7 @@ fn wait_unless(
         if let Some(status) = child.try_wait()? {
             return Ok(Some(status));
         }
-        thread::sleep(POLL);
+        interrupt.sleep(POLL);
     }
 }
 
