@@ -45,6 +45,17 @@ impl ExecutorKind {
         }
     }
 
+    /// True for the kinds that run every node on one thread, and so can use one core at most.
+    pub fn single_threaded(self) -> bool {
+        matches!(
+            self,
+            ExecutorKind::Callback
+                | ExecutorKind::Events
+                | ExecutorKind::WaitSet
+                | ExecutorKind::Let
+        )
+    }
+
     /// True for the kinds whose nodes are written with per-message callbacks.
     pub fn uses_callbacks(self) -> bool {
         matches!(

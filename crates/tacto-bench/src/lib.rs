@@ -7,7 +7,9 @@
 //! ([`run`]), so that its CPU time and RSS are its own.
 
 pub mod executors;
+pub mod health;
 pub mod histogram;
+pub mod interrupt;
 pub mod measure;
 pub mod report;
 pub mod result;

@@ -4,17 +4,20 @@
 //! cargo run --release -- bench reference-system --duration 30
 //! ```
 
-use std::path::PathBuf;
+use std::fs;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use tacto_bench::executors::ExecutorKind;
+use tacto_bench::interrupt::{self, Interrupt};
 use tacto_bench::report;
 use tacto_bench::result::Report;
-use tacto_bench::run::{run_here, run_in_child};
+use tacto_bench::run::{RunError, run_here, run_in_child};
 use tacto_bench::system::RunConfig;
 use tacto_bench::topology::Topology;
+use tacto_bench::topology::reference_system::{MAX_CRUNCH_MS, crunch_time, limit_for};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -30,18 +33,23 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Runs a topology on each executor, each in a process of its own, and reports CPU,
-    /// latency, jitter, drops and memory.
+    /// latency, jitter, drops and memory. Ctrl-C stops the run under way and prints the rows
+    /// finished so far.
     Bench {
         #[command(flatten)]
         run: RunArgs,
+        /// Reference system: the crunch time per node run, in ms on this machine; picks the
+        /// limit whose crunch takes that long here (instead of --crunch).
+        #[arg(long, value_name = "MS", value_parser = crunch_ms, allow_negative_numbers = true, conflicts_with = "crunch")]
+        crunch_ms: Option<f64>,
         /// Executors, comma-separated: callback, callback-mt, prioritized, events, wait-set, let.
         #[arg(long, value_delimiter = ',', default_values_t = ExecutorKind::ALL)]
         executor: Vec<ExecutorKind>,
         /// Also write the results as JSON to this file.
-        #[arg(long)]
+        #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
         /// Also write a Markdown report with plots into this folder.
-        #[arg(long)]
+        #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
     },
     /// Runs one executor in this process and prints its result as JSON (used by `bench`).
@@ -54,105 +62,276 @@ enum Command {
     },
 }
 
+/// The longest warm-up or measured window: a week. Longer is surely a typo, and would overflow
+/// the arithmetic of the progress display.
+const MAX_SECONDS: f64 = 7.0 * 24.0 * 3600.0;
+
+/// The largest crunch limit: one crunch then takes seconds, far beyond any period of the
+/// reference system (use --crunch-ms to pick a limit by time).
+const MAX_CRUNCH: u64 = 65_536;
+
+/// The default crunch limit, upstream's.
+const DEFAULT_CRUNCH: u64 = 4096;
+
 #[derive(Debug, Args)]
 struct RunArgs {
-    /// reference-system, nobleo, nobleo-1, or a path to a ros2-performance topology JSON.
+    /// reference-system, nobleo, nobleo-1, mont-blanc, sierra-nevada, or the path of a
+    /// topology JSON file.
     topology: String,
-    /// Seconds measured per executor.
-    #[arg(long, default_value_t = 30.0, value_parser = seconds)]
-    duration: f64,
-    /// Seconds of warm-up per executor, not measured.
-    #[arg(long, default_value_t = 3.0, value_parser = seconds)]
-    warmup: f64,
-    /// Reference-system work per node (primes up to N); 0 leaves only the runtime's cost.
-    #[arg(long, default_value_t = 4096)]
-    crunch: u64,
+    /// Seconds measured per executor (above 0).
+    #[arg(long, value_name = "S", default_value = "30", value_parser = window, allow_negative_numbers = true)]
+    duration: Duration,
+    /// Seconds of warm-up per executor, not measured (0 or more).
+    #[arg(long, value_name = "S", default_value = "3", value_parser = warmup, allow_negative_numbers = true)]
+    warmup: Duration,
+    /// Reference system: work per node run (count the primes up to N); 0 leaves only the
+    /// runtime's cost. Default 4096, upstream's.
+    #[arg(long, value_name = "N", value_parser = crunch, allow_negative_numbers = true)]
+    crunch: Option<u64>,
 }
 
+/// A number of seconds from 0 to a week.
 fn seconds(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err(format!("{s:?} is not a number of seconds (0 or more)")),
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_nan() => Err(format!("{s:?} is not a number of seconds")),
+        Ok(v) if v < 0.0 => Err(format!("{s} s is negative")),
+        Ok(v) if v > MAX_SECONDS => Err(format!(
+            "{s} s is more than a week ({MAX_SECONDS} s), the longest allowed"
+        )),
+        Ok(v) => Ok(v),
+        Err(_) => Err(format!("{s:?} is not a number of seconds")),
+    }
+}
+
+fn window(s: &str) -> Result<Duration, String> {
+    match seconds(s)? {
+        0.0 => Err("a measured window of 0 s measures nothing: give more than 0 s".into()),
+        v => Ok(Duration::from_secs_f64(v)),
+    }
+}
+
+fn warmup(s: &str) -> Result<Duration, String> {
+    seconds(s).map(Duration::from_secs_f64)
+}
+
+fn crunch(s: &str) -> Result<u64, String> {
+    if s.trim().starts_with('-') {
+        return Err(format!(
+            "{s} is negative: give a limit from 0 to {MAX_CRUNCH}"
+        ));
+    }
+    match s.trim().parse::<u64>() {
+        Ok(v) if v <= MAX_CRUNCH => Ok(v),
+        Ok(_) => Err(format!(
+            "{s} is above {MAX_CRUNCH}, where one crunch takes seconds; use --crunch-ms for a \
+             time per run"
+        )),
+        Err(_) => Err(format!(
+            "{s:?} is not a whole number from 0 to {MAX_CRUNCH}"
+        )),
+    }
+}
+
+fn crunch_ms(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if (0.0..=MAX_CRUNCH_MS).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "{s:?} is not a time in ms from 0 to {MAX_CRUNCH_MS}"
+        )),
     }
 }
 
 impl RunArgs {
-    fn config(&self, executor: ExecutorKind) -> RunConfig {
+    fn config(&self, executor: ExecutorKind, crunch: u64) -> RunConfig {
         RunConfig {
             executor,
-            crunch: self.crunch,
-            warmup: Duration::from_secs_f64(self.warmup),
-            duration: Duration::from_secs_f64(self.duration),
+            crunch,
+            warmup: self.warmup,
+            duration: self.duration,
         }
     }
 }
 
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    let interrupt = match Interrupt::install() {
+        Ok(interrupt) => interrupt,
+        Err(e) => {
+            eprintln!("tacto: cannot install the Ctrl-C handler: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match run(Cli::parse(), &interrupt) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
+        // 130 fits a u8; the fallback is never taken.
+        Err(Failure::Interrupted) => {
+            ExitCode::from(u8::try_from(interrupt::EXIT_CODE).unwrap_or(1))
+        }
+        Err(Failure::Error(message)) => {
             eprintln!("tacto: {message}");
             ExitCode::FAILURE
         }
     }
 }
 
-fn run(cli: Cli) -> Result<(), String> {
+/// How a command failed.
+enum Failure {
+    /// Ctrl-C: what was finished has been printed.
+    Interrupted,
+    /// Anything else, said in a sentence.
+    Error(String),
+}
+
+impl<E: std::fmt::Display> From<E> for Failure {
+    fn from(e: E) -> Self {
+        Failure::Error(e.to_string())
+    }
+}
+
+fn run(cli: Cli, interrupt: &Interrupt) -> Result<(), Failure> {
     match cli.command {
         Command::RunOne { run, executor } => {
-            let topology = Topology::load(&run.topology).map_err(|e| e.to_string())?;
-            let result = run_here(&topology, &run.config(executor)).map_err(|e| e.to_string())?;
-            println!(
-                "{}",
-                serde_json::to_string(&result).map_err(|e| e.to_string())?
-            );
+            let topology = Topology::load(&run.topology)?;
+            let config = run.config(executor, run.crunch.unwrap_or(DEFAULT_CRUNCH));
+            let result = match run_here(&topology, &config, interrupt) {
+                Err(RunError::Interrupted { .. }) => return Err(Failure::Interrupted),
+                other => other?,
+            };
+            println!("{}", serde_json::to_string(&result)?);
             Ok(())
         }
         Command::Bench {
             run,
+            crunch_ms,
             executor,
             json,
             out,
-        } => {
-            // Load once here, so a bad topology fails before any process starts.
-            let topology = Topology::load(&run.topology).map_err(|e| e.to_string())?;
-            let mut report = Report {
-                topology: topology.name(),
-                duration_s: run.duration,
-                crunch: run.crunch,
-                runs: Vec::new(),
-            };
-            let per_run = Duration::from_secs_f64(run.warmup + run.duration);
-            let mut failures = Vec::new();
-            for (i, &kind) in executor.iter().enumerate() {
-                let label = format!("{}/{}", i + 1, executor.len());
-                let after = per_run * (executor.len() - i - 1) as u32;
-                match run_in_child(&run.topology, &run.config(kind), &label, after) {
-                    Ok(result) => report.runs.push(result),
-                    Err(e) => {
-                        eprintln!("tacto: {e}");
-                        failures.push(kind);
-                    }
-                }
+        } => bench(&run, crunch_ms, &executor, json, out, interrupt),
+    }
+}
+
+fn bench(
+    run: &RunArgs,
+    crunch_ms_target: Option<f64>,
+    executors: &[ExecutorKind],
+    json: Option<PathBuf>,
+    out: Option<PathBuf>,
+    interrupt: &Interrupt,
+) -> Result<(), Failure> {
+    // Everything that can be refused is checked here, before any run starts.
+    let topology = Topology::load(&run.topology)?;
+    if let Some(path) = &json {
+        check_output_file(path).map_err(|e| format!("--json {}: {e}", path.display()))?;
+    }
+    if let Some(dir) = &out {
+        check_output_dir(dir).map_err(|e| format!("--out {}: {e}", dir.display()))?;
+    }
+    if crunch_ms_target.is_some() && !topology.crunches() {
+        return Err(format!(
+            "--crunch-ms applies to the reference system only, not to {}",
+            topology.name()
+        )
+        .into());
+    }
+    let crunch = match crunch_ms_target {
+        Some(ms) => limit_for(ms)?,
+        None => run.crunch.unwrap_or(DEFAULT_CRUNCH),
+    };
+    let mut report = Report {
+        topology: topology.name(),
+        duration_s: run.duration.as_secs_f64(),
+        crunch,
+        crunch_ms: topology
+            .crunches()
+            .then(|| crunch_time(crunch).as_secs_f64() * 1e3),
+        crunch_ms_target,
+        runs: Vec::new(),
+        interrupted: false,
+    };
+    let per_run = run.warmup + run.duration;
+    let mut failures = Vec::new();
+    for (i, &kind) in executors.iter().enumerate() {
+        let label = format!("{}/{}", i + 1, executors.len());
+        let after = per_run * (executors.len() - i - 1) as u32;
+        match run_in_child(
+            &run.topology,
+            &run.config(kind, crunch),
+            &label,
+            after,
+            interrupt,
+        ) {
+            Ok(result) => report.runs.push(result),
+            Err(RunError::Interrupted { .. }) => {
+                report.interrupted = true;
+                break;
             }
-            print!("{}", report::table(&report));
-            if let Some(path) = json {
-                report::write_json(&report, &path)
-                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-            }
-            if let Some(dir) = out {
-                report::write_markdown(&report, &dir)
-                    .map_err(|e| format!("cannot write the report into {}: {e}", dir.display()))?;
-                println!("report: {}", dir.join("report.md").display());
-            }
-            match failures.is_empty() {
-                true => Ok(()),
-                false => Err(format!(
-                    "{} of {} runs failed",
-                    failures.len(),
-                    executor.len()
-                )),
+            Err(e) => {
+                eprintln!("tacto: {e}");
+                failures.push(kind);
             }
         }
+        if interrupt.requested() {
+            report.interrupted = true;
+            break;
+        }
     }
+    print!("{}", report::table(&report));
+    if report.interrupted {
+        eprintln!(
+            "tacto: interrupted: {} of {} runs finished, shown above",
+            report.runs.len(),
+            executors.len()
+        );
+    }
+    if let Some(path) = json {
+        report::write_json(&report, &path)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    if let Some(dir) = out {
+        report::write_markdown(&report, &dir)
+            .map_err(|e| format!("cannot write the report into {}: {e}", dir.display()))?;
+        println!("report: {}", dir.join("report.md").display());
+    }
+    if report.interrupted {
+        return Err(Failure::Interrupted);
+    }
+    match failures.is_empty() {
+        true => Ok(()),
+        false => Err(format!("{} of {} runs failed", failures.len(), executors.len()).into()),
+    }
+}
+
+/// Checks that `path` can be written as a file, without changing what is there.
+fn check_output_file(path: &Path) -> Result<(), String> {
+    if path.is_dir() {
+        return Err("is a folder, not a file".into());
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !parent.is_dir() {
+        return Err(format!("the folder {} does not exist", parent.display()));
+    }
+    let existed = path.exists();
+    // Opened without truncating: an existing file keeps its contents until the results come.
+    fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(|e| format!("cannot be written: {e}"))?;
+    if !existed {
+        fs::remove_file(path).map_err(|e| format!("cannot be written: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Creates `dir` if needed and checks that files can be written into it.
+fn check_output_dir(dir: &Path) -> Result<(), String> {
+    if dir.exists() && !dir.is_dir() {
+        return Err("is a file, not a folder".into());
+    }
+    fs::create_dir_all(dir).map_err(|e| format!("cannot be created: {e}"))?;
+    let probe = dir.join(format!(".tacto-probe-{}", std::process::id()));
+    fs::write(&probe, b"").map_err(|e| format!("cannot be written into: {e}"))?;
+    fs::remove_file(&probe).map_err(|e| format!("cannot be written into: {e}"))
 }

@@ -8,7 +8,11 @@ use std::path::Path;
 use crate::result::{Distribution, Report, RunResult};
 
 /// The table printed on stdout: one row per executor, every KPI the topology has, and the CPU
-/// ratio against the `callback` executor.
+/// ratio against the `callback` executor; then the notes, a sentence per run that fell behind,
+/// and the legend.
+///
+/// The columns depend on the topology alone, never on what a run measured: a statistic no
+/// sample reached shows as `-`, and its column stays.
 pub fn table(report: &Report) -> String {
     let baseline = report
         .runs
@@ -20,20 +24,28 @@ pub fn table(report: &Report) -> String {
         _ => "-".into(),
     };
     let mut out = String::new();
-    let reference = report.runs.iter().any(|r| r.hot_path_latency_ms.is_some());
+    let reference = is_reference_system(report);
     let _ = write!(
         out,
-        "{}: {} s per executor",
+        "{}: {} s measured per executor",
         report.topology, report.duration_s
     );
     // Crunch is the reference system's work per node; other topologies have none.
-    let _ = match reference {
-        true => writeln!(out, ", crunch {}", report.crunch),
-        false => writeln!(out),
-    };
+    if reference {
+        let _ = write!(out, ", crunch {}", report.crunch);
+        if let Some(ms) = report.crunch_ms {
+            let _ = write!(out, " (one crunch: {ms:.2} ms here");
+            if let Some(target) = report.crunch_ms_target {
+                let _ = write!(out, ", picked for --crunch-ms {target}");
+            }
+            let _ = write!(out, ")");
+        }
+    }
+    let _ = writeln!(out);
     let mut header = format!(
-        "{:<12} {:>8} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7}",
+        "{:<12} {:>6} {:>8} {:>7} {:>7} {:>9} {:>9} {:>9} {:>8} {:>7}",
         "executor",
+        "status",
         "cpu s",
         "% core",
         "cpu/cb",
@@ -45,30 +57,55 @@ pub fn table(report: &Report) -> String {
     );
     if reference {
         header += &format!(
-            " | {:>8} {:>8} {:>8} {:>8} {:>6} | {:>8} {:>6} {:>8} {:>8}",
+            " | {:>6} {:>8} {:>8} {:>8} {:>8} {:>6} | {:>5} {:>8} {:>6} {:>8} {:>8}",
+            "hp n",
             "hp mean",
             "hp p50",
             "hp p99",
             "hp max",
             "hp drp",
+            "bp n",
             "bp mean",
             "bp sd",
             "bp min",
             "bp max"
         );
-    }
-    let topics = report.runs.iter().any(|r| !r.topics.is_empty());
-    if topics {
+    } else {
         header += &format!(
-            " | {:>8} {:>8} {:>7} {:>7} {:>7} {:>10}",
-            "lat mean", "lat max", "late", "2 late", "lost", "deliver/s"
+            " | {:>7} {:>8} {:>8} {:>7} {:>7} {:>7} {:>10}",
+            "lat n", "lat mean", "lat max", "late", "2 late", "lost", "deliver/s"
         );
     }
     let _ = writeln!(out, "{header}");
+    let _ = writeln!(
+        out,
+        "{:<12} {:>6} {:>8} {:>7} {:>7} {:>9} {:>9} {:>9} {:>8} {:>7}{}",
+        "",
+        "",
+        "s",
+        "%",
+        "x",
+        "kB",
+        "kB",
+        "kB",
+        "1/s",
+        "",
+        match reference {
+            true => format!(
+                " | {:>6} {:>8} {:>8} {:>8} {:>8} {:>6} | {:>5} {:>8} {:>6} {:>8} {:>8}",
+                "", "ms", "ms", "ms", "ms", "", "", "ms", "ms", "ms", "ms"
+            ),
+            false => format!(
+                " | {:>7} {:>8} {:>8} {:>7} {:>7} {:>7} {:>10}",
+                "", "ms", "ms", "", "", "", "1/s"
+            ),
+        }
+    );
     for r in &report.runs {
         let mut row = format!(
-            "{:<12} {:>8.2} {:>7.1} {:>9} {:>6} kB {:>6} kB {:>6} kB {:>9.0} {:>7}",
+            "{:<12} {:>6} {:>8.2} {:>7.1} {:>7} {:>9} {:>9} {:>9} {:>8.0} {:>7}",
             r.executor,
+            if r.overloaded { "BEHIND" } else { "ok" },
             r.cpu_s,
             r.cpu_pct_core,
             ratio(r),
@@ -79,43 +116,33 @@ pub fn table(report: &Report) -> String {
             r.drops_total
         );
         if reference {
-            let hp = r.hot_path_latency_ms.clone().unwrap_or_default();
-            let bp = r.bp_period_ms.clone().unwrap_or_default();
+            let ms = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.2}"));
+            let hp = r.hot_path_latency_ms.as_ref();
+            let bp = r.bp_period_ms.as_ref();
             row += &format!(
-                " | {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>6} | {:>8.2} {:>6.2} {:>8.2} {:>8.2}",
-                hp.mean,
-                hp.p50,
-                hp.p99,
-                hp.max,
-                r.hot_path_drops.unwrap_or(0),
-                bp.mean,
-                bp.sd,
-                bp.min,
-                bp.max
+                " | {:>6} {:>8} {:>8} {:>8} {:>8} {:>6} | {:>5} {:>8} {:>6} {:>8} {:>8}",
+                hp.map_or(0, |d| d.n),
+                ms(hp.map(|d| d.mean)),
+                ms(hp.map(|d| d.p50)),
+                ms(hp.map(|d| d.p99)),
+                ms(hp.map(|d| d.max)),
+                r.hot_path_drops.map_or("-".into(), |d| d.to_string()),
+                bp.map_or(0, |s| s.n),
+                ms(bp.map(|s| s.mean)),
+                ms(bp.map(|s| s.sd)),
+                ms(bp.map(|s| s.min)),
+                ms(bp.map(|s| s.max)),
             );
-        }
-        if topics {
-            let n: u64 = r.topics.iter().map(|t| t.latency_ms.n).sum();
-            let mean = if n > 0 {
-                r.topics
-                    .iter()
-                    .map(|t| t.latency_ms.mean * t.latency_ms.n as f64)
-                    .sum::<f64>()
-                    / n as f64
-            } else {
-                0.0
-            };
-            let max = r
-                .topics
-                .iter()
-                .map(|t| t.latency_ms.max)
-                .fold(0.0, f64::max);
+        } else {
+            let pooled = pooled(r);
+            let ms = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.3}"));
             let sum =
                 |f: fn(&crate::result::TopicResult) -> u64| r.topics.iter().map(f).sum::<u64>();
             row += &format!(
-                " | {:>8.3} {:>8.3} {:>7} {:>7} {:>7} {:>10}",
-                mean,
-                max,
+                " | {:>7} {:>8} {:>8} {:>7} {:>7} {:>7} {:>10}",
+                pooled.as_ref().map_or(0, |d| d.n),
+                ms(pooled.as_ref().map(|d| d.mean)),
+                ms(pooled.as_ref().map(|d| d.max)),
                 sum(|t| t.late),
                 sum(|t| t.too_late),
                 sum(|t| t.lost),
@@ -123,12 +150,72 @@ pub fn table(report: &Report) -> String {
             );
         }
         let _ = writeln!(out, "{row}");
+    }
+    for r in &report.runs {
         for note in &r.notes {
-            let _ = writeln!(out, "  note ({}): {note}", r.executor);
+            let _ = writeln!(out, "note ({}): {note}", r.executor);
+        }
+        if let (Some(run), Some(bench)) = (r.crunch_ms, report.crunch_ms) {
+            if bench > 0.0 && run > 1.2 * bench {
+                let _ = writeln!(
+                    out,
+                    "note ({}): one crunch took {run:.2} ms when this run started, against \
+                     {bench:.2} ms when the bench started: the machine was busier",
+                    r.executor
+                );
+            }
         }
     }
+    for r in report.runs.iter().filter(|r| r.overloaded) {
+        let _ = writeln!(
+            out,
+            "BEHIND ({}): {}; its figures are not comparable with those of a run that kept up.",
+            r.executor,
+            r.overload.join("; ")
+        );
+    }
+    if report.interrupted {
+        let _ = writeln!(out, "interrupted: only the runs above finished.");
+    }
+    out += "legend:\n";
+    out += LEGEND_COMMON;
+    out += match reference {
+        true => LEGEND_REFERENCE_SYSTEM,
+        false => LEGEND_TOPICS,
+    };
     out
 }
+
+/// True when the report's table has the reference system's columns.
+fn is_reference_system(report: &Report) -> bool {
+    // A report read back from JSON may come from an older version without the name; its runs
+    // then say it.
+    report.topology == "reference-system" || report.runs.iter().any(|r| r.hot_path_drops.is_some())
+}
+
+/// What the columns mean, under every table (the README has the same legend).
+const LEGEND_COMMON: &str = "\
+status   ok, or BEHIND: the run fell behind (see its line above)
+cpu s    user + system CPU of the run's process over the measured window; % core: of one core
+cpu/cb   CPU against the callback executor's run
+rss      resident memory: peak, at the window's start and at its end
+wakeup/s voluntary context switches of all the process's threads per second (a thread woken)
+";
+
+const LEGEND_REFERENCE_SYSTEM: &str = "\
+drops    input samples missed anywhere, as upstream counts them (sequence gaps at each node)
+hp       hot-path latency, lidar driver to ObjectCollisionEstimator: n samples, mean, p50,
+         p99, max; hp drp: samples the hot-path nodes missed
+bp       behaviour planner's period (set to 100 ms): n periods, mean, standard deviation,
+         min, max
+";
+
+const LEGEND_TOPICS: &str = "\
+drops    samples never received
+lat      publish-to-take latency over every subscription: n samples, mean, max
+late     samples later than min(20% of the period, 5 ms); 2 late: later than min(period, 50 ms)
+lost     samples never received; deliver/s: samples delivered per second (nobleo)
+";
 
 /// Writes `report` as JSON.
 pub fn write_json(report: &Report, path: &Path) -> io::Result<()> {

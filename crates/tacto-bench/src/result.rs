@@ -13,8 +13,20 @@ pub struct Report {
     pub duration_s: f64,
     /// The reference system's crunch limit (0: runtime cost only).
     pub crunch: u64,
+    /// Reference system: how long one crunch at `crunch` took on this machine when the bench
+    /// started, ms (the CPU time of the fastest of five). Compare runs on different machines,
+    /// or against rclcpp, at equal `crunch_ms` rather than equal `crunch`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crunch_ms: Option<f64>,
+    /// Reference system: the crunch time asked for with `--crunch-ms`, ms; `crunch` is the
+    /// limit found for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crunch_ms_target: Option<f64>,
     /// One run per executor, in the order they ran.
     pub runs: Vec<RunResult>,
+    /// True if Ctrl-C (or SIGTERM) stopped the bench: `runs` holds the runs finished before.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 /// One executor's run.
@@ -22,6 +34,18 @@ pub struct Report {
 pub struct RunResult {
     /// The executor kind's name.
     pub executor: String,
+    /// True if the run fell behind its own schedule or measured too little: its figures are
+    /// not comparable with those of runs that kept up. `overload` says why.
+    #[serde(default)]
+    pub overloaded: bool,
+    /// Why the run counts as overloaded, one reason per entry (empty when it kept up).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub overload: Vec<String>,
+    /// Reference system: one crunch, measured by the run's own process just before it
+    /// started, ms (as the report's `crunch_ms`). Far above the report's figure, it says the
+    /// machine was busier during this run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crunch_ms: Option<f64>,
     /// User + system CPU seconds of the process over the measured window.
     pub cpu_s: f64,
     /// `cpu_s` as a percentage of one core over the window.
@@ -35,7 +59,10 @@ pub struct RunResult {
     /// Voluntary context switches of all the process's threads per second: each is a thread
     /// blocking and being woken again.
     pub wakeups_per_s: f64,
-    /// Samples lost anywhere (gaps in sequence numbers seen by the nodes).
+    /// Samples missed anywhere. Reference system: as upstream counts them, the gaps in
+    /// sequence numbers that each node saw on its inputs (the `dropped_samples` of every node
+    /// run that reached a sink, each counted once), plus the gaps the sinks saw on their own
+    /// inputs. Other topologies: the samples never received (the topics' `lost`).
     pub drops_total: u64,
     /// Reference system: end-to-end latency of the hot path.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -4,16 +4,23 @@
 //! after another, so that each run's CPU time and RSS are its own and no run inherits another's
 //! threads or memory. The child prints its [`RunResult`] as one line of JSON on stdout.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal, Read, Write};
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::health;
+use crate::interrupt::Interrupt;
 use crate::measure::{self, Snapshot};
 use crate::result::RunResult;
 use crate::system::{RunConfig, SystemError};
 use crate::topology::Topology;
+use crate::topology::reference_system::crunch_time;
+
+/// How often a waiting parent looks at its child (a signal cuts the wait short).
+const POLL: Duration = Duration::from_millis(100);
 
 /// Why a run failed.
 #[derive(Debug, thiserror::Error)]
@@ -39,6 +46,13 @@ pub enum RunError {
         /// What it printed on stderr.
         stderr: String,
     },
+    /// Ctrl-C or SIGTERM stopped the run before it finished (its process, if any, was
+    /// killed).
+    #[error("the {executor} run was interrupted")]
+    Interrupted {
+        /// The executor kind's name.
+        executor: String,
+    },
     /// The child's output was not a result.
     #[error("the {executor} run printed no result: {reason}")]
     Output {
@@ -49,38 +63,63 @@ pub enum RunError {
     },
 }
 
-/// Runs `topology` on `config.executor` in this process: warm-up, then the measured window.
-pub fn run_here(topology: &Topology, config: &RunConfig) -> Result<RunResult, RunError> {
+/// Runs `topology` on `config.executor` in this process: one crunch timed, then warm-up, then
+/// the measured window; a signal (`interrupt`) cuts it short.
+pub fn run_here(
+    topology: &Topology,
+    config: &RunConfig,
+    interrupt: &Interrupt,
+) -> Result<RunResult, RunError> {
+    let interrupted = || RunError::Interrupted {
+        executor: config.executor.name().into(),
+    };
+    // Timed before the system starts, so that its own threads do not compete with it.
+    let crunch_ms = topology
+        .crunches()
+        .then(|| crunch_time(config.crunch).as_secs_f64() * 1e3);
     let mut system = topology.start(config)?;
-    thread::sleep(config.warmup);
+    if !interrupt.sleep(config.warmup) {
+        return Err(interrupted());
+    }
     system.reset();
     let start = Snapshot::now();
-    thread::sleep(config.duration);
+    if !interrupt.sleep(config.duration) {
+        return Err(interrupted());
+    }
     let end = Snapshot::now();
     let mut result = RunResult {
         executor: config.executor.name().into(),
+        crunch_ms,
         ..Default::default()
     };
     measure::fill(&mut result, &start, &end);
     system.finish(&mut result)?;
+    health::assess(&mut result, &topology.expectations(config.executor));
     Ok(result)
 }
 
 /// Runs `topology_arg` on `config.executor` in a child process of this program, showing
 /// progress on stderr; `label` says which of the runs this is (e.g. `2/6`), `after` how long
-/// the runs after this one will take.
+/// the runs after this one will take. When a signal comes (Ctrl-C), kills the child and
+/// returns [`RunError::Interrupted`].
+///
+/// The child runs in a process group of its own, so that a Ctrl-C at the terminal reaches
+/// only this process, which decides what to stop; and it dies with this process, so that no
+/// run outlives the bench.
 pub fn run_in_child(
     topology_arg: &str,
     config: &RunConfig,
     label: &str,
     after: Duration,
+    interrupt: &Interrupt,
 ) -> Result<RunResult, RunError> {
     let program = std::env::current_exe().map_err(|source| RunError::Spawn {
         program: PathBuf::from("tacto"),
         source,
     })?;
     let executor = config.executor.name().to_owned();
-    let child = Command::new(&program)
+    let mut command = Command::new(&program);
+    command
         .arg("run-one")
         .arg(topology_arg)
         .args(["--executor", &executor])
@@ -89,29 +128,84 @@ pub fn run_in_child(
         .args(["--crunch", &config.crunch.to_string()])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|source| RunError::Spawn {
-            program: program.clone(),
-            source,
-        })?;
-    let total = config.warmup + config.duration;
-    let progress = Progress::start(label, &executor, total, after);
-    let output = child.wait_with_output();
-    progress.finish();
-    let output = output.map_err(|source| RunError::Spawn { program, source })?;
-    if !output.status.success() {
-        return Err(RunError::Child {
-            executor,
-            status: output.status.to_string(),
-            stderr: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+        .process_group(0);
+    // SAFETY: the closure runs in the child between fork and exec, where only
+    // async-signal-safe calls are allowed; `prctl` is a plain system call, and the closure
+    // allocates nothing and takes no lock.
+    unsafe {
+        command.pre_exec(|| {
+            // Killed with SIGKILL when the thread that started it ends (this process's main
+            // thread), whatever ends it.
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
         });
     }
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let mut child = command.spawn().map_err(|source| RunError::Spawn {
+        program: program.clone(),
+        source,
+    })?;
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
+    let total = config.warmup + config.duration;
+    let progress = Progress::start(label, &executor, total, after);
+    let status = wait_unless(&mut child, interrupt);
+    progress.finish();
+    let (stdout, stderr) = (collect(stdout), collect(stderr));
+    let status = match status {
+        Ok(Some(status)) => status,
+        Ok(None) => return Err(RunError::Interrupted { executor }),
+        Err(source) => return Err(RunError::Spawn { program, source }),
+    };
+    if !status.success() {
+        return Err(RunError::Child {
+            executor,
+            status: status.to_string(),
+            stderr: stderr.trim().to_owned(),
+        });
+    }
     let line = stdout.lines().last().unwrap_or_default();
     serde_json::from_str(line).map_err(|e| RunError::Output {
         executor,
         reason: e.to_string(),
     })
+}
+
+/// Waits for `child` to end, or kills it once a signal comes: `Ok(None)` then.
+fn wait_unless(
+    child: &mut Child,
+    interrupt: &Interrupt,
+) -> io::Result<Option<std::process::ExitStatus>> {
+    loop {
+        if interrupt.requested() {
+            // SIGKILL: certain and immediate. The run's figures are discarded anyway, so it
+            // has nothing to finish.
+            let _ = child.kill();
+            child.wait()?;
+            return Ok(None);
+        }
+        if let Some(status) = child.try_wait()? {
+            return Ok(Some(status));
+        }
+        interrupt.sleep(POLL);
+    }
+}
+
+/// Reads a child's pipe to its end on a thread of its own, so that a full pipe never blocks
+/// the child.
+fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> Option<thread::JoinHandle<String>> {
+    let mut pipe = pipe?;
+    Some(thread::spawn(move || {
+        let mut bytes = Vec::new();
+        // What was read before an error is all there is to read.
+        let _ = pipe.read_to_end(&mut bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    }))
+}
+
+fn collect(reader: Option<thread::JoinHandle<String>>) -> String {
+    reader.and_then(|r| r.join().ok()).unwrap_or_default()
 }
 
 /// A one-line progress bar on stderr, redrawn twice a second by a thread of its own; a plain

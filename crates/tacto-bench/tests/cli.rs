@@ -31,7 +31,7 @@ fn an_unknown_executor_is_named_in_the_error() {
 fn a_negative_duration_is_refused() {
     let (ok, err) = tacto(&["bench", "nobleo", "--duration=-3"]);
     assert!(!ok);
-    assert!(err.contains("not a number of seconds"), "{err}");
+    assert!(err.contains("-3 s is negative"), "{err}");
 }
 
 #[test]
@@ -42,4 +42,76 @@ fn a_malformed_topology_file_is_refused_before_any_run() {
     assert!(!ok);
     assert!(err.contains("not a valid topology"), "{err}");
     assert!(!err.contains("[1/"), "no run may start: {err}");
+}
+
+#[test]
+fn a_missing_topology_file_is_reported_as_not_found() {
+    let (ok, err) = tacto(&["bench", "no/such/topology.json"]);
+    assert!(!ok);
+    assert!(
+        err.contains("no/such/topology.json: file not found"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_measured_window_of_zero_seconds_is_refused() {
+    let (ok, err) = tacto(&["bench", "nobleo", "--duration", "0"]);
+    assert!(!ok);
+    assert!(err.contains("0 s measures nothing"), "{err}");
+}
+
+#[test]
+fn an_absurd_duration_is_refused_without_a_panic() {
+    for value in ["18446744073709551615", "1e300", "inf"] {
+        let (ok, err) = tacto(&["bench", "nobleo", "--duration", value]);
+        assert!(!ok);
+        assert!(err.contains("more than a week"), "{value}: {err}");
+        assert!(!err.contains("panicked"), "{value}: {err}");
+    }
+}
+
+#[test]
+fn negative_numbers_are_refused_by_name() {
+    for (flag, expected) in [
+        ("--duration", "-3 s is negative"),
+        ("--warmup", "-3 s is negative"),
+        ("--crunch", "-3 is negative"),
+        ("--crunch-ms", "not a time in ms"),
+    ] {
+        let (ok, err) = tacto(&["bench", "reference-system", flag, "-3"]);
+        assert!(!ok);
+        assert!(err.contains(expected), "{flag}: {err}");
+    }
+}
+
+#[test]
+fn crunch_and_crunch_ms_exclude_each_other() {
+    let (ok, err) = tacto(&[
+        "bench",
+        "reference-system",
+        "--crunch",
+        "100",
+        "--crunch-ms",
+        "5",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("cannot be used with"), "{err}");
+}
+
+#[test]
+fn output_paths_are_checked_before_any_run() {
+    let file = std::env::temp_dir().join(format!("tacto-out-file-{}", std::process::id()));
+    std::fs::write(&file, "").unwrap();
+    let file = file.to_str().unwrap();
+    let missing = format!("{file}-missing/results.json");
+    for (flag, path, expected) in [
+        ("--json", missing.as_str(), "does not exist"),
+        ("--out", file, "is a file, not a folder"),
+    ] {
+        let (ok, err) = tacto(&["bench", "nobleo", flag, path]);
+        assert!(!ok);
+        assert!(err.contains(expected), "{flag}: {err}");
+        assert!(!err.contains("[1/"), "no run may start: {err}");
+    }
 }

@@ -33,7 +33,10 @@ fn sample() -> Report {
         topology: "reference-system".into(),
         duration_s: 10.0,
         crunch: 0,
+        crunch_ms: Some(0.0),
+        crunch_ms_target: None,
         runs: vec![run("callback", 2.0), run("wait-set", 1.0)],
+        interrupted: false,
     }
 }
 
@@ -50,6 +53,41 @@ fn the_table_has_a_row_per_executor_and_a_ratio_against_callback() {
     assert!(row("callback").contains("1.00x"));
     assert!(row("wait-set").contains("0.50x"));
     assert!(table.contains("hp p99") && table.contains("bp sd"));
+    assert!(table.contains("legend:") && table.contains("ms"));
+}
+
+#[test]
+fn latency_columns_stay_when_no_sample_reached_the_sinks() {
+    let mut report = sample();
+    for run in &mut report.runs {
+        run.hot_path_latency_ms = None;
+        run.bp_period_ms = None;
+    }
+    let table = report::table(&report);
+    assert!(
+        table.contains("hp p99") && table.contains("bp mean"),
+        "{table}"
+    );
+    let row = table.lines().find(|l| l.starts_with("wait-set")).unwrap();
+    assert!(row.contains(" - "), "{row}");
+}
+
+#[test]
+fn an_overloaded_run_is_flagged_with_its_reasons_in_a_sentence() {
+    let mut report = sample();
+    report.runs[1].overloaded = true;
+    report.runs[1].overload = vec!["the behaviour planner's period was 130.0 ms".into()];
+    let table = report::table(&report);
+    let row = table.lines().find(|l| l.starts_with("wait-set")).unwrap();
+    assert!(row.contains("BEHIND"), "{row}");
+    let sentence = table
+        .lines()
+        .find(|l| l.starts_with("BEHIND (wait-set)"))
+        .unwrap();
+    assert!(sentence.contains("130.0 ms") && sentence.contains("not comparable"));
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["runs"][1]["overloaded"], true);
+    assert_eq!(json["runs"][0]["overloaded"], false);
 }
 
 #[test]
@@ -60,12 +98,13 @@ fn the_json_keeps_the_documented_keys() {
     report::write_json(&sample(), &path).unwrap();
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    for key in ["topology", "duration_s", "crunch", "runs"] {
+    for key in ["topology", "duration_s", "crunch", "crunch_ms", "runs"] {
         assert!(json.get(key).is_some(), "{key}");
     }
     let run = &json["runs"][1];
     for key in [
         "executor",
+        "overloaded",
         "cpu_s",
         "cpu_pct_core",
         "rss_peak_kb",

@@ -9,10 +9,13 @@ use tacto_bench::result::RunResult;
 use tacto_bench::system::RunConfig;
 use tacto_bench::topology::ros2_performance::messages::{MsgType, StampedVector};
 use tacto_bench::topology::ros2_performance::{self, Spec};
-use tacto_bench::topology::{Topology, TopologyError, topologies_dir};
+use tacto_bench::topology::{Topology, TopologyError};
 
+/// A file of the ros2-performance topologies this crate carries.
 fn shared(file: &str) -> PathBuf {
-    topologies_dir().join("ros2-performance").join(file)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("topologies/ros2-performance")
+        .join(file)
 }
 
 fn parse(json: &str) -> Result<Spec, TopologyError> {
@@ -64,6 +67,22 @@ fn both_shared_topologies_load_with_their_nodes_and_topics() {
             (nodes, topics, subscriptions),
             "{file}"
         );
+    }
+}
+
+#[test]
+fn the_built_in_names_load_the_same_topologies_as_their_files() {
+    for (name, file) in [
+        ("mont-blanc", "mont_blanc.json"),
+        ("sierra-nevada", "sierra_nevada.json"),
+    ] {
+        let (Topology::Ros2Performance(by_name), Topology::Ros2Performance(by_path)) = (
+            Topology::load(name).unwrap(),
+            Topology::load(shared(file).to_str().unwrap()).unwrap(),
+        ) else {
+            panic!("{name} is a ros2-performance topology");
+        };
+        assert_eq!(by_name, by_path, "{name}");
     }
 }
 

@@ -141,7 +141,15 @@ impl Poller {
             epoll::EventData::new_u64(SIGNAL),
             readable | epoll::EventFlags::ET,
         )?;
-        epoll::add(&epoll, &timer, epoll::EventData::new_u64(TIMER), readable)?;
+        // Edge-triggered too: an expiry raises one event, and the timerfd is never read; the
+        // next `timerfd_settime` (every deadline served re-arms it) resets its count. One
+        // syscall fewer per timer wake-up.
+        epoll::add(
+            &epoll,
+            &timer,
+            epoll::EventData::new_u64(TIMER),
+            readable | epoll::EventFlags::ET,
+        )?;
         let shutdown = epoll::EventData::new_u64(SHUTDOWN);
         if let Some(added) = shutdown::watch(|fd| epoll::add(&epoll, fd, shutdown, readable)) {
             added?;
@@ -270,11 +278,8 @@ impl Poller {
             match event.data.u64() {
                 // Edge-triggered (see `new`): nothing to reset.
                 SIGNAL => {}
-                TIMER => {
-                    let mut expirations = [0u8; 8];
-                    let _ = rustix::io::read(&self.timer, &mut expirations);
-                    self.armed = None;
-                }
+                // Edge-triggered (see `new`): forgetting the deadline makes the next wait re-arm.
+                TIMER => self.armed = None,
                 SHUTDOWN => woken = Woken::Shutdown,
                 token => {
                     let index = usize::try_from(token - FIRST_WATCHED).ok();

@@ -1,7 +1,8 @@
 //! The Autoware reference system (ros-realtime/reference-system, `autoware_reference_system`):
 //! 24 nodes shaped like Autoware's LiDAR pipeline, each doing a fixed amount of arithmetic.
 //!
-//! The port keeps upstream's message ([`Message4kb`]), work ([`crunch`]), node kinds and KPIs
+//! The port keeps upstream's message ([`Message4kb`]), work ([`crunch`], upstream's own C
+//! function), node kinds and KPIs
 //! (see the `kpi` module), and runs on each executor kind in its natural style (see the
 //! `nodes` module):
 //!
@@ -24,6 +25,7 @@
 //! run of these nodes. Where the OS refuses a priority or the CPUs, those threads run without
 //! it, and the run's notes say so.
 
+mod crunch;
 mod kpi;
 mod message;
 mod nodes;
@@ -39,8 +41,8 @@ use tacto::{
     LetExecutor, SpawnError, ThreadPoolExecutor, WaitSetExecutor,
 };
 
+pub use crunch::{CrunchTimeError, MAX_CRUNCH_MS, crunch, crunch_time, limit_for};
 pub use message::{Message4kb, NODE_NAME_BYTES, STATS_CAPACITY, SequenceGap, TransmissionStats};
-pub use nodes::crunch;
 pub use spec::Spec;
 
 use crate::executors::ExecutorKind;

@@ -21,32 +21,11 @@ use tacto::{
     Subscription, SubscriptionBuilder, Trigger,
 };
 
+use super::crunch::crunch;
 use super::kpi::Kpis;
 use super::message::{Message4kb, SequenceGap, TransmissionStats};
 use super::spec::{Kind, NodeSpec};
 use crate::system::SystemError;
-
-/// Counts the primes in `2..=limit` by naive trial division, stopping at the first divisor:
-/// the reference system's stand-in for an algorithm. `crunch(0)` does nothing.
-///
-/// # Examples
-/// ```
-/// use tacto_bench::topology::reference_system::crunch;
-///
-/// assert_eq!(crunch(10), 4); // 2, 3, 5, 7
-/// assert_eq!(crunch(0), 0);
-/// ```
-pub fn crunch(limit: u64) -> i64 {
-    let mut primes = 0;
-    for i in 2..=limit {
-        let is_prime = (2..i).all(|n| i % n != 0);
-        // Keeps the loop from being folded away, as upstream's `escape(is_prime)` does.
-        if std::hint::black_box(is_prime) {
-            primes += 1;
-        }
-    }
-    primes
-}
 
 /// How the nodes are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -146,6 +146,21 @@ impl Spec {
         })
     }
 
+    /// The behaviour planner's period, if it runs on a timer of its own (as in upstream's
+    /// file, where it is a cyclic node of 100 ms).
+    pub fn planner_period(&self) -> Option<Duration> {
+        let planner = self
+            .nodes
+            .iter()
+            .find(|n| n.name == self.behavior_planner)?;
+        match planner.kind {
+            Kind::Sensor { period_ms, .. } | Kind::Cyclic { period_ms, .. } => {
+                Some(Duration::from_millis(period_ms.unsigned_abs()))
+            }
+            _ => None,
+        }
+    }
+
     /// The node that publishes `topic`.
     pub(crate) fn publisher_of(&self, topic: &str) -> Option<&NodeSpec> {
         self.nodes
