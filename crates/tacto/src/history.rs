@@ -51,7 +51,7 @@ pub(crate) enum Payload<T> {
     /// CDR as it came from another type or transport, decoded only when a reader asks for it:
     /// a node that only ever looks at the latest sample decodes one sample per look, not one
     /// per arrival.
-    Serialized(Arc<[u8]>),
+    Serialized(Arc<Vec<u8>>),
 }
 
 impl<T> Clone for Payload<T> {
@@ -72,16 +72,17 @@ pub(crate) struct Stored<T> {
     pub(crate) ordinal: u64,
 }
 
-/// One stored sample and its DDS sample state.
+/// One stored sample and its DDS sample state: 64 bytes, one cache line.
 #[derive(Debug)]
 struct Slot<T> {
     payload: Payload<T>,
     info: SampleInfo,
-    /// DDS's READ sample state: returned by a read once.
-    read: bool,
-    /// Its number among the samples that became visible, from 1; 0 while hidden.
-    ordinal: u64,
+    /// Its number among the samples that became visible, from 1 (0 while hidden), and in the
+    /// top bit DDS's READ sample state.
+    state: u64,
 }
+
+const READ: u64 = 1 << 63;
 
 /// The samples of one subscription, oldest first, each READ or NOT_READ as in DDS.
 ///
@@ -167,8 +168,7 @@ impl<T> HistoryCache<T> {
         self.slots.push_back(Slot {
             payload,
             info,
-            read: false,
-            ordinal,
+            state: ordinal,
         });
         match evicted {
             Some(slot) => Offer::StoredEvicting(slot.payload),
@@ -178,7 +178,7 @@ impl<T> HistoryCache<T> {
 
     /// Counts an evicted sample as dropped if nobody read it.
     fn arrivals_evicted_unread(&mut self, evicted: &Option<Slot<T>>) {
-        if evicted.as_ref().is_some_and(|s| !s.read) {
+        if evicted.as_ref().is_some_and(|s| !s.is_read()) {
             self.dropped += 1;
         }
     }
@@ -186,7 +186,7 @@ impl<T> HistoryCache<T> {
     /// Removes the oldest slot, keeping the unread count; the caller fixes `visible`.
     fn pop_front(&mut self) -> Option<Slot<T>> {
         let slot = self.slots.pop_front()?;
-        if !slot.read {
+        if !slot.is_read() {
             self.unread -= 1;
         }
         Some(slot)
@@ -196,7 +196,7 @@ impl<T> HistoryCache<T> {
     fn show_all(&mut self) {
         for slot in self.slots.range_mut(self.visible..) {
             self.arrivals += 1;
-            slot.ordinal = self.arrivals;
+            slot.state = self.arrivals;
             self.unread += 1;
         }
         self.visible = self.slots.len();
@@ -207,7 +207,10 @@ impl<T> HistoryCache<T> {
         if self.unread == 0 {
             return None;
         }
-        self.slots.iter().take(self.visible).position(|s| !s.read)
+        self.slots
+            .iter()
+            .take(self.visible)
+            .position(|s| !s.is_read())
     }
 
     /// Removes and returns the oldest visible sample, whatever its state.
@@ -231,7 +234,7 @@ impl<T> HistoryCache<T> {
     pub(crate) fn read_new(&mut self) -> Option<Stored<T>> {
         let index = self.first_unread()?;
         let slot = &mut self.slots[index];
-        slot.read = true;
+        slot.state |= READ;
         self.unread -= 1;
         Some(slot.stored())
     }
@@ -244,7 +247,7 @@ impl<T> HistoryCache<T> {
             self.slots
                 .iter_mut()
                 .take(self.visible)
-                .for_each(|s| s.read = true);
+                .for_each(|s| s.state |= READ);
             self.unread = 0;
         }
         Some(self.slots[newest].stored())
@@ -263,12 +266,12 @@ impl<T> HistoryCache<T> {
         let window = self.slots.range_mut(self.visible - n..self.visible);
         let mut bounds = None;
         for slot in window {
-            if !slot.read {
-                slot.read = true;
+            if !slot.is_read() {
+                slot.state |= READ;
                 self.unread -= 1;
             }
-            let (first, _) = bounds.unwrap_or((slot.ordinal, 0));
-            bounds = Some((first, slot.ordinal));
+            let (first, _) = bounds.unwrap_or((slot.ordinal(), 0));
+            bounds = Some((first, slot.ordinal()));
         }
         bounds
     }
@@ -278,7 +281,7 @@ impl<T> HistoryCache<T> {
     pub(crate) fn next_in(&self, from: u64, to: u64) -> Option<Stored<T>> {
         let index = self.position(|ordinal| ordinal >= from)?;
         let slot = &self.slots[index];
-        (slot.ordinal <= to).then(|| slot.stored())
+        (slot.ordinal() <= to).then(|| slot.stored())
     }
 
     /// Replaces a serialized sample, if still there, by its decoded value, so that it is
@@ -295,7 +298,7 @@ impl<T> HistoryCache<T> {
         let index = self.position(|o| o == ordinal)?;
         self.visible -= 1;
         let slot = self.slots.remove(index)?;
-        if !slot.read {
+        if !slot.is_read() {
             self.unread -= 1;
         }
         Some(slot.payload)
@@ -305,7 +308,7 @@ impl<T> HistoryCache<T> {
     fn position(&self, test: impl Fn(u64) -> bool) -> Option<usize> {
         self.slots
             .range(..self.visible)
-            .position(|s| test(s.ordinal))
+            .position(|s| test(s.ordinal()))
     }
 
     /// Visible samples NOT_READ.
@@ -364,19 +367,28 @@ impl<T> HistoryCache<T> {
 }
 
 impl<T> Slot<T> {
+    fn is_read(&self) -> bool {
+        self.state & READ != 0
+    }
+
+    fn ordinal(&self) -> u64 {
+        self.state & !READ
+    }
+
     fn stored(&self) -> Stored<T> {
         Stored {
             payload: self.payload.clone(),
             info: self.info,
-            ordinal: self.ordinal,
+            ordinal: self.ordinal(),
         }
     }
 
     fn into_stored(self) -> Stored<T> {
+        let ordinal = self.ordinal();
         Stored {
             payload: self.payload,
             info: self.info,
-            ordinal: self.ordinal,
+            ordinal,
         }
     }
 }
@@ -458,6 +470,11 @@ mod tests {
         assert!(cache.next_in(5, 4).is_none());
         assert_eq!(value(cache.take()), Some(2));
         assert_eq!(value(cache.take()), Some(3), "take takes read samples too");
+    }
+
+    #[test]
+    fn a_slot_of_a_shared_message_fills_one_cache_line() {
+        assert_eq!(size_of::<Slot<u64>>(), 64);
     }
 
     #[test]

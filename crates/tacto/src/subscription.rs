@@ -64,7 +64,7 @@ impl<T: Message> Inbox<T> {
     }
 
     /// Stores a CDR-serialized message, decoded only when a reader asks for it.
-    pub(crate) fn deliver_serialized(&self, bytes: Arc<[u8]>, info: SampleInfo) {
+    pub(crate) fn deliver_serialized(&self, bytes: Arc<Vec<u8>>, info: SampleInfo) {
         self.offer(Payload::Serialized(bytes), info);
     }
 
@@ -467,7 +467,7 @@ mod tests {
         }
     }
 
-    fn serialized(data: &str) -> Arc<[u8]> {
+    fn serialized(data: &str) -> Arc<Vec<u8>> {
         crate::cdr::to_vec(&Text { data: data.into() })
             .unwrap()
             .into()
@@ -480,7 +480,7 @@ mod tests {
         let sub = node.subscription::<Text>("chat").create().unwrap();
         sub.inbox.deliver_serialized(serialized("first"), info(1));
         sub.inbox
-            .deliver_serialized(Arc::from(&[0u8, 1, 0, 0, 0xff][..]), info(2));
+            .deliver_serialized(Arc::new(vec![0u8, 1, 0, 0, 0xff]), info(2));
         sub.inbox.deliver_serialized(serialized("third"), info(3));
 
         assert_eq!(sub.take().unwrap().data, "first");

@@ -97,7 +97,7 @@ struct Typed {
 
 /// What the fan-out of one Rust type offers publishers of the others.
 trait Fanout: Send + Sync {
-    fn deliver_serialized(&self, bytes: &Arc<[u8]>, info: SampleInfo);
+    fn deliver_serialized(&self, bytes: &Arc<Vec<u8>>, info: SampleInfo);
     fn subscriber_count(&self) -> usize;
 }
 
@@ -227,7 +227,7 @@ impl<T: Message> Topic<T> {
                 .for_each(|inbox| inbox.deliver(msg.clone(), info));
             return Ok(());
         }
-        let bytes: Arc<[u8]> = crate::cdr::to_vec(&*msg)?.into();
+        let bytes = Arc::new(crate::cdr::to_vec(&*msg)?);
         for inbox in subscribers.iter() {
             match shared {
                 true => inbox.deliver(msg.clone(), info),
@@ -264,7 +264,7 @@ impl<T: Message> Topic<T> {
 }
 
 impl<T: Message> Fanout for Topic<T> {
-    fn deliver_serialized(&self, bytes: &Arc<[u8]>, info: SampleInfo) {
+    fn deliver_serialized(&self, bytes: &Arc<Vec<u8>>, info: SampleInfo) {
         for inbox in self.subscribers.load().iter() {
             inbox.deliver_serialized(bytes.clone(), info);
         }
