@@ -11,8 +11,10 @@
 #    pulls all of LLVM's development files.
 # 2. target/ros2-venv: Python 3.11 with the ROS 2 Jazzy wheels from PyPI (rclpy on Fast DDS,
 #    the message packages the tests use). Versions are pinned below; the venv is rebuilt when
-#    this list changes (a stamp file records it). The ROS_* environment rclpy needs is set by
-#    scripts/ros2-env.sh, which the tests source through their helper.
+#    this list changes (a stamp file records it). Nothing needs sourcing: the wheels' own
+#    `ros_wheels_bootstrapper` (a .pth file) re-executes the venv's python with
+#    LD_LIBRARY_PATH pointing at the wheels' libraries; rclpy then loads rmw_fastrtps_cpp, its
+#    default RMW, without AMENT_PREFIX_PATH.
 #
 # Concurrent runs (parallel test binaries) serialize on a lock file; the second finds the work
 # done. Honours TACTO_ROS2_VENV (venv folder) and PYTHON (interpreter, default python3.11).
@@ -82,8 +84,9 @@ setup_venv() {
     "$python" -m venv "$venv"
     "$venv/bin/python" -m pip install -q --disable-pip-version-check "${ROS2_WHEELS[@]}"
     # Prove it works before recording it: a broken venv must be rebuilt, not trusted.
-    # shellcheck source=ros2-env.sh
-    TACTO_ROS2_VENV="$venv" bash -c "source '$root/scripts/ros2-env.sh' && python -c 'import rclpy, std_msgs.msg; rclpy.init(); rclpy.shutdown()'"
+    # Discovery OFF: the check must not announce itself on the network.
+    env -u _ROS_WHEELS_BOOTSTRAP_COMPLETE ROS_AUTOMATIC_DISCOVERY_RANGE=OFF "$venv/bin/python" -c \
+        'import rclpy, std_msgs.msg; rclpy.init(); rclpy.create_node("setup_check"); rclpy.shutdown()'
     echo "$want" >"$stamp"
 }
 

@@ -1,0 +1,32 @@
+"""An rclpy listener: prints the data of each std_msgs/String received on TOPIC, one per line.
+
+Usage: listener.py TOPIC COUNT. Exits after COUNT messages (or when killed). Prints "ready"
+first, once its subscription exists.
+"""
+import sys
+
+import rclpy
+from std_msgs.msg import String
+
+
+def main():
+    topic, wanted = sys.argv[1], int(sys.argv[2])
+    rclpy.init()
+    node = rclpy.create_node("rclpy_listener")
+    received = 0
+
+    def on_message(message):
+        nonlocal received
+        print(message.data, flush=True)
+        received += 1
+
+    node.create_subscription(String, topic, on_message, 10)
+    print("ready", flush=True)
+    while rclpy.ok() and received < wanted:
+        rclpy.spin_once(node, timeout_sec=0.1)
+    node.destroy_node()
+    rclpy.shutdown()
+
+
+if __name__ == "__main__":
+    main()
