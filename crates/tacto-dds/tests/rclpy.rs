@@ -17,8 +17,8 @@ fn rclpy_talker_reaches_a_tacto_reader() {
     const DOMAIN: u32 = 71;
     let prefix = format!("rclpy to tacto {}", std::process::id());
     let participant = loopback_participant(DOMAIN);
-    let reader = Reader::<Text>::new(&participant, "/tacto_test_chatter", Qos::default())
-        .expect("reader");
+    let reader =
+        Reader::<Text>::new(&participant, "/tacto_test_chatter", Qos::default()).expect("reader");
     let mut talker = RclpyNode::spawn("talker.py", DOMAIN, &["tacto_test_chatter", &prefix]);
 
     let deadline = Instant::now() + PATIENCE;
@@ -48,7 +48,9 @@ fn rclpy_talker_reaches_a_tacto_reader() {
         .next()
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("unexpected text {:?}", received[0]));
-    let expected: Vec<String> = (first..first + 3).map(|n| format!("{prefix} {n}")).collect();
+    let expected: Vec<String> = (first..first + 3)
+        .map(|n| format!("{prefix} {n}"))
+        .collect();
     assert_eq!(received, expected);
 }
 
@@ -57,8 +59,8 @@ fn tacto_writer_reaches_an_rclpy_listener() {
     const DOMAIN: u32 = 72;
     let prefix = format!("tacto to rclpy {}", std::process::id());
     let participant = loopback_participant(DOMAIN);
-    let writer = Writer::<Text>::new(&participant, "/tacto_test_chatter", Qos::default())
-        .expect("writer");
+    let writer =
+        Writer::<Text>::new(&participant, "/tacto_test_chatter", Qos::default()).expect("writer");
     let mut listener = RclpyNode::spawn("listener.py", DOMAIN, &["tacto_test_chatter", "3"]);
 
     // Volatile QoS: what is written before the listener matches is lost, so keep writing
