@@ -68,6 +68,7 @@ fn tacto_writer_reaches_an_rclpy_listener() {
     let deadline = Instant::now() + PATIENCE;
     let mut sent = Vec::new();
     let mut received = Vec::new();
+    let mut publishers = Vec::new();
     while received.len() < 3 {
         let text = format!("{prefix} {}", sent.len());
         writer.write(&Text { data: text.clone() }).expect("write");
@@ -75,6 +76,8 @@ fn tacto_writer_reaches_an_rclpy_listener() {
         while let Some(line) = listener.next_line(Instant::now() + Duration::from_millis(100)) {
             if line.starts_with(&prefix) {
                 received.push(line);
+            } else if let Some(publisher) = line.strip_prefix("publisher ") {
+                publishers.push(publisher.to_owned());
             }
         }
         if received.len() < 3 {
@@ -98,4 +101,18 @@ fn tacto_writer_reaches_an_rclpy_listener() {
         .position(|text| *text == received[0])
         .unwrap_or_else(|| panic!("{:?} was never sent", received[0]));
     assert_eq!(received, sent[start..start + 3]);
+
+    // rclpy's graph sees our writer with the ROS type, from DDS discovery alone. Its node is
+    // unknown until tacto publishes ros_discovery_info.
+    while let Some(line) = listener.next_line(Instant::now() + PATIENCE) {
+        if let Some(publisher) = line.strip_prefix("publisher ") {
+            publishers.push(publisher.to_owned());
+        }
+    }
+    assert_eq!(
+        publishers,
+        ["std_msgs/msg/String _NODE_NAME_UNKNOWN_ RELIABLE"],
+        "stderr:\n{}",
+        listener.stderr()
+    );
 }

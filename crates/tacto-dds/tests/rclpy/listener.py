@@ -1,9 +1,11 @@
 """An rclpy listener: prints the data of each std_msgs/String received on TOPIC, one per line.
 
 Usage: listener.py TOPIC COUNT. Exits after COUNT messages (or when killed). Prints "ready"
-first, once its subscription exists.
+first, once its subscription exists, and before exiting one line per publisher of TOPIC as the
+ROS graph sees it: "publisher <type> <node name> <reliability>".
 """
 import sys
+import time
 
 import rclpy
 from std_msgs.msg import String
@@ -24,6 +26,14 @@ def main():
     print("ready", flush=True)
     while rclpy.ok() and received < wanted:
         rclpy.spin_once(node, timeout_sec=0.1)
+    # The graph cache can lag behind the data path by a moment: give it time.
+    deadline = time.monotonic() + 30
+    publishers = node.get_publishers_info_by_topic(topic)
+    while not publishers and time.monotonic() < deadline:
+        rclpy.spin_once(node, timeout_sec=0.1)
+        publishers = node.get_publishers_info_by_topic(topic)
+    for info in publishers:
+        print(f"publisher {info.topic_type} {info.node_name} {info.qos_profile.reliability.name}", flush=True)
     node.destroy_node()
     rclpy.shutdown()
 
