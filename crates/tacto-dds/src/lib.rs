@@ -34,6 +34,7 @@
 //! here panics on what Cyclone returns.
 
 pub mod domain;
+mod log;
 pub mod naming;
 pub mod participant;
 pub mod qos;

@@ -31,16 +31,21 @@ pub enum ParticipantError {
     /// The configuration contains a NUL byte, which cannot cross into C.
     #[error("the Cyclone configuration contains a NUL byte")]
     ConfigNul,
-    /// Cyclone refused the domain configuration (bad XML, an unknown interface...); Cyclone
-    /// logs the details on stderr.
-    #[error("cannot create DDS domain {domain_id} with configuration {config:?}: {status}")]
+    /// Cyclone refused the domain configuration (bad XML, an unknown interface...).
+    #[error(
+        "cannot create DDS domain {domain_id} with configuration {config:?}: {status}: {}",
+        cyclone_log.join("; ")
+    )]
     CreateDomain {
         /// The domain id.
         domain_id: u32,
         /// The configuration string given to Cyclone.
         config: String,
-        /// Cyclone's status.
+        /// Cyclone's status (for configuration errors, just "Error").
         status: DdsStatus,
+        /// What Cyclone logged while failing: the reason, e.g.
+        /// `"lo0: does not match an available interface."`.
+        cyclone_log: Vec<String>,
     },
     /// This process already uses the domain with another configuration; Cyclone has one
     /// configuration per domain and process.
@@ -185,7 +190,9 @@ fn acquire_domain(config: &DomainConfig) -> Result<(), ParticipantError> {
     let c_text = CString::new(text.as_str()).map_err(|_| ParticipantError::ConfigNul)?;
     // SAFETY: `c_text` is a valid C string for the duration of the call; Cyclone parses it
     // and keeps nothing of it.
-    let ret = unsafe { cyclors::dds_create_domain(config.domain_id, c_text.as_ptr()) };
+    let (ret, cyclone_log) = crate::log::capture(|| unsafe {
+        cyclors::dds_create_domain(config.domain_id, c_text.as_ptr())
+    });
     let handle = match DdsStatus::check(ret) {
         Ok(handle) => Some(handle),
         // Another library in this process (or an implicit participant) created the domain
@@ -196,6 +203,7 @@ fn acquire_domain(config: &DomainConfig) -> Result<(), ParticipantError> {
                 domain_id: config.domain_id,
                 config: text,
                 status,
+                cyclone_log,
             });
         }
     };

@@ -112,13 +112,35 @@ fn a_bad_cyclone_configuration_is_a_typed_error_with_cyclones_message() {
          </Interfaces></General></Domain></CycloneDDS>"
             .into(),
     );
+    let error = Participant::new(&config).expect_err("an unknown interface is refused");
+    let ParticipantError::CreateDomain {
+        domain_id,
+        status,
+        cyclone_log,
+        ..
+    } = &error
+    else {
+        panic!("expected CreateDomain, got {error:?}");
+    };
+    assert_eq!(*domain_id, 84);
+    assert!(status.code < 0, "{status}");
+    // Cyclone's reason, not just its return code, is in the error.
+    assert!(
+        cyclone_log.iter().any(|m| m.contains("tacto_no_such_if0")),
+        "{cyclone_log:?}"
+    );
+    assert!(error.to_string().contains("does not match"), "{error}");
+    // An invalid value is refused the same way, with Cyclone's words for it.
+    config.cyclonedds_uri = Some(
+        "<CycloneDDS><Domain><General><AllowMulticast>perhaps</AllowMulticast>\
+         </General></Domain></CycloneDDS>"
+            .into(),
+    );
     match Participant::new(&config) {
-        Err(ParticipantError::CreateDomain {
-            domain_id, status, ..
-        }) => {
-            assert_eq!(domain_id, 84);
-            assert!(status.code < 0 && !status.message.is_empty(), "{status}");
-        }
+        Err(ParticipantError::CreateDomain { cyclone_log, .. }) => assert!(
+            cyclone_log.iter().any(|m| m.contains("perhaps")),
+            "{cyclone_log:?}"
+        ),
         other => panic!("expected CreateDomain, got {other:?}"),
     }
     // The failure left nothing behind: the domain can be joined with a good configuration.
