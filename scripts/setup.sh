@@ -35,10 +35,14 @@ log() { echo "setup: $*" >&2; }
 
 have_libclang() {
     # bindgen (through clang-sys) finds libclang by LIBCLANG_PATH or in the usual LLVM folders.
-    if [[ -n "${LIBCLANG_PATH:-}" ]] && compgen -G "${LIBCLANG_PATH}/libclang*.so*" >/dev/null; then
-        return 0
-    fi
-    compgen -G "/usr/lib/llvm-*/lib/libclang*.so*" >/dev/null || return 1
+    # libclang.so* or libclang-14.so*, not libclang-cpp (the C++ library, which Debian
+    # installs with other packages and bindgen cannot use).
+    local lib
+    for lib in "${LIBCLANG_PATH:-/nonexistent}"/libclang{.,-[0-9]}*so* /usr/lib/llvm-*/lib/libclang{.,-[0-9]}*so*; do
+        [[ -e "$lib" ]] && break
+    done
+    [[ -e "$lib" ]] || return 1
+    [[ -n "${LIBCLANG_PATH:-}" && "$lib" == "$LIBCLANG_PATH"/* ]] && return 0
     # Without the builtin headers, bindgen fails later on "stddef.h not found".
     compgen -G "/usr/lib/llvm-*/lib/clang/*/include/stddef.h" >/dev/null
 }
