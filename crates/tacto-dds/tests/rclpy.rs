@@ -61,7 +61,8 @@ fn tacto_writer_reaches_an_rclpy_listener() {
     let participant = loopback_participant(DOMAIN);
     let writer =
         Writer::<Text>::new(&participant, "/tacto_test_chatter", Qos::default()).expect("writer");
-    let mut listener = RclpyNode::spawn("listener.py", DOMAIN, &["tacto_test_chatter", "3"]);
+    let mut listener =
+        RclpyNode::spawn("listener.py", DOMAIN, &["tacto_test_chatter", &prefix, "3"]);
 
     // Volatile QoS: what is written before the listener matches is lost, so keep writing
     // until it has printed three of ours.

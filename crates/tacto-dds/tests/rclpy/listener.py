@@ -1,6 +1,8 @@
 """An rclpy listener: prints the data of each std_msgs/String received on TOPIC, one per line.
 
-Usage: listener.py TOPIC COUNT. Exits after COUNT messages (or when killed). Prints "ready"
+Usage: listener.py TOPIC PREFIX COUNT. Exits after COUNT messages starting with PREFIX (other
+runs of the suite may share the domain; their messages are printed but not counted), or when
+killed. Prints "ready"
 first, once its subscription exists, and before exiting one line per publisher of TOPIC as the
 ROS graph sees it: "publisher <type> <node name> <reliability>".
 """
@@ -12,7 +14,7 @@ from std_msgs.msg import String
 
 
 def main():
-    topic, wanted = sys.argv[1], int(sys.argv[2])
+    topic, prefix, wanted = sys.argv[1], sys.argv[2], int(sys.argv[3])
     rclpy.init()
     node = rclpy.create_node("rclpy_listener")
     received = 0
@@ -20,7 +22,8 @@ def main():
     def on_message(message):
         nonlocal received
         print(message.data, flush=True)
-        received += 1
+        if message.data.startswith(prefix):
+            received += 1
 
     node.create_subscription(String, topic, on_message, 10)
     print("ready", flush=True)
