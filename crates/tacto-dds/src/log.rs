@@ -6,8 +6,8 @@
 //! message to stderr, as Cyclone's default sink does, and also keeps the error-level ones of
 //! a thread that asked for them ([`capture`]), so the error we return says what Cyclone said.
 //! The sink is process-wide: another user of Cyclone in the process gets it too. Its log
-//! messages still reach stderr, but no longer a log file named in a Cyclone configuration
-//! (`Tracing/OutputFile`); trace output, which has its own sink, is untouched.
+//! messages still reach stderr, but not a per-domain log file, should a configuration ask for
+//! one; trace output, which has its own sink, is untouched.
 
 use std::cell::RefCell;
 use std::ffi::c_void;
