@@ -63,11 +63,13 @@ setup_libclang() {
     }
     log "installing libclang (needed by cyclors' bindgen)"
     local pkgs=(libclang1-14 libclang-common-14-dev)
+    # Wait for another apt/dpkg run (another session, unattended upgrades) instead of failing.
+    local wait=(-o DPkg::Lock::Timeout=300)
     export DEBIAN_FRONTEND=noninteractive
     # A fresh machine may have no package lists yet: update once, only if the install fails.
-    if ! "${sudo[@]}" apt-get install -y -q --no-install-recommends "${pkgs[@]}" >/dev/null 2>&1; then
-        "${sudo[@]}" apt-get update -q >/dev/null
-        "${sudo[@]}" apt-get install -y -q --no-install-recommends "${pkgs[@]}" >/dev/null
+    if ! "${sudo[@]}" apt-get "${wait[@]}" install -y -q --no-install-recommends "${pkgs[@]}" >/dev/null 2>&1; then
+        "${sudo[@]}" apt-get "${wait[@]}" update -q >/dev/null
+        "${sudo[@]}" apt-get "${wait[@]}" install -y -q --no-install-recommends "${pkgs[@]}" >/dev/null
     fi
     have_libclang || { log "libclang still not found after installing ${pkgs[*]}"; return 1; }
 }
