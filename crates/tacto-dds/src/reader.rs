@@ -7,7 +7,7 @@
 //! a `data_available` listener, created with the reader, which runs on a Cyclone thread and
 //! does what an intra-process listener does: mark the entry pending and write the executor's
 //! eventfd if it sleeps. A polling-only reader has no listener and wakes nothing. This
-//! groundwork has neither yet: `take` polls.
+//! groundwork has no listener yet: `take` and `read_new` poll.
 
 use std::marker::PhantomData;
 use std::ptr;
@@ -42,18 +42,19 @@ pub enum ReaderError {
     },
 }
 
-/// Why a sample could not be taken.
+/// Why a sample could not be taken (or read).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum TakeError {
-    /// `dds_takecdr` failed.
+    /// `dds_takecdr` (or `dds_readcdr`) failed.
     #[error("DDS take failed: {0}")]
     Take(DdsStatus),
     /// Cyclone returned a sample it could not give the bytes of.
     #[error("Cyclone returned a sample without its serialized bytes")]
     NoBytes,
-    /// The sample was taken but its bytes are not a `T` (malformed or another layout); it
-    /// is gone from the cache, and the next take goes on with the next sample.
+    /// The sample's bytes are not a `T` (malformed or another layout). A taken sample is
+    /// gone from the cache, a read one is marked read: either way the next call goes on
+    /// with the next sample.
     #[error("a sample on {dds_topic:?} does not decode: {error}")]
     Decode {
         /// The DDS topic name.
@@ -114,34 +115,65 @@ impl<T: Message> Reader<T> {
 
     /// Takes the oldest sample and decodes it; `None` when the cache holds no data.
     pub fn take(&self) -> Result<Option<T>, TakeError> {
-        let Some(sample) = self.take_cdr()? else {
-            return Ok(None);
-        };
-        tacto::cdr::from_bytes(&sample.payload)
-            .map(Some)
-            .map_err(|error| TakeError::Decode {
-                dds_topic: self.topic.dds_name().to_owned(),
-                error,
-            })
+        self.take_cdr()?
+            .map(|sample| self.decode(&sample))
+            .transpose()
     }
 
     /// Takes the oldest sample's bytes; `None` when the cache holds no data. Notifications
     /// without data (a writer disposed or gone) are taken and skipped.
     pub fn take_cdr(&self) -> Result<Option<RawSample>, TakeError> {
+        self.next_cdr(Access::Take)
+    }
+
+    /// Reads the oldest sample not read yet and decodes it; it stays in the cache, marked
+    /// read (DDS's NOT_READ → READ sample state). `None` when every sample has been read.
+    pub fn read_new(&self) -> Result<Option<T>, TakeError> {
+        self.read_new_cdr()?
+            .map(|sample| self.decode(&sample))
+            .transpose()
+    }
+
+    /// Reads the oldest sample not read yet, as bytes (see [`Reader::read_new`]).
+    pub fn read_new_cdr(&self) -> Result<Option<RawSample>, TakeError> {
+        self.next_cdr(Access::ReadNew)
+    }
+
+    fn decode(&self, sample: &RawSample) -> Result<T, TakeError> {
+        tacto::cdr::from_bytes(&sample.payload).map_err(|error| TakeError::Decode {
+            dds_topic: self.topic.dds_name().to_owned(),
+            error,
+        })
+    }
+
+    fn next_cdr(&self, access: Access) -> Result<Option<RawSample>, TakeError> {
         loop {
             let mut serdata: *mut cyclors::ddsi_serdata = ptr::null_mut();
             // SAFETY: an all-zero sample info is a valid value of this plain C struct.
             let mut info: cyclors::dds_sample_info_t = unsafe { std::mem::zeroed() };
-            // SAFETY: our live reader; room for exactly one sample pointer and one info, as
-            // `maxs` = 1 says. On success we own one reference to `serdata`.
-            let n = unsafe {
-                cyclors::dds_takecdr(
-                    self.handle,
-                    &mut serdata,
-                    1,
-                    &mut info,
-                    cyclors::DDS_ANY_STATE,
-                )
+            let n = match access {
+                // SAFETY: our live reader; room for exactly one sample pointer and one info,
+                // as `maxs` = 1 says. On success we own one reference to `serdata`.
+                Access::Take => unsafe {
+                    cyclors::dds_takecdr(
+                        self.handle,
+                        &mut serdata,
+                        1,
+                        &mut info,
+                        cyclors::DDS_ANY_STATE,
+                    )
+                },
+                // A mask with only a sample state leaves view and instance states at "any".
+                // SAFETY: as for the take above; a read sample's reference is ours as well.
+                Access::ReadNew => unsafe {
+                    cyclors::dds_readcdr(
+                        self.handle,
+                        &mut serdata,
+                        1,
+                        &mut info,
+                        cyclors::DDS_NOT_READ_SAMPLE_STATE,
+                    )
+                },
             };
             let n = DdsStatus::check(n).map_err(TakeError::Take)?;
             if n == 0 || serdata.is_null() {
@@ -182,6 +214,13 @@ impl<T: Message> Drop for Reader<T> {
         // drop order), as Cyclone requires.
         unsafe { cyclors::dds_delete(self.handle) };
     }
+}
+
+/// Whether a sample leaves the reader's cache or stays there, marked read.
+#[derive(Debug, Clone, Copy)]
+enum Access {
+    Take,
+    ReadNew,
 }
 
 /// One reference to a Cyclone sample, released on drop.

@@ -61,6 +61,44 @@ fn a_sample_goes_through_cyclone_and_back() {
     assert!(raw.source_timestamp_ns > 0);
 }
 
+#[test]
+fn read_new_marks_samples_read_and_leaves_them_for_take() {
+    let participant = Participant::new(&isolated(87)).expect("participant");
+    let reader = Reader::<Text>::new(&participant, "/states", Qos::default()).expect("reader");
+    let writer = Writer::<Text>::new(&participant, "/states", Qos::default()).expect("writer");
+    let texts: Vec<Text> = ["one", "two"]
+        .iter()
+        .map(|t| Text { data: (*t).into() })
+        .collect();
+    for text in &texts {
+        writer.write(text).expect("write");
+    }
+    // Wait until both are in the cache, without reading them.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let first = loop {
+        if let Some(text) = reader.read_new().expect("read") {
+            break text;
+        }
+        assert!(Instant::now() < deadline, "no sample within 30 s");
+        thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(first, texts[0]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let second = loop {
+        if let Some(text) = reader.read_new().expect("read") {
+            break text;
+        }
+        assert!(Instant::now() < deadline, "no second sample within 30 s");
+        thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(second, texts[1]);
+    // Read once: nothing new any more, but both are still there to take.
+    assert_eq!(reader.read_new().expect("read"), None);
+    assert_eq!(reader.take().expect("take"), Some(texts[0].clone()));
+    assert_eq!(reader.take().expect("take"), Some(texts[1].clone()));
+    assert_eq!(reader.take().expect("take"), None);
+}
+
 /// A message with std_msgs/String's name and another layout, as a misconfigured peer sends.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Impostor {
