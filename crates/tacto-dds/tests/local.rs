@@ -1,0 +1,210 @@
+//! tacto-dds inside one process, discovery off (nothing leaves the machine): a round trip
+//! through Cyclone, and the typed errors for what Cyclone or the wire can get wrong.
+
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use tacto::Message;
+use tacto::msg::std_msgs::String as Text;
+use tacto_dds::{
+    DiscoveryRange, DomainConfig, Participant, ParticipantError, Qos, Reader, TakeError,
+    WriteError, Writer,
+};
+
+fn isolated(domain_id: u32) -> DomainConfig {
+    let mut config = DomainConfig::new(domain_id);
+    config.discovery_range = DiscoveryRange::Off;
+    config
+}
+
+/// Takes the next sample, waiting for Cyclone's local delivery (synchronous in practice; the
+/// wait is only there so that the test does not depend on it).
+fn take_next<T: Message>(reader: &Reader<T>) -> Result<T, TakeError> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(value) = reader.take()? {
+            return Ok(value);
+        }
+        assert!(Instant::now() < deadline, "no sample within 30 s");
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn a_sample_goes_through_cyclone_and_back() {
+    let participant = Participant::new(&isolated(81)).expect("participant");
+    let reader = Reader::<Text>::new(&participant, "/loop", Qos::default()).expect("reader");
+    let writer = Writer::<Text>::new(&participant, "loop", Qos::default()).expect("writer");
+    assert_eq!(writer.dds_topic(), "rt/loop");
+    assert_eq!(writer.matched_readers().expect("status"), 1);
+    assert_eq!(reader.matched_writers().expect("status"), 1);
+
+    let text = Text {
+        data: "héllo, Cyclone".into(),
+    };
+    writer.write(&text).expect("write");
+    assert_eq!(take_next(&reader).expect("take"), text);
+    assert!(reader.take().expect("take").is_none());
+
+    // The bytes on the wire are tacto's CDR, header included.
+    writer.write(&text).expect("write");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let raw = loop {
+        if let Some(raw) = reader.take_cdr().expect("take") {
+            break raw;
+        }
+        assert!(Instant::now() < deadline, "no sample within 30 s");
+        thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(raw.payload, tacto::cdr::to_vec(&text).expect("encode"));
+    assert!(raw.source_timestamp_ns > 0);
+}
+
+#[test]
+fn read_new_marks_samples_read_and_leaves_them_for_take() {
+    let participant = Participant::new(&isolated(87)).expect("participant");
+    let reader = Reader::<Text>::new(&participant, "/states", Qos::default()).expect("reader");
+    let writer = Writer::<Text>::new(&participant, "/states", Qos::default()).expect("writer");
+    let texts: Vec<Text> = ["one", "two"]
+        .iter()
+        .map(|t| Text { data: (*t).into() })
+        .collect();
+    for text in &texts {
+        writer.write(text).expect("write");
+    }
+    // Wait until both are in the cache, without reading them.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let first = loop {
+        if let Some(text) = reader.read_new().expect("read") {
+            break text;
+        }
+        assert!(Instant::now() < deadline, "no sample within 30 s");
+        thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(first, texts[0]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let second = loop {
+        if let Some(text) = reader.read_new().expect("read") {
+            break text;
+        }
+        assert!(Instant::now() < deadline, "no second sample within 30 s");
+        thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(second, texts[1]);
+    // Read once: nothing new any more, but both are still there to take.
+    assert_eq!(reader.read_new().expect("read"), None);
+    assert_eq!(reader.take().expect("take"), Some(texts[0].clone()));
+    assert_eq!(reader.take().expect("take"), Some(texts[1].clone()));
+    assert_eq!(reader.take().expect("take"), None);
+}
+
+/// A message with std_msgs/String's name and another layout, as a misconfigured peer sends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Impostor {
+    length_then_nothing: u32,
+}
+
+impl Message for Impostor {
+    const TYPE_NAME: &'static str = "std_msgs/msg/String";
+}
+
+#[test]
+fn malformed_bytes_are_a_decode_error_and_the_next_sample_still_reads() {
+    let participant = Participant::new(&isolated(82)).expect("participant");
+    let reader = Reader::<Text>::new(&participant, "/bad", Qos::default()).expect("reader");
+    let impostor = Writer::<Impostor>::new(&participant, "/bad", Qos::default()).expect("writer");
+    let writer = Writer::<Text>::new(&participant, "/bad", Qos::default()).expect("writer");
+
+    // A string length of 4 G with nothing after it.
+    impostor
+        .write(&Impostor {
+            length_then_nothing: u32::MAX,
+        })
+        .expect("write");
+    match take_next(&reader) {
+        Err(TakeError::Decode { dds_topic, .. }) => assert_eq!(dds_topic, "rt/bad"),
+        other => panic!("expected a decode error, got {other:?}"),
+    }
+    let good = Text { data: "ok".into() };
+    writer.write(&good).expect("write");
+    assert_eq!(take_next(&reader).expect("take"), good);
+}
+
+#[test]
+fn a_payload_without_header_is_refused() {
+    let participant = Participant::new(&isolated(83)).expect("participant");
+    let writer = Writer::<Text>::new(&participant, "/short", Qos::default()).expect("writer");
+    assert!(matches!(
+        writer.write_cdr(&[0, 1]),
+        Err(WriteError::MissingHeader { len: 2 })
+    ));
+}
+
+#[test]
+fn a_bad_cyclone_configuration_is_a_typed_error_with_cyclones_message() {
+    let mut config = isolated(84);
+    config.cyclonedds_uri = Some(
+        "<CycloneDDS><Domain><General><Interfaces>\
+         <NetworkInterface name=\"tacto_no_such_if0\"/>\
+         </Interfaces></General></Domain></CycloneDDS>"
+            .into(),
+    );
+    let error = Participant::new(&config).expect_err("an unknown interface is refused");
+    let ParticipantError::CreateDomain {
+        domain_id,
+        status,
+        cyclone_log,
+        ..
+    } = &error
+    else {
+        panic!("expected CreateDomain, got {error:?}");
+    };
+    assert_eq!(*domain_id, 84);
+    assert!(status.code < 0, "{status}");
+    // Cyclone's reason, not just its return code, is in the error.
+    assert!(
+        cyclone_log.iter().any(|m| m.contains("tacto_no_such_if0")),
+        "{cyclone_log:?}"
+    );
+    assert!(error.to_string().contains("does not match"), "{error}");
+    // An invalid value is refused the same way, with Cyclone's words for it.
+    config.cyclonedds_uri = Some(
+        "<CycloneDDS><Domain><General><AllowMulticast>perhaps</AllowMulticast>\
+         </General></Domain></CycloneDDS>"
+            .into(),
+    );
+    match Participant::new(&config) {
+        Err(ParticipantError::CreateDomain { cyclone_log, .. }) => assert!(
+            cyclone_log.iter().any(|m| m.contains("perhaps")),
+            "{cyclone_log:?}"
+        ),
+        other => panic!("expected CreateDomain, got {other:?}"),
+    }
+    // The failure left nothing behind: the domain can be joined with a good configuration.
+    Participant::new(&isolated(84)).expect("participant after a failed attempt");
+}
+
+#[test]
+fn one_domain_has_one_configuration_per_process() {
+    let first = Participant::new(&isolated(85)).expect("participant");
+    let same = Participant::new(&isolated(85)).expect("same configuration");
+    let mut other = isolated(85);
+    other.static_peers = vec!["127.0.0.1".into()];
+    other.discovery_range = DiscoveryRange::Localhost;
+    assert!(matches!(
+        Participant::new(&other),
+        Err(ParticipantError::ConfigConflict { domain_id: 85 })
+    ));
+    assert_ne!(first.guid().expect("guid"), same.guid().expect("guid"));
+    drop((first, same));
+    // With both gone the domain is free again, for any configuration.
+    Participant::new(&other).expect("participant with the other configuration");
+}
+
+#[test]
+fn bad_names_are_refused_before_cyclone_sees_them() {
+    let participant = Participant::new(&isolated(86)).expect("participant");
+    assert!(Writer::<Text>::new(&participant, "/a//b", Qos::default()).is_err());
+    assert!(Reader::<Text>::new(&participant, "", Qos::default()).is_err());
+}

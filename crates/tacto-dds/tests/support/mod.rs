@@ -1,0 +1,149 @@
+//! Real ROS 2 peers for the tests: rclpy nodes (the PyPI wheels, Fast DDS) run as child
+//! processes from the virtualenv `scripts/setup.sh` creates, and a tacto-dds participant
+//! restricted to the loopback interface.
+
+#![allow(dead_code)] // each test file uses its own part of this module
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use tacto_dds::{DiscoveryRange, DomainConfig, Participant};
+
+/// How long a test waits for discovery and the first samples. Generous: the machine is small
+/// and shared, and rclpy takes a few seconds to start. Nothing is timed against it.
+pub const PATIENCE: Duration = Duration::from_secs(90);
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The venv's python, after making sure the venv exists (once per test binary; the script
+/// locks against other test binaries doing it at the same time, and is fast when done).
+pub fn python() -> PathBuf {
+    static PYTHON: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let result = PYTHON.get_or_init(|| {
+        let root = repo_root();
+        let status = Command::new("bash")
+            .arg(root.join("scripts/setup.sh"))
+            .arg("venv")
+            .status()
+            .map_err(|e| format!("cannot run scripts/setup.sh: {e}"))?;
+        if !status.success() {
+            return Err(format!("scripts/setup.sh venv failed ({status})"));
+        }
+        let venv = std::env::var_os("TACTO_ROS2_VENV")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root.join("target/ros2-venv"));
+        Ok(venv.join("bin/python"))
+    });
+    match result {
+        Ok(python) => python.clone(),
+        Err(error) => panic!("the ROS 2 virtualenv is not available: {error}"),
+    }
+}
+
+/// Cyclone on the loopback interface only, with LOCALHOST discovery as rclpy gets it from
+/// `ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST`: the tests talk to processes on this machine
+/// and nothing else.
+pub fn loopback_participant(domain_id: u32) -> Participant {
+    let mut config = DomainConfig::new(domain_id);
+    config.discovery_range = DiscoveryRange::Localhost;
+    config.cyclonedds_uri = Some(
+        "<CycloneDDS><Domain><General><Interfaces>\
+         <NetworkInterface name=\"lo\"/>\
+         </Interfaces></General></Domain></CycloneDDS>"
+            .into(),
+    );
+    Participant::new(&config).unwrap_or_else(|e| panic!("participant in domain {domain_id}: {e}"))
+}
+
+/// An rclpy node running one of the scripts in `tests/rclpy/`, killed when dropped.
+pub struct RclpyNode {
+    child: Child,
+    /// Its stdout, line by line.
+    pub lines: Receiver<String>,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl RclpyNode {
+    /// Starts `tests/rclpy/<script>` with `args` in DDS domain `domain_id`, loopback only.
+    pub fn spawn(script: &str, domain_id: u32, args: &[&str]) -> RclpyNode {
+        let script_path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/rclpy")
+            .join(script);
+        let mut child = Command::new(python())
+            .arg("-u")
+            .arg(&script_path)
+            .args(args)
+            .env("ROS_DOMAIN_ID", domain_id.to_string())
+            .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+            .env("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp")
+            // What would change the peer's network or RMW behind the test's back.
+            .env_remove("ROS_LOCALHOST_ONLY")
+            .env_remove("ROS_STATIC_PEERS")
+            .env_remove("FASTRTPS_DEFAULT_PROFILES_FILE")
+            .env_remove("FASTDDS_DEFAULT_PROFILES_FILE")
+            // The wheels' bootstrapper sets LD_LIBRARY_PATH only when this is unset.
+            .env_remove("_ROS_WHEELS_BOOTSTRAP_COMPLETE")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", script_path.display()));
+        let (sender, lines) = mpsc::channel();
+        let stdout = child.stdout.take().expect("stdout is piped");
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let mut pipe = child.stderr.take().expect("stderr is piped");
+        let sink = Arc::clone(&stderr);
+        thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n @ 1..) = pipe.read(&mut buf) {
+                if let Ok(mut text) = sink.lock() {
+                    text.push_str(&String::from_utf8_lossy(&buf[..n]));
+                }
+            }
+        });
+        RclpyNode {
+            child,
+            lines,
+            stderr,
+        }
+    }
+
+    /// The next stdout line, or `None` after `timeout` (or if the process ended).
+    pub fn next_line(&self, deadline: Instant) -> Option<String> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        self.lines.recv_timeout(left).ok()
+    }
+
+    /// What the node wrote on stderr so far, for failure messages.
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    /// Whether the process has exited (and how).
+    pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+}
+
+impl Drop for RclpyNode {
+    fn drop(&mut self) {
+        // Our own child, by its handle.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
