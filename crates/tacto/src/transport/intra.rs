@@ -10,7 +10,7 @@ use std::any::{Any, TypeId};
 use arc_swap::ArcSwap;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use crate::cdr::EncodeError;
 use crate::context::TopicLease;
@@ -73,8 +73,9 @@ pub(crate) struct TopicCore {
     /// Set while more than one Rust type has a fan-out: only then does a publication look
     /// beyond its own type's subscriptions.
     several_types: AtomicBool,
-    /// Held while a fan-out is looked up or made (not on the path of a sample).
-    creating: Mutex<()>,
+    /// Held while the list of fan-outs is edited (never on the path of a sample), so that
+    /// `several_types` always describes the list.
+    editing: Mutex<()>,
     /// Removes the topic from its context when the last fan-out goes.
     _lease: TopicLease,
 }
@@ -114,7 +115,7 @@ impl TopicCore {
             delivery,
             typed: ArcSwap::default(),
             several_types: AtomicBool::new(false),
-            creating: Mutex::new(()),
+            editing: Mutex::new(()),
             _lease: lease,
         }
     }
@@ -125,9 +126,8 @@ impl TopicCore {
 
     /// The fan-out of `T`: the one in use, or a new one.
     pub(crate) fn typed<T: Message>(self: &Arc<Self>) -> Arc<Topic<T>> {
-        // One creation at a time, or two threads could each make a fan-out of `T`; fan-outs
-        // going away edit the list concurrently, with a compare-and-swap.
-        let _creating = self.creating.lock().unwrap_or_else(PoisonError::into_inner);
+        // One edit at a time, or two threads could each make a fan-out of `T`.
+        let editing = self.editing.lock().unwrap_or_else(PoisonError::into_inner);
         let existing = (self.typed.load().iter())
             .filter(|t| t.type_id == TypeId::of::<T>())
             .find_map(|t| t.any.upgrade()?.downcast::<Topic<T>>().ok());
@@ -146,23 +146,20 @@ impl TopicCore {
             any: Arc::downgrade(&any),
         };
         // A dead fan-out of `T` (its last endpoint going right now) is replaced.
-        self.edit_typed(|typed| {
+        self.edit_typed(&editing, |typed| {
             typed.retain(|t| t.type_id != TypeId::of::<T>());
-            typed.push(entry.clone());
+            typed.push(entry);
         });
         topic
     }
 
-    /// Replaces the list of fan-outs with an edited copy, and keeps `several_types` true to it.
-    fn edit_typed(&self, edit: impl Fn(&mut Vec<Typed>)) {
-        let old = self.typed.rcu(|typed| {
-            let mut typed = Vec::clone(typed);
-            edit(&mut typed);
-            typed
-        });
-        drop(old);
-        let several = self.typed.load().len() > 1;
-        self.several_types.store(several, Ordering::Relaxed);
+    /// Replaces the list of fan-outs with an edited copy, and `several_types` with what it
+    /// says of the copy; the caller holds `editing`.
+    fn edit_typed(&self, _editing: &MutexGuard<'_, ()>, edit: impl FnOnce(&mut Vec<Typed>)) {
+        let mut typed = Vec::clone(&self.typed.load());
+        edit(&mut typed);
+        self.several_types.store(typed.len() > 1, Ordering::Relaxed);
+        self.typed.store(Arc::new(typed));
     }
 }
 
@@ -277,7 +274,10 @@ impl<T: Message> Fanout for Topic<T> {
 
 impl<T> Drop for Topic<T> {
     fn drop(&mut self) {
-        self.core
-            .edit_typed(|typed| typed.retain(|t| t.fanout.strong_count() > 0));
+        let core = &self.core;
+        let editing = core.editing.lock().unwrap_or_else(PoisonError::into_inner);
+        core.edit_typed(&editing, |typed| {
+            typed.retain(|t| t.fanout.strong_count() > 0)
+        });
     }
 }
