@@ -474,3 +474,29 @@ mod types_of_one_ros_type {
         assert!(matches!(refused, Err(TopicError::TypeMismatch { .. })));
     }
 }
+
+/// Endpoints of one topic made on several threads at once all join the same fan-out.
+#[test]
+fn subscriptions_made_concurrently_all_receive() {
+    const THREADS: usize = 4;
+    for round in 0..50 {
+        let ctx = Context::new();
+        let topic = format!("race_{round}");
+        let subs: Vec<Subscription<Text>> = std::thread::scope(|s| {
+            let made: Vec<_> = (0..THREADS)
+                .map(|i| {
+                    let (ctx, topic) = (&ctx, &topic);
+                    s.spawn(move || {
+                        let mut node = ctx.node(&format!("n{i}")).unwrap();
+                        node.subscription::<Text>(topic).create().unwrap()
+                    })
+                })
+                .collect();
+            made.into_iter().map(|t| t.join().unwrap()).collect()
+        });
+        let mut talker = ctx.node("talker").unwrap();
+        let publisher = talker.publisher::<Text>(&topic).create().unwrap();
+        publisher.publish(text("hi"));
+        assert!(subs.iter().all(|s| s.unread() == 1), "round {round}");
+    }
+}
