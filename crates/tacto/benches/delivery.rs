@@ -31,6 +31,9 @@ use std::thread;
 use std::time::Duration;
 
 use tacto::msg::std_msgs::Empty;
+
+mod os;
+use os::{cpu_time, env, monotonic, sleep_until};
 use tacto::{
     CallbackExecutor, Context, EventsExecutor, Executor, History, Node, Publisher, SpinOutcome,
     StopHandle, Subscription, Trigger, WaitSetExecutor,
@@ -132,7 +135,7 @@ fn main() {
          total = exec + publish();\npub thr: publisher thread CPU, its pacing sleeps included; \
          process: all threads; cs/s: the executor's voluntary context switches per second"
     );
-    pin_to(0, settings.pin);
+    pin_if(0, settings.pin);
     let mut loads = vec![(
         "steady stream: one message per tick".to_owned(),
         settings.load(1),
@@ -276,7 +279,7 @@ fn publish_steadily(
     taken: Option<Arc<AtomicU64>>,
     pin: bool,
 ) -> PublisherSide {
-    pin_to(1, pin);
+    pin_if(1, pin);
     set_precise_sleeps();
     let tick = Duration::from_secs_f64(f64::from(load.burst) / load.rate);
     start.wait();
@@ -618,12 +621,13 @@ impl Settings {
     }
 }
 
-fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
-    match std::env::var(name) {
-        Ok(value) => value
-            .parse()
-            .unwrap_or_else(|_| panic!("{name}={value:?} is not a valid number")),
-        Err(_) => default,
+/// Pins the calling thread to `cpu` if `pin`; a refusal ends the bench with what to do.
+fn pin_if(cpu: usize, pin: bool) {
+    if pin {
+        assert!(
+            os::pin_to(cpu),
+            "cannot pin to CPU {cpu}; set TACTO_BENCH_PIN=0"
+        );
     }
 }
 
@@ -631,56 +635,11 @@ fn cpus() -> usize {
     thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-fn pin_to(cpu: usize, pin: bool) {
-    if !pin {
-        return;
-    }
-    // SAFETY: a zeroed cpu_set_t is a valid empty set, CPU_SET writes inside it, and
-    // sched_setaffinity only reads it; pid 0 is the calling thread.
-    let result = unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &set)
-    };
-    assert_eq!(result, 0, "cannot pin to CPU {cpu}; set TACTO_BENCH_PIN=0");
-}
-
 /// Linux delays a thread's timers by up to 50 µs by default (timer slack), which would make a
 /// 10 kHz stream uneven.
 fn set_precise_sleeps() {
     // SAFETY: PR_SET_TIMERSLACK takes one integer argument and touches no memory.
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
-}
-
-fn cpu_time(clock: libc::clockid_t) -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec, and every clock passed here exists on Linux.
-    unsafe { libc::clock_gettime(clock, &mut ts) };
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-}
-
-fn monotonic() -> Duration {
-    cpu_time(libc::CLOCK_MONOTONIC)
-}
-
-fn sleep_until(deadline: Duration) {
-    let ts = libc::timespec {
-        tv_sec: deadline.as_secs() as libc::time_t,
-        tv_nsec: deadline.subsec_nanos() as libc::c_long,
-    };
-    // SAFETY: `ts` is a valid timespec; with TIMER_ABSTIME no remainder is written, so null is fine.
-    while unsafe {
-        libc::clock_nanosleep(
-            libc::CLOCK_MONOTONIC,
-            libc::TIMER_ABSTIME,
-            &ts,
-            std::ptr::null_mut(),
-        )
-    } == libc::EINTR
-    {}
 }
 
 /// The calling thread's voluntary context switches so far: how often it blocked.

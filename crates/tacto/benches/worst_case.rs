@@ -28,6 +28,9 @@ use std::time::Duration;
 
 use tacto::{Context, Executor, ExecutorThread, History, Publisher, Trigger, WaitSetExecutor};
 
+mod os;
+use os::{env, monotonic, sleep_until};
+
 /// A 64 KiB payload, large enough that freeing an evicted one is not free.
 #[tacto::message("tacto_bench/msg/Frame")]
 #[derive(Debug, Clone, Default)]
@@ -144,11 +147,11 @@ fn run_phase(
 ) -> Vec<u64> {
     let times = thread::scope(|s| {
         s.spawn(|| {
-            pin_to(0);
+            os::pin_to(0);
             contender();
         });
         let timer = s.spawn(|| {
-            pin_to(1);
+            os::pin_to(1);
             if fifo {
                 set_fifo(80);
             }
@@ -189,54 +192,10 @@ fn ratio(a: u64, b: u64) -> f64 {
     a as f64 / b.max(1) as f64
 }
 
-fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn pin_to(cpu: usize) {
-    // SAFETY: a zeroed cpu_set_t is a valid empty set, CPU_SET writes inside it, and
-    // sched_setaffinity only reads it; pid 0 is the calling thread.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &set);
-    }
-}
-
 fn set_fifo(priority: i32) {
     let param = libc::sched_param {
         sched_priority: priority,
     };
     // SAFETY: `param` is a valid sched_param that the call only reads; pid 0 is this thread.
     unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) };
-}
-
-fn monotonic() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec and CLOCK_MONOTONIC exists.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-}
-
-fn sleep_until(deadline: Duration) {
-    let ts = libc::timespec {
-        tv_sec: deadline.as_secs() as libc::time_t,
-        tv_nsec: deadline.subsec_nanos() as libc::c_long,
-    };
-    // SAFETY: `ts` is a valid timespec; with TIMER_ABSTIME no remainder is written.
-    while unsafe {
-        libc::clock_nanosleep(
-            libc::CLOCK_MONOTONIC,
-            libc::TIMER_ABSTIME,
-            &ts,
-            std::ptr::null_mut(),
-        )
-    } == libc::EINTR
-    {}
 }
