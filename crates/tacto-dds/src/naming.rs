@@ -6,15 +6,9 @@
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum NameError {
-    /// The topic name breaks ROS 2's rules (empty, `//`, a trailing `/`, a character other
-    /// than letters, digits, `_` and `/`, or a part starting with a digit).
-    #[error("{name:?} is not a valid ROS 2 topic name: {reason}")]
-    Topic {
-        /// The name given.
-        name: String,
-        /// The rule it breaks.
-        reason: &'static str,
-    },
+    /// The topic name breaks ROS 2's rules (as [`tacto::resolve_topic_name`] checks them).
+    #[error(transparent)]
+    Topic(#[from] tacto::TopicError),
     /// The type name is not `package/msg/Type` (or `srv`, `action`) with identifiers.
     #[error("{name:?} is not a ROS 2 type name of the form package/msg/Type")]
     Type {
@@ -34,26 +28,7 @@ pub enum NameError {
 /// # Ok::<(), tacto_dds::naming::NameError>(())
 /// ```
 pub fn dds_topic_name(ros_name: &str) -> Result<String, NameError> {
-    let fail = |reason| NameError::Topic {
-        name: ros_name.to_owned(),
-        reason,
-    };
-    let relative = ros_name.strip_prefix('/').unwrap_or(ros_name);
-    if relative.is_empty() {
-        return Err(fail("it names no topic"));
-    }
-    for part in relative.split('/') {
-        if part.is_empty() {
-            return Err(fail("it has an empty part (`//` or a trailing `/`)"));
-        }
-        if !part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-            return Err(fail("only letters, digits, `_` and `/` are allowed"));
-        }
-        if part.as_bytes()[0].is_ascii_digit() {
-            return Err(fail("a part starts with a digit"));
-        }
-    }
-    Ok(format!("rt/{relative}"))
+    Ok(format!("rt{}", tacto::resolve_topic_name(ros_name)?))
 }
 
 /// The DDS type name of a ROS type: `pkg/msg/Type` → `pkg::msg::dds_::Type_`.
@@ -102,7 +77,7 @@ mod tests {
     fn bad_topics_are_refused() {
         for bad in ["", "/", "a//b", "a/", "a b", "/1st", "a/-b", "~/x"] {
             assert!(
-                matches!(dds_topic_name(bad), Err(NameError::Topic { .. })),
+                matches!(dds_topic_name(bad), Err(NameError::Topic(_))),
                 "{bad:?}"
             );
         }

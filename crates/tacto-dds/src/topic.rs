@@ -56,10 +56,12 @@ impl Topic {
             CString::new(dds_topic.as_str()),
             CString::new(dds_type.as_str()),
         ) else {
-            return Err(TopicError::Name(NameError::Topic {
-                name: ros_name.to_owned(),
-                reason: "it contains a NUL byte",
-            }));
+            return Err(TopicError::Name(NameError::Topic(
+                tacto::TopicError::InvalidName {
+                    name: ros_name.to_owned(),
+                    reason: "it contains a NUL byte",
+                },
+            )));
         };
         // SAFETY: the participant handle is live (`participant` borrows it); both strings are
         // valid C strings for the call, which copies them (the `*mut` in the signature is a

@@ -291,10 +291,20 @@ impl Context {
 /// rmw's `RMW_TOPIC_MAX_NAME_LENGTH`, for a resolved name (leading `/` included).
 const MAX_TOPIC_NAME_LENGTH: usize = 255 - 8;
 
-/// Checks a topic name against the ROS 2 rules and makes it absolute (`chat` → `/chat`).
+/// Checks a topic name against the ROS 2 rules and makes it absolute (`chat` → `/chat`), as
+/// every topic of a [`Context`] is named; transports derive their wire names from it.
 ///
 /// Private names (`~`) and substitutions (`{node}`) are not supported yet and are refused.
-pub(crate) fn resolve_topic_name(name: &str) -> Result<String, TopicError> {
+///
+/// # Examples
+/// ```
+/// use tacto::{TopicError, resolve_topic_name};
+///
+/// assert_eq!(resolve_topic_name("robot1/odom")?, "/robot1/odom");
+/// assert!(matches!(resolve_topic_name("a//b"), Err(TopicError::InvalidName { .. })));
+/// # Ok::<(), TopicError>(())
+/// ```
+pub fn resolve_topic_name(name: &str) -> Result<String, TopicError> {
     let invalid = |reason| TopicError::InvalidName {
         name: name.to_owned(),
         reason,

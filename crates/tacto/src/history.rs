@@ -151,7 +151,7 @@ impl<T> HistoryCache<T> {
             History::KeepLast(_) if self.slots.len() >= capacity => {
                 evicted = self.pop_front();
                 self.visible -= 1;
-                self.arrivals_evicted_unread(&evicted);
+                self.count_dropped_if_unread(&evicted);
             }
             History::KeepLast(_) => {}
         }
@@ -177,7 +177,7 @@ impl<T> HistoryCache<T> {
     }
 
     /// Counts an evicted sample as dropped if nobody read it.
-    fn arrivals_evicted_unread(&mut self, evicted: &Option<Slot<T>>) {
+    fn count_dropped_if_unread(&mut self, evicted: &Option<Slot<T>>) {
         if evicted.as_ref().is_some_and(|s| !s.is_read()) {
             self.dropped += 1;
         }
@@ -353,7 +353,7 @@ impl<T> HistoryCache<T> {
         }
         let slot = self.pop_front();
         self.visible -= 1;
-        self.arrivals_evicted_unread(&slot);
+        self.count_dropped_if_unread(&slot);
         slot.map(|s| s.payload)
     }
 

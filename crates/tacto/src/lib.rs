@@ -74,7 +74,7 @@ mod trigger;
 
 pub use callback_group::{CallbackGroup, CallbackGroupKind};
 pub use clock::{Clock, ClockKind, Time};
-pub use context::{Context, ContextBuilder, TopicError};
+pub use context::{Context, ContextBuilder, TopicError, resolve_topic_name};
 pub use executor::{
     AddError, CallbackExecutor, EventsExecutor, Executor, ExecutorStats, ExecutorThread,
     ExecutorThreadBuilder, JoinError, LetExecutor, SpawnError, SpinError, SpinOutcome, StopHandle,
