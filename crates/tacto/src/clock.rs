@@ -14,6 +14,7 @@ use std::time::Duration;
 use crate::executor::signal::Signal;
 use crate::msg::{builtin_interfaces, rosgraph_msgs};
 use crate::subscription::{Inbox, Listener, Subscription};
+use crate::transport::LinkError;
 
 /// A point in time: signed nanoseconds since the epoch of the clock that produced it.
 ///
@@ -230,18 +231,22 @@ impl Clock {
     }
 
     /// Makes ROS time follow the samples of `source`, a subscription to `/clock`.
-    pub(crate) fn follow(&self, source: Subscription<rosgraph_msgs::Clock>) {
+    pub(crate) fn follow(
+        &self,
+        source: Subscription<rosgraph_msgs::Clock>,
+    ) -> Result<(), LinkError> {
         let mut current = self.sim.source.lock().unwrap_or_else(|e| e.into_inner());
         if current.is_some() {
-            return;
+            return Ok(());
         }
         let listener = SimClockListener {
             inbox: Arc::downgrade(source.inbox()),
             sim: Arc::downgrade(&self.sim),
         };
-        source.inbox().attach_listener(Arc::new(listener));
+        source.inbox().attach_listener(Arc::new(listener))?;
         *current = Some(source);
         self.sim.active.store(true, Ordering::Release);
+        Ok(())
     }
 
     /// Sets simulated time and wakes every executor with timers on ROS time.

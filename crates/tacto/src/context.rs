@@ -10,6 +10,7 @@ use crate::message::Message;
 use crate::msg::rosgraph_msgs;
 use crate::node::{Node, NodeCreateError};
 use crate::subscription::Subscription;
+use crate::transport::Transport;
 use crate::transport::intra::{LocalDelivery, Topic, TopicCore};
 
 /// A graph of nodes that can talk to each other, with its clocks.
@@ -39,6 +40,7 @@ struct ContextInner {
     node_names: Mutex<HashMap<String, Weak<str>>>,
     clock: Clock,
     delivery: LocalDelivery,
+    transport: Option<Arc<dyn Transport>>,
 }
 
 /// Configures a [`Context`]; from [`Context::builder`].
@@ -46,12 +48,20 @@ struct ContextInner {
 #[must_use = "a builder does nothing until `create` is called"]
 pub struct ContextBuilder {
     delivery: LocalDelivery,
+    transport: Option<Arc<dyn Transport>>,
 }
 
 impl ContextBuilder {
     /// How samples travel between this context's own nodes (see [`LocalDelivery`]).
     pub fn local_delivery(mut self, delivery: LocalDelivery) -> Self {
         self.delivery = delivery;
+        self
+    }
+
+    /// Carries the context's topics out of the process too, e.g. over DDS with
+    /// `tacto_dds::DdsTransport`. Without one, the context's nodes talk only to each other.
+    pub fn transport(mut self, transport: Arc<dyn Transport>) -> Self {
+        self.transport = Some(transport);
         self
     }
 
@@ -63,6 +73,7 @@ impl ContextBuilder {
                 node_names: Mutex::default(),
                 clock: Clock::default(),
                 delivery: self.delivery,
+                transport: self.transport,
             }),
         }
     }
@@ -162,6 +173,14 @@ pub enum TopicError {
         /// The type asked for.
         requested: &'static str,
     },
+    /// The context's transport could not link the topic out of the process.
+    #[error("topic {topic}: the transport refused it: {error}")]
+    Link {
+        /// The resolved topic name.
+        topic: String,
+        /// What the transport said.
+        error: crate::transport::LinkError,
+    },
 }
 
 impl Context {
@@ -175,6 +194,7 @@ impl Context {
     pub fn builder() -> ContextBuilder {
         ContextBuilder {
             delivery: LocalDelivery::from_env(),
+            transport: None,
         }
     }
 
@@ -245,10 +265,11 @@ impl Context {
             return Ok(());
         }
         let topic = self.topic::<rosgraph_msgs::Clock>("/clock")?;
-        self.inner
-            .clock
-            .follow(Subscription::new(topic, History::KeepLast(1)));
-        Ok(())
+        let source = Subscription::new(topic, History::KeepLast(1))?;
+        (self.inner.clock.follow(source)).map_err(|error| TopicError::Link {
+            topic: "/clock".to_owned(),
+            error,
+        })
     }
 
     /// Opens the intra-process topic `name` for messages of type `T`: the one in use, or a new
@@ -268,7 +289,9 @@ impl Context {
                         name: name.clone(),
                         topics: Arc::downgrade(&self.inner.topics),
                     };
-                    let core = TopicCore::new(&name, T::TYPE_NAME, self.inner.delivery, lease);
+                    let transport = self.inner.transport.clone();
+                    let core =
+                        TopicCore::new(&name, T::TYPE_NAME, self.inner.delivery, transport, lease);
                     let core = Arc::new(core);
                     let topic = Arc::downgrade(&core);
                     topics.insert(name.clone(), TopicEntry { topic });

@@ -361,6 +361,26 @@ impl<T> HistoryCache<T> {
         self.dropped
     }
 
+    /// True once a LET executor froze the cache.
+    pub(crate) fn is_frozen(&self) -> bool {
+        self.frozen
+    }
+
+    /// The facts of the oldest visible sample (of the oldest NOT_READ one if `new_only`), to
+    /// order this cache's samples against a transport's.
+    pub(crate) fn oldest_info(&self, new_only: bool) -> Option<SampleInfo> {
+        let index = match new_only {
+            true => self.first_unread()?,
+            false => (self.visible > 0).then_some(0)?,
+        };
+        Some(self.slots[index].info)
+    }
+
+    /// Counts a sample from elsewhere (a transport's cache) that failed to decode.
+    pub(crate) fn count_malformed(&mut self) {
+        self.malformed += 1;
+    }
+
     pub(crate) fn malformed(&self) -> u64 {
         self.malformed
     }

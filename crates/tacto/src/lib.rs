@@ -69,7 +69,7 @@ mod sample;
 pub mod shutdown;
 pub mod subscription;
 pub mod timer;
-mod transport;
+pub mod transport;
 mod trigger;
 
 pub use callback_group::{CallbackGroup, CallbackGroupKind};

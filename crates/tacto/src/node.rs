@@ -317,7 +317,9 @@ pub struct PublisherBuilder<'a, T> {
 impl<T: Message> PublisherBuilder<'_, T> {
     /// Creates the publisher.
     pub fn create(self) -> Result<Publisher<T>, TopicError> {
-        let publisher = Publisher::new(self.node.context.topic::<T>(&self.topic)?);
+        let topic = self.node.context.topic::<T>(&self.topic)?;
+        let link = topic.link_writer()?;
+        let publisher = Publisher::new(topic, link);
         remember(&mut self.node.outputs, Arc::downgrade(&publisher.output()));
         Ok(publisher)
     }
@@ -402,7 +404,7 @@ impl Node {
         if history.capacity() == 0 {
             return Err(SubscriptionCreateError::ZeroCapacity);
         }
-        let sub = Subscription::new(self.context.topic::<T>(topic)?, history);
+        let sub = Subscription::new(self.context.topic::<T>(topic)?, history)?;
         remember(&mut self.inputs, Arc::downgrade(&sub.input()));
         Ok(sub)
     }

@@ -10,6 +10,7 @@ use crate::clock::system_now;
 use crate::message::Message;
 use crate::pi_mutex::PiMutex;
 use crate::sample::{PublisherId, SampleInfo};
+use crate::transport::LinkWriter;
 use crate::transport::intra::Topic;
 
 /// How many published loans a publisher keeps for reuse: a message comes back to the pool
@@ -46,6 +47,10 @@ pub(crate) struct PublisherShared<T> {
     sequence: PiMutex<u64>,
     /// Messages that a serialized path could not encode (see [`Publisher::encode_errors`]).
     encode_errors: AtomicU64,
+    /// The topic's link out of the process, if the context has a transport.
+    link: Option<Arc<dyn LinkWriter>>,
+    /// Messages encoded for and written to `link` (see [`Publisher::remote_writes`]).
+    remote_writes: AtomicU64,
     /// Set by a LET executor: publications wait there until the period ends.
     outbox: OnceLock<Arc<Outbox>>,
     loans: PiMutex<LoanPool<T>>,
@@ -75,13 +80,15 @@ fn next_publisher_id() -> PublisherId {
 }
 
 impl<T: Message> Publisher<T> {
-    pub(crate) fn new(topic: Arc<Topic<T>>) -> Self {
+    pub(crate) fn new(topic: Arc<Topic<T>>, link: Option<Arc<dyn LinkWriter>>) -> Self {
         Publisher {
             shared: Arc::new(PublisherShared {
                 topic,
                 id: next_publisher_id(),
                 sequence: PiMutex::new(0),
                 encode_errors: AtomicU64::new(0),
+                link,
+                remote_writes: AtomicU64::new(0),
                 outbox: OnceLock::new(),
                 loans: PiMutex::new(LoanPool {
                     slots: Vec::new(),
@@ -153,11 +160,18 @@ impl<T: Message> Publisher<T> {
     }
 
     /// Messages that had to be serialized and could not be, since creation: their type uses a
-    /// serde construct without a CDR form (a map, an `Option`, ...). Such a message reaches no
-    /// subscription that needs it serialized. Always 0 for message types that come from
-    /// `.msg` definitions.
+    /// serde construct without a CDR form (a map, an `Option`, ...), or the context's transport
+    /// refused the bytes. Such a message reaches no subscription that needs it serialized.
+    /// Always 0 for message types that come from `.msg` definitions on a healthy transport.
     pub fn encode_errors(&self) -> u64 {
         self.shared.encode_errors.load(Ordering::Relaxed)
+    }
+
+    /// Messages encoded and written to the context's transport since creation: only those
+    /// published while a reader outside the process was matched. Always 0 without a
+    /// transport.
+    pub fn remote_writes(&self) -> u64 {
+        self.shared.remote_writes.load(Ordering::Relaxed)
     }
 
     /// The number of intra-process subscriptions on the topic.
@@ -196,9 +210,29 @@ impl<T: Message> PublisherShared<T> {
             publisher: self.id,
             sequence: *sequence,
         };
+        if let Some(link) = &self.link {
+            self.send_remote(&**link, &msg);
+        }
         if self.topic.deliver(msg, info).is_err() {
             self.encode_errors.fetch_add(1, Ordering::Relaxed);
         }
+    }
+
+    /// Encodes `msg` once and writes it to the link, if a reader outside the process listens.
+    /// Out of line: a context without a transport never comes here.
+    #[inline(never)]
+    fn send_remote(&self, link: &dyn LinkWriter, msg: &T) {
+        if !link.has_remote_readers() {
+            return;
+        }
+        let written = crate::cdr::to_vec(msg)
+            .ok()
+            .is_some_and(|bytes| link.write(&bytes).is_ok());
+        let counter = match written {
+            true => &self.remote_writes,
+            false => &self.encode_errors,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
     }
 }
 

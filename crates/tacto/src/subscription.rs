@@ -5,13 +5,16 @@
 //! [`Trigger`](crate::Trigger) wakes an executor when a sample arrives.
 
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use crate::context::TopicError;
 use crate::history::{History, HistoryCache, Offer, Payload, Stored};
 use crate::message::Message;
 use crate::pi_mutex::{PiGuard, PiMutex};
 use crate::sample::{Sample, SampleInfo};
 use crate::transport::intra::Topic;
+use crate::transport::{LinkError, LinkReader, ReadOp, RemoteSample};
 
 /// Told by an inbox that a sample arrived; implemented by each executor's wake-up path.
 ///
@@ -27,6 +30,11 @@ pub(crate) struct Inbox<T> {
     cache: PiMutex<HistoryCache<T>>,
     /// Set once, by the executor that runs the node this subscription triggers.
     listener: OnceLock<Arc<dyn Listener>>,
+    /// The transport's cache of samples from other processes, if the context has a transport:
+    /// the history of remote samples, each operation looking at both it and `cache`.
+    remote: Option<Box<dyn LinkReader>>,
+    /// How often the transport said samples arrived; counted once a listener is attached.
+    remote_arrivals: Arc<AtomicU64>,
 }
 
 impl<T> fmt::Debug for Inbox<T> {
@@ -38,10 +46,12 @@ impl<T> fmt::Debug for Inbox<T> {
 }
 
 impl<T: Message> Inbox<T> {
-    fn new(history: History) -> Self {
+    fn new(history: History, remote: Option<Box<dyn LinkReader>>) -> Self {
         Inbox {
             cache: PiMutex::new(HistoryCache::new(history)),
             listener: OnceLock::new(),
+            remote,
+            remote_arrivals: Arc::default(),
         }
     }
 
@@ -49,13 +59,133 @@ impl<T: Message> Inbox<T> {
         self.cache.lock()
     }
 
-    /// Sets the listener; false if one is set already (a subscription wakes one executor).
-    pub(crate) fn attach_listener(&self, listener: Arc<dyn Listener>) -> bool {
-        self.listener.set(listener).is_ok()
+    /// Sets the listener, and has the transport's reader call it too; `Ok(false)` if one is
+    /// set already (a subscription wakes one executor).
+    pub(crate) fn attach_listener(&self, listener: Arc<dyn Listener>) -> Result<bool, LinkError> {
+        if self.listener.set(listener.clone()).is_err() {
+            return Ok(false);
+        }
+        if let Some(remote) = &self.remote {
+            let arrivals = self.remote_arrivals.clone();
+            remote.on_data(Arc::new(move || {
+                // Counted before the wake-up, which the executor follows by reading it.
+                arrivals.fetch_add(1, Ordering::SeqCst);
+                listener.on_sample();
+            }))?;
+        }
+        Ok(true)
     }
 
+    /// The transport's cache, unless a LET freeze holds the history still: then its samples
+    /// wait there for the next freeze.
+    fn remote(&self) -> Option<&dyn LinkReader> {
+        let remote = self.remote.as_deref()?;
+        (!self.cache().is_frozen()).then_some(remote)
+    }
+
+    /// The newest sample of both sources; every sample of both is READ afterwards.
     pub(crate) fn latest(&self) -> Option<Sample<T>> {
-        self.get(true, HistoryCache::latest)
+        let Some(remote) = self.remote() else {
+            return self.get(true, HistoryCache::latest);
+        };
+        let local = self.get(true, HistoryCache::latest);
+        self.newer(local, remote.next(ReadOp::Latest))
+    }
+
+    /// The newest sample of both sources, changing no state.
+    fn peek_latest(&self) -> Option<Sample<T>> {
+        let Some(remote) = self.remote() else {
+            return self.get(true, |cache| cache.peek_latest());
+        };
+        let local = self.get(true, |cache| cache.peek_latest());
+        self.newer(local, remote.next(ReadOp::PeekNewest))
+    }
+
+    /// The later published of a local sample and a remote one.
+    fn newer(&self, local: Option<Sample<T>>, remote: Option<RemoteSample>) -> Option<Sample<T>> {
+        match (local, remote) {
+            (Some(local), Some(remote)) if remote.info.publish_time < local.info.publish_time => {
+                Some(local)
+            }
+            (local, Some(remote)) => self.decode_remote(remote).or(local),
+            (local, None) => local,
+        }
+    }
+
+    /// The oldest sample of both sources (oldest published first) that `local` or `remote`
+    /// would return: `new_only` says whether they look at NOT_READ samples only, `keeps`
+    /// whether the sample stays in the history (see [`get`](Self::get)).
+    fn oldest(
+        &self,
+        new_only: bool,
+        keeps: bool,
+        local: fn(&mut HistoryCache<T>) -> Option<Stored<T>>,
+        remote: ReadOp,
+    ) -> Option<Sample<T>> {
+        let Some(link) = self.remote() else {
+            return self.get(keeps, local);
+        };
+        let peek = match new_only {
+            true => ReadOp::PeekOldestNew,
+            false => ReadOp::PeekOldest,
+        };
+        loop {
+            let from_remote = match self.cache().oldest_info(new_only) {
+                None => true,
+                Some(info) => link
+                    .next(peek)
+                    .is_some_and(|sample| sample.info.publish_time < info.publish_time),
+            };
+            if !from_remote {
+                return self.get(keeps, local);
+            }
+            let Some(sample) = link.next(remote) else {
+                return self.get(keeps, local);
+            };
+            // A malformed one was taken or marked read: the next call moves on.
+            if let Some(sample) = self.decode_remote(sample) {
+                return Some(sample);
+            }
+        }
+    }
+
+    /// Decodes a sample from the transport; `None` if it is malformed, which is counted.
+    #[cold]
+    fn decode_remote(&self, sample: RemoteSample) -> Option<Sample<T>> {
+        match crate::cdr::from_bytes::<T>(&sample.cdr) {
+            Ok(msg) => Some(Sample {
+                msg: Arc::new(msg),
+                info: sample.info,
+            }),
+            Err(_) => {
+                self.cache().count_malformed();
+                None
+            }
+        }
+    }
+
+    /// Moves the transport's samples into the local history, oldest first, waking nobody:
+    /// at a LET freeze, and before operations that work on the local history alone.
+    #[cold]
+    fn absorb(&self) {
+        let Some(remote) = &self.remote else { return };
+        // Bounded by what is there now: arrivals during the loop wait for the next call.
+        for _ in 0..remote.len() {
+            let Some(sample) = remote.next(ReadOp::Take) else {
+                break;
+            };
+            self.store(Payload::Serialized(Arc::new(sample.cdr)), sample.info);
+        }
+    }
+
+    fn unread(&self) -> usize {
+        let local = self.cache().unread();
+        local + self.remote().map_or(0, |remote| remote.unread())
+    }
+
+    fn len(&self) -> usize {
+        let local = self.cache().len();
+        local + self.remote().map_or(0, |remote| remote.len())
     }
 
     /// Stores a shared message; called by the transports, on their threads.
@@ -69,13 +199,17 @@ impl<T: Message> Inbox<T> {
     }
 
     fn offer(&self, payload: Payload<T>, info: SampleInfo) {
+        self.store(payload, info);
+        if let Some(listener) = self.listener.get() {
+            listener.on_sample();
+        }
+    }
+
+    fn store(&self, payload: Payload<T>, info: SampleInfo) {
         let offer = self.cache().offer(payload, info);
         // Freed here, after the lock: a large message must not be freed under it.
         if let Offer::StoredEvicting(evicted) = offer {
             drop(evicted);
-        }
-        if let Some(listener) = self.listener.get() {
-            listener.on_sample();
         }
     }
 
@@ -139,29 +273,31 @@ pub(crate) trait Input: Send + Sync + fmt::Debug {
     /// Samples that became visible since creation: a change means new arrivals.
     fn arrivals(&self) -> u64;
     fn is_attached(&self) -> bool;
-    /// Attaches the listener; false if one is attached already.
-    fn attach(&self, listener: Arc<dyn Listener>) -> bool;
+    /// Attaches the listener; `Ok(false)` if one is attached already.
+    fn attach(&self, listener: Arc<dyn Listener>) -> Result<bool, LinkError>;
     fn freeze(&self);
 }
 
 impl<T: Message> Input for Inbox<T> {
     fn unread(&self) -> usize {
-        self.cache().unread()
+        Inbox::unread(self)
     }
 
     fn arrivals(&self) -> u64 {
-        self.cache().arrivals()
+        self.cache().arrivals() + self.remote_arrivals.load(Ordering::SeqCst)
     }
 
     fn is_attached(&self) -> bool {
         self.listener.get().is_some()
     }
 
-    fn attach(&self, listener: Arc<dyn Listener>) -> bool {
+    fn attach(&self, listener: Arc<dyn Listener>) -> Result<bool, LinkError> {
         self.attach_listener(listener)
     }
 
     fn freeze(&self) {
+        // The period sees what arrived before its start, from both sources.
+        self.absorb();
         self.cache().freeze();
         loop {
             // One at a time, each freed after the lock (see `deliver`).
@@ -230,20 +366,21 @@ impl<T: Message> fmt::Debug for Subscription<T> {
 }
 
 impl<T: Message> Subscription<T> {
-    pub(crate) fn new(topic: Arc<Topic<T>>, history: History) -> Self {
-        let inbox = Arc::new(Inbox::new(history));
+    /// A subscription to `topic`, with a reader of the context's transport if it has one.
+    pub(crate) fn new(topic: Arc<Topic<T>>, history: History) -> Result<Self, TopicError> {
+        let inbox = Arc::new(Inbox::new(history, topic.link_reader(history)?));
         topic.subscribe(inbox.clone());
-        Subscription { inbox, topic }
+        Ok(Subscription { inbox, topic })
     }
 
     /// Removes and returns the oldest sample, read or not.
     pub fn take(&self) -> Option<Sample<T>> {
-        self.inbox.get(false, HistoryCache::take)
+        (self.inbox).oldest(false, false, HistoryCache::take, ReadOp::Take)
     }
 
     /// Removes and returns the oldest sample not read yet.
     pub fn take_new(&self) -> Option<Sample<T>> {
-        self.inbox.get(false, HistoryCache::take_new)
+        (self.inbox).oldest(true, false, HistoryCache::take_new, ReadOp::TakeNew)
     }
 
     /// Takes every sample in the history now, read or not, oldest first.
@@ -259,7 +396,7 @@ impl<T: Message> Subscription<T> {
 
     /// Returns the oldest sample not read yet, without removing it, and marks it read.
     pub fn read_new(&self) -> Option<Sample<T>> {
-        self.inbox.get(true, HistoryCache::read_new)
+        (self.inbox).oldest(true, true, HistoryCache::read_new, ReadOp::ReadNew)
     }
 
     /// Returns the newest sample, read or not, and marks every sample read.
@@ -295,6 +432,10 @@ impl<T: Message> Subscription<T> {
     /// assert_eq!(words.len(), 4); // nothing was removed
     /// ```
     pub fn window(&self, n: usize) -> Window<'_, T> {
+        if self.inbox.remote().is_some() {
+            // A window spans both sources: the transport's samples join the local history.
+            self.inbox.absorb();
+        }
         let bounds = self.inbox.cache().read_window(n);
         Window { sub: self, bounds }
     }
@@ -306,12 +447,12 @@ impl<T: Message> Subscription<T> {
 
     /// The number of samples not read yet.
     pub fn unread(&self) -> usize {
-        self.inbox.cache().unread()
+        self.inbox.unread()
     }
 
     /// The number of samples in the history, read or not.
     pub fn len(&self) -> usize {
-        self.inbox.cache().len()
+        self.inbox.len()
     }
 
     /// True if the history holds no sample.
@@ -375,6 +516,11 @@ impl<T: Message> Iterator for TakeAll<'_, T> {
             Some(left) => {
                 self.left = Some(left.checked_sub(1)?);
                 self.sub.take()
+            }
+            // Two sources: counted first, then taken one by one from whichever is older.
+            None if self.sub.inbox.remote.is_some() => {
+                self.left = Some(self.sub.len());
+                self.next()
             }
             None => {
                 let mut left = 0;
@@ -442,12 +588,12 @@ impl<T: Message> Probe<T> {
 
     /// The number of unread samples.
     pub fn unread(&self) -> usize {
-        self.inbox.cache().unread()
+        self.inbox.unread()
     }
 
     /// The newest sample, without marking anything read.
     pub fn peek_latest(&self) -> Option<Sample<T>> {
-        self.inbox.get(true, |cache| cache.peek_latest())
+        self.inbox.peek_latest()
     }
 }
 

@@ -212,7 +212,13 @@ pub(crate) fn admit<L: Listener + FdListener + 'static>(
     let mut entries = Vec::with_capacity(node.executables.len());
     for (exe, listener) in node.executables.into_iter().zip(listeners) {
         for input in &exe.trigger.inputs {
-            if !input.attach(listener.clone()) {
+            let attached = input
+                .attach(listener.clone())
+                .map_err(|error| AddError::Link {
+                    node: name.to_string(),
+                    error,
+                })?;
+            if !attached {
                 return Err(AddError::InputAlreadyTriggering(name.to_string()));
             }
         }

@@ -142,6 +142,15 @@ pub enum AddError {
         /// What it cannot do.
         reason: &'static str,
     },
+    /// The context's transport could not give a triggering subscription's reader its
+    /// data-available listener.
+    #[error("node {node:?}: the transport cannot wake the executor: {error}")]
+    Link {
+        /// The node.
+        node: String,
+        /// What the transport said.
+        error: crate::transport::LinkError,
+    },
     /// The OS refused to watch the fd of one of the node's
     /// [readable triggers](crate::Trigger::readable): a regular file or a directory (`EPERM`:
     /// always readable, so nothing to wait for), or an fd this executor already watches

@@ -13,10 +13,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use crate::cdr::EncodeError;
-use crate::context::TopicLease;
+use crate::context::{TopicError, TopicLease};
+use crate::history::History;
 use crate::message::Message;
 use crate::sample::SampleInfo;
 use crate::subscription::Inbox;
+use crate::transport::{LinkReader, LinkWriter, Transport};
 
 /// How a context delivers samples between its own publishers and subscriptions.
 ///
@@ -76,6 +78,11 @@ pub(crate) struct TopicCore {
     /// Held while the list of fan-outs is edited (never on the path of a sample), so that
     /// `several_types` always describes the list.
     editing: Mutex<()>,
+    /// The context's transport out of the process, if any.
+    transport: Option<Arc<dyn Transport>>,
+    /// The link its publishers share, made by the first of them; held weakly (they own it),
+    /// so that the topic stops being offered outside once its last publisher goes.
+    writer: Mutex<Option<Weak<dyn LinkWriter>>>,
     /// Removes the topic from its context when the last fan-out goes.
     _lease: TopicLease,
 }
@@ -107,6 +114,7 @@ impl TopicCore {
         name: &str,
         ros_type: &'static str,
         delivery: LocalDelivery,
+        transport: Option<Arc<dyn Transport>>,
         lease: TopicLease,
     ) -> Self {
         TopicCore {
@@ -116,6 +124,8 @@ impl TopicCore {
             typed: ArcSwap::default(),
             several_types: AtomicBool::new(false),
             editing: Mutex::new(()),
+            transport,
+            writer: Mutex::new(None),
             _lease: lease,
         }
     }
@@ -233,6 +243,43 @@ impl<T: Message> Topic<T> {
         }
         others().for_each(|fanout| fanout.deliver_serialized(&bytes, info));
         Ok(())
+    }
+
+    /// The topic's writer to the context's transport, for a new publisher: the one its other
+    /// publishers share, or a new one. `None` without a transport.
+    pub(crate) fn link_writer(&self) -> Result<Option<Arc<dyn LinkWriter>>, TopicError> {
+        let Some(transport) = &self.core.transport else {
+            return Ok(None);
+        };
+        let mut writer = (self.core.writer.lock()).unwrap_or_else(PoisonError::into_inner);
+        if let Some(live) = writer.as_ref().and_then(Weak::upgrade) {
+            return Ok(Some(live));
+        }
+        let made = (transport.writer(&self.core.name, self.core.ros_type))
+            .map_err(|error| self.link_error(error))?;
+        *writer = Some(Arc::downgrade(&made));
+        Ok(Some(made))
+    }
+
+    /// A reader of the context's transport for a new subscription keeping `history`; `None`
+    /// without a transport.
+    pub(crate) fn link_reader(
+        &self,
+        history: History,
+    ) -> Result<Option<Box<dyn LinkReader>>, TopicError> {
+        let Some(transport) = &self.core.transport else {
+            return Ok(None);
+        };
+        (transport.reader(&self.core.name, self.core.ros_type, history))
+            .map(Some)
+            .map_err(|error| self.link_error(error))
+    }
+
+    fn link_error(&self, error: crate::transport::LinkError) -> TopicError {
+        TopicError::Link {
+            topic: self.core.name.clone(),
+            error,
+        }
     }
 
     pub(crate) fn subscribe(&self, inbox: Arc<Inbox<T>>) {

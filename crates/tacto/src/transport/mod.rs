@@ -12,9 +12,12 @@
 //! - **A history the transport keeps itself** (a Cyclone DDS reader cache with KeepLast N):
 //!   a subscription's operations are DDS's sample states, so they map one to one onto a
 //!   reader: `read_new` reads a NOT_READ sample and marks it READ, `take` removes a sample of
-//!   any state, `take_new` a NOT_READ one, `has_new` asks for NOT_READ samples, `latest` and
-//!   `window` read the newest. Such a transport replaces the `HistoryCache` behind
-//!   the subscription's inbox; no public type changes. It is not built yet: its first user is
-//!   the DDS transport.
+//!   any state, `take_new` a NOT_READ one, `has_new` asks for NOT_READ samples, `latest`
+//!   reads the newest. Such a history is a [`LinkReader`], the second source of a
+//!   subscription's inbox beside its `HistoryCache` (see [`link`]); no other public type
+//!   changes.
 
 pub(crate) mod intra;
+mod link;
+
+pub use link::{LinkError, LinkReader, LinkWriter, ReadOp, RemoteSample, Transport};

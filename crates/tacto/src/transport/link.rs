@@ -1,0 +1,136 @@
+//! The seam for a transport that carries topics out of the process (DDS in `tacto-dds`).
+//!
+//! A [`Context`](crate::Context) built with a [`Transport`] gives each topic links to it: a
+//! [`LinkWriter`] shared by the topic's publishers, made with its first publisher, and a
+//! [`LinkReader`] per subscription, whose cache is that subscription's history of remote
+//! samples. Links carry CDR bytes (encapsulation header included), so one writer serves every
+//! Rust type of a ROS type. A context without a transport has no links and pays nothing for
+//! them.
+//!
+//! Rules every transport keeps:
+//! - **No echo**: a link never delivers a sample written by its own process; the intra path
+//!   did already.
+//! - **Encode only for someone**: a publisher asks [`LinkWriter::has_remote_readers`] before it
+//!   encodes anything.
+//! - **Wake only those who asked**: a reader wakes nothing until
+//!   [`LinkReader::on_data`] is given a callback, which only an executor running a trigger that
+//!   names the subscription does.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::history::History;
+use crate::sample::SampleInfo;
+
+/// A transport that carries topics between processes: a factory of links.
+///
+/// Given to [`ContextBuilder::transport`](crate::ContextBuilder::transport).
+///
+/// # Examples
+/// A transport that links nothing, as a skeleton of a real one:
+/// ```
+/// use std::sync::Arc;
+/// use tacto::transport::{LinkError, LinkReader, LinkWriter, Transport};
+/// use tacto::{Context, History};
+///
+/// #[derive(Debug)]
+/// struct Nowhere;
+///
+/// impl Transport for Nowhere {
+///     fn writer(&self, topic: &str, _: &'static str) -> Result<Arc<dyn LinkWriter>, LinkError> {
+///         Err(LinkError(format!("{topic} goes nowhere")))
+///     }
+///     fn reader(
+///         &self,
+///         topic: &str,
+///         _: &'static str,
+///         _: History,
+///     ) -> Result<Box<dyn LinkReader>, LinkError> {
+///         Err(LinkError(format!("{topic} comes from nowhere")))
+///     }
+/// }
+///
+/// let ctx = Context::builder().transport(Arc::new(Nowhere)).create();
+/// let mut node = ctx.node("n").unwrap();
+/// assert!(node.subscription::<tacto::msg::std_msgs::Empty>("t").create().is_err());
+/// ```
+pub trait Transport: Send + Sync + fmt::Debug {
+    /// The writer of topic `topic` (resolved, `/chatter`) of ROS type `ros_type`
+    /// (`std_msgs/msg/String`).
+    fn writer(&self, topic: &str, ros_type: &'static str)
+    -> Result<Arc<dyn LinkWriter>, LinkError>;
+
+    /// A reader of `topic` for one subscription, whose cache keeps `history`.
+    fn reader(
+        &self,
+        topic: &str,
+        ros_type: &'static str,
+        history: History,
+    ) -> Result<Box<dyn LinkReader>, LinkError>;
+}
+
+/// Why a link could not be made or used: the transport's own message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct LinkError(pub String);
+
+/// The sending end of a topic's link, shared by the topic's publishers in this process.
+pub trait LinkWriter: Send + Sync + fmt::Debug {
+    /// True while a reader outside this process is matched: only then is a sample encoded.
+    fn has_remote_readers(&self) -> bool;
+
+    /// Sends one sample's CDR bytes, encapsulation header included.
+    fn write(&self, cdr: &[u8]) -> Result<(), LinkError>;
+}
+
+/// What a [`LinkReader::next`] does with the sample it returns, in DDS's terms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadOp {
+    /// Look at the oldest sample, any state, changing nothing.
+    PeekOldest,
+    /// Look at the oldest NOT_READ sample, changing nothing.
+    PeekOldestNew,
+    /// Look at the newest sample, any state, changing nothing.
+    PeekNewest,
+    /// Remove the oldest sample, any state.
+    Take,
+    /// Remove the oldest NOT_READ sample.
+    TakeNew,
+    /// Return the oldest NOT_READ sample and mark it READ.
+    ReadNew,
+    /// Return the newest sample and mark every sample READ.
+    Latest,
+}
+
+/// A sample as a link gives it: still serialized.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteSample {
+    /// CDR bytes, encapsulation header included.
+    pub cdr: Vec<u8>,
+    /// Its delivery facts: source timestamp as `publish_time`, the writer's GID as
+    /// `publisher`.
+    pub info: SampleInfo,
+}
+
+/// The receiving end of one subscription's link: a cache of remote samples with DDS sample
+/// states, bounded by the subscription's [`History`].
+pub trait LinkReader: Send + Sync + fmt::Debug {
+    /// The sample `op` names, if any.
+    fn next(&self, op: ReadOp) -> Option<RemoteSample>;
+
+    /// NOT_READ samples in the cache.
+    fn unread(&self) -> usize;
+
+    /// Samples in the cache, read or not.
+    fn len(&self) -> usize;
+
+    /// True if the cache holds no sample.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Calls `wake` on the transport's thread whenever samples arrive from now on. Called
+    /// once per reader, and only for a reader named in a trigger: a reader without it wakes
+    /// nothing.
+    fn on_data(&self, wake: Arc<dyn Fn() + Send + Sync>) -> Result<(), LinkError>;
+}
