@@ -41,6 +41,7 @@ pub mod qos;
 pub mod reader;
 pub mod retcode;
 mod topic;
+pub mod transport;
 pub mod writer;
 
 pub use domain::{ConfigError, DiscoveryRange, DomainConfig};
@@ -49,4 +50,5 @@ pub use qos::{Durability, History, Qos, Reliability};
 pub use reader::{RawSample, Reader, ReaderError, TakeError};
 pub use retcode::DdsStatus;
 pub use topic::TopicError;
+pub use transport::DdsTransport;
 pub use writer::{WriteError, Writer, WriterError};

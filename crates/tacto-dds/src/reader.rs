@@ -147,6 +147,33 @@ impl<T: Message> Reader<T> {
     }
 
     fn next_cdr(&self, access: Access) -> Result<Option<RawSample>, TakeError> {
+        next_cdr(self.handle, access)
+    }
+
+    /// How many writers (in this process or another) currently match this reader.
+    pub fn matched_writers(&self) -> Result<u32, DdsStatus> {
+        // SAFETY: an all-zero status is a valid value of this plain C struct.
+        let mut status: cyclors::dds_subscription_matched_status_t = unsafe { std::mem::zeroed() };
+        // SAFETY: our live reader handle and a valid, writable status struct.
+        let ret = unsafe { cyclors::dds_get_subscription_matched_status(self.handle, &mut status) };
+        DdsStatus::check(ret)?;
+        Ok(status.current_count)
+    }
+
+    /// The DDS topic name (`rt/chatter`).
+    pub fn dds_topic(&self) -> &str {
+        self.topic.dds_name()
+    }
+}
+
+/// The next sample `access` names from `handle`, a live reader of a blob topic. Notifications
+/// without data (a writer disposed or gone) are skipped: a take removes them, a read marks
+/// them read, so the loop moves on.
+pub(crate) fn next_cdr(
+    handle: dds_entity_t,
+    access: Access,
+) -> Result<Option<RawSample>, TakeError> {
+    {
         loop {
             let mut serdata: *mut cyclors::ddsi_serdata = ptr::null_mut();
             // SAFETY: an all-zero sample info is a valid value of this plain C struct.
@@ -155,19 +182,23 @@ impl<T: Message> Reader<T> {
                 // SAFETY: our live reader; room for exactly one sample pointer and one info,
                 // as `maxs` = 1 says. On success we own one reference to `serdata`.
                 Access::Take => unsafe {
+                    cyclors::dds_takecdr(handle, &mut serdata, 1, &mut info, cyclors::DDS_ANY_STATE)
+                },
+                // SAFETY: as for the take above.
+                Access::TakeNew => unsafe {
                     cyclors::dds_takecdr(
-                        self.handle,
+                        handle,
                         &mut serdata,
                         1,
                         &mut info,
-                        cyclors::DDS_ANY_STATE,
+                        cyclors::DDS_NOT_READ_SAMPLE_STATE,
                     )
                 },
                 // A mask with only a sample state leaves view and instance states at "any".
                 // SAFETY: as for the take above; a read sample's reference is ours as well.
                 Access::ReadNew => unsafe {
                     cyclors::dds_readcdr(
-                        self.handle,
+                        handle,
                         &mut serdata,
                         1,
                         &mut info,
@@ -191,21 +222,6 @@ impl<T: Message> Reader<T> {
             }));
         }
     }
-
-    /// How many writers (in this process or another) currently match this reader.
-    pub fn matched_writers(&self) -> Result<u32, DdsStatus> {
-        // SAFETY: an all-zero status is a valid value of this plain C struct.
-        let mut status: cyclors::dds_subscription_matched_status_t = unsafe { std::mem::zeroed() };
-        // SAFETY: our live reader handle and a valid, writable status struct.
-        let ret = unsafe { cyclors::dds_get_subscription_matched_status(self.handle, &mut status) };
-        DdsStatus::check(ret)?;
-        Ok(status.current_count)
-    }
-
-    /// The DDS topic name (`rt/chatter`).
-    pub fn dds_topic(&self) -> &str {
-        self.topic.dds_name()
-    }
 }
 
 impl<T: Message> Drop for Reader<T> {
@@ -218,8 +234,12 @@ impl<T: Message> Drop for Reader<T> {
 
 /// Whether a sample leaves the reader's cache or stays there, marked read.
 #[derive(Debug, Clone, Copy)]
-enum Access {
+pub(crate) enum Access {
+    /// The oldest sample, any state, removed.
     Take,
+    /// The oldest NOT_READ sample, removed.
+    TakeNew,
+    /// The oldest NOT_READ sample, marked READ.
     ReadNew,
 }
 
@@ -230,14 +250,25 @@ impl SerdataRef {
     /// A copy of the sample's serialized bytes.
     fn bytes(&self) -> Option<Vec<u8>> {
         // SAFETY: we hold a reference, so the sample is alive.
-        let size = unsafe { cyclors::ddsi_serdata_size(self.0) } as usize;
+        unsafe { serdata_bytes(self.0) }
+    }
+}
+
+/// A copy of the serialized bytes of `serdata`.
+///
+/// # Safety
+/// `serdata` must be a live sample for the duration of the call (a reference is held).
+pub(crate) unsafe fn serdata_bytes(serdata: *mut cyclors::ddsi_serdata) -> Option<Vec<u8>> {
+    {
+        // SAFETY: the caller guarantees the sample is alive.
+        let size = unsafe { cyclors::ddsi_serdata_size(serdata) } as usize;
         let mut iov = cyclors::ddsrt_iovec_t {
             iov_base: ptr::null_mut(),
             iov_len: 0,
         };
         // SAFETY: as above; `iov` is a valid out-parameter. On success the call returns a
         // second reference that pins the bytes `iov` points at until `to_ser_unref`.
-        let pinned = unsafe { cyclors::ddsi_serdata_to_ser_ref(self.0, 0, size, &mut iov) };
+        let pinned = unsafe { cyclors::ddsi_serdata_to_ser_ref(serdata, 0, size, &mut iov) };
         if pinned.is_null() {
             return None;
         }

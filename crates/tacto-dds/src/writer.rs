@@ -117,6 +117,28 @@ impl<T: Message> Writer<T> {
     /// Writes a CDR payload as it goes on the wire: encapsulation header, then the body.
     /// Cyclone copies the bytes; `payload` can be reused at once.
     pub fn write_cdr(&self, payload: &[u8]) -> Result<(), WriteError> {
+        write_cdr(self.handle, payload)
+    }
+
+    /// How many readers (in this process or another) currently match this writer.
+    pub fn matched_readers(&self) -> Result<u32, DdsStatus> {
+        // SAFETY: an all-zero status is a valid value of this plain C struct.
+        let mut status: cyclors::dds_publication_matched_status_t = unsafe { std::mem::zeroed() };
+        // SAFETY: our live writer handle and a valid, writable status struct.
+        let ret = unsafe { cyclors::dds_get_publication_matched_status(self.handle, &mut status) };
+        DdsStatus::check(ret)?;
+        Ok(status.current_count)
+    }
+
+    /// The DDS topic name (`rt/chatter`).
+    pub fn dds_topic(&self) -> &str {
+        self.topic.dds_name()
+    }
+}
+
+/// Writes `payload` (see [`Writer::write_cdr`]) with `handle`, a live writer of a blob topic.
+pub(crate) fn write_cdr(handle: dds_entity_t, payload: &[u8]) -> Result<(), WriteError> {
+    {
         if payload.len() < 4 {
             return Err(WriteError::MissingHeader { len: payload.len() });
         }
@@ -126,7 +148,7 @@ impl<T: Message> Writer<T> {
         let mut sertype: *const cyclors::ddsi_sertype = ptr::null();
         // SAFETY: our live writer handle; `sertype` is a valid out-pointer. The sertype
         // returned is owned by the topic, which outlives this call.
-        let ret = unsafe { cyclors::dds_get_entity_sertype(self.handle, &mut sertype) };
+        let ret = unsafe { cyclors::dds_get_entity_sertype(handle, &mut sertype) };
         DdsStatus::check(ret).map_err(WriteError::Sertype)?;
         let iov = cyclors::ddsrt_iovec_t {
             iov_base: payload.as_ptr().cast_mut().cast(),
@@ -151,24 +173,9 @@ impl<T: Message> Writer<T> {
         // sample's reference on every path past its writer lookup; the lookup cannot fail
         // while we own the writer, and our topics have no filter (its other early return), so
         // the sample is never leaked nor freed twice.
-        let ret = unsafe { cyclors::dds_writecdr(self.handle, serdata) };
+        let ret = unsafe { cyclors::dds_writecdr(handle, serdata) };
         DdsStatus::check(ret).map_err(WriteError::Write)?;
         Ok(())
-    }
-
-    /// How many readers (in this process or another) currently match this writer.
-    pub fn matched_readers(&self) -> Result<u32, DdsStatus> {
-        // SAFETY: an all-zero status is a valid value of this plain C struct.
-        let mut status: cyclors::dds_publication_matched_status_t = unsafe { std::mem::zeroed() };
-        // SAFETY: our live writer handle and a valid, writable status struct.
-        let ret = unsafe { cyclors::dds_get_publication_matched_status(self.handle, &mut status) };
-        DdsStatus::check(ret)?;
-        Ok(status.current_count)
-    }
-
-    /// The DDS topic name (`rt/chatter`).
-    pub fn dds_topic(&self) -> &str {
-        self.topic.dds_name()
     }
 }
 

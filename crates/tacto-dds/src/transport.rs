@@ -1,0 +1,456 @@
+//! The DDS transport of a tacto [`Context`](tacto::Context): each topic's publishers share a
+//! Cyclone writer, each subscription gets a Cyclone reader whose cache is its history of
+//! samples from other processes.
+//!
+//! Readers and writers ignore every endpoint of this process (Cyclone's `ignorelocal` at the
+//! process level): the intra-process path delivered those samples already, so a sample never
+//! arrives twice, and a writer's match count is the number of remote readers, which is what
+//! decides whether a publication is encoded at all.
+
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::ptr;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use cyclors::dds_entity_t;
+use tacto::transport::{LinkError, LinkReader, LinkWriter, ReadOp, RemoteSample, Transport};
+use tacto::{PublisherId, SampleInfo, Time};
+
+use crate::participant::{Participant, ParticipantError, ParticipantInner};
+use crate::qos::{History, Qos, QosHandle};
+use crate::reader::{Access, RawSample, next_cdr, serdata_bytes};
+use crate::retcode::DdsStatus;
+use crate::topic::Topic;
+use crate::writer::write_cdr;
+
+/// Carries a tacto context's topics over DDS, as ROS 2 nodes on rmw_cyclonedds do: topics
+/// `rt/<name>`, types `pkg::msg::dds_::Type_`, CDR little-endian, rclcpp's default QoS
+/// (reliable, volatile; a reader keeps its subscription's [`History`](tacto::History)).
+///
+/// # Examples
+/// ```no_run
+/// use tacto::Context;
+/// use tacto::msg::std_msgs::String as Text;
+/// use tacto_dds::DdsTransport;
+///
+/// // ROS_DOMAIN_ID, ROS_AUTOMATIC_DISCOVERY_RANGE, CYCLONEDDS_URI, as rclcpp reads them.
+/// let ctx = Context::builder().transport(DdsTransport::from_env()?).create();
+/// let mut node = ctx.node("talker")?;
+/// let chatter = node.publisher::<Text>("chatter").create()?;
+/// chatter.publish(Text { data: "hello, ROS 2".into() }); // encoded only if someone listens
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct DdsTransport {
+    participant: Participant,
+}
+
+impl DdsTransport {
+    /// A transport whose endpoints belong to `participant`.
+    pub fn new(participant: Participant) -> Arc<DdsTransport> {
+        Arc::new(DdsTransport { participant })
+    }
+
+    /// A transport on a participant of the domain the ROS 2 environment variables describe
+    /// (see [`Participant::from_env`]).
+    pub fn from_env() -> Result<Arc<DdsTransport>, ParticipantError> {
+        Ok(Self::new(Participant::from_env()?))
+    }
+}
+
+impl Transport for DdsTransport {
+    fn writer(
+        &self,
+        topic: &str,
+        ros_type: &'static str,
+    ) -> Result<Arc<dyn LinkWriter>, LinkError> {
+        Ok(Arc::new(DdsLinkWriter::new(
+            &self.participant,
+            topic,
+            ros_type,
+        )?))
+    }
+
+    fn reader(
+        &self,
+        topic: &str,
+        ros_type: &'static str,
+        history: tacto::History,
+    ) -> Result<Box<dyn LinkReader>, LinkError> {
+        Ok(Box::new(DdsLinkReader::new(
+            &self.participant,
+            topic,
+            ros_type,
+            history,
+        )?))
+    }
+}
+
+fn link_error(error: impl std::fmt::Display) -> LinkError {
+    LinkError(error.to_string())
+}
+
+/// A QoS for the transport's endpoints: `qos`, ignoring this process's endpoints.
+fn native_qos(qos: Qos) -> Result<QosHandle, LinkError> {
+    let native = qos
+        .to_native()
+        .ok_or_else(|| link_error("Cyclone could not allocate a QoS object"))?;
+    // SAFETY: a live QoS object; the setter stores a plain value.
+    unsafe {
+        cyclors::dds_qset_ignorelocal(
+            native.as_ptr(),
+            cyclors::dds_ignorelocal_kind_DDS_IGNORELOCAL_PROCESS,
+        )
+    };
+    Ok(native)
+}
+
+/// A topic's writer; its publication-matched listener keeps the count of remote readers.
+#[derive(Debug)]
+struct DdsLinkWriter {
+    handle: dds_entity_t,
+    // Dropped after `handle` is deleted (see Drop), the participant last.
+    _topic: Topic,
+    _participant: Arc<ParticipantInner>,
+    /// Remote readers matched now; written by Cyclone's listener thread. Boxed: the listener
+    /// holds its address.
+    matched: Box<AtomicU32>,
+}
+
+/// Cyclone's publication-matched callback: stores the current count.
+unsafe extern "C" fn on_publication_matched(
+    _writer: dds_entity_t,
+    status: cyclors::dds_publication_matched_status_t,
+    arg: *mut c_void,
+) {
+    // SAFETY: `arg` is the address of the writer's boxed counter, which outlives the writer
+    // entity (deleted in Drop before the box is freed; Cyclone waits for running listeners).
+    let matched = unsafe { &*arg.cast::<AtomicU32>() };
+    matched.store(status.current_count, Ordering::Release);
+}
+
+impl DdsLinkWriter {
+    fn new(participant: &Participant, topic: &str, ros_type: &str) -> Result<Self, LinkError> {
+        let dds_topic = Topic::new(participant, topic, ros_type).map_err(link_error)?;
+        let native = native_qos(Qos::default())?;
+        let matched = Box::new(AtomicU32::new(0));
+        let arg: *const AtomicU32 = &*matched;
+        // SAFETY: creates a listener object owned here and deleted below (Cyclone copies it
+        // into the writer); `arg` stays valid as long as the writer (see the callback).
+        let listener = unsafe { cyclors::dds_create_listener(arg.cast_mut().cast()) };
+        if listener.is_null() {
+            return Err(link_error("Cyclone could not allocate a listener"));
+        }
+        // SAFETY: a live listener; the callback has the signature Cyclone expects.
+        unsafe { cyclors::dds_lset_publication_matched(listener, Some(on_publication_matched)) };
+        // SAFETY: live participant and topic handles; QoS and listener valid for the call,
+        // both copied by Cyclone.
+        let handle = unsafe {
+            cyclors::dds_create_writer(
+                participant.handle(),
+                dds_topic.handle(),
+                native.as_ptr(),
+                listener,
+            )
+        };
+        // SAFETY: our listener object, no longer needed once the writer copied it.
+        unsafe { cyclors::dds_delete_listener(listener) };
+        let handle = DdsStatus::check(handle).map_err(|status| {
+            link_error(format!(
+                "cannot create a DDS writer on {:?}: {status}",
+                dds_topic.dds_name()
+            ))
+        })?;
+        Ok(DdsLinkWriter {
+            handle,
+            _topic: dds_topic,
+            _participant: participant.keep_alive(),
+            matched,
+        })
+    }
+}
+
+impl LinkWriter for DdsLinkWriter {
+    fn has_remote_readers(&self) -> bool {
+        self.matched.load(Ordering::Acquire) > 0
+    }
+
+    fn write(&self, cdr: &[u8]) -> Result<(), LinkError> {
+        write_cdr(self.handle, cdr).map_err(link_error)
+    }
+}
+
+impl Drop for DdsLinkWriter {
+    fn drop(&mut self) {
+        // SAFETY: our own writer, deleted once; Cyclone returns only after its listener
+        // callbacks finished, so `matched` is freed (after this) unobserved.
+        unsafe { cyclors::dds_delete(self.handle) };
+    }
+}
+
+/// A subscription's reader: its cache is the subscription's history of remote samples.
+struct DdsLinkReader {
+    handle: dds_entity_t,
+    // Dropped after `handle` is deleted (see Drop), the participant last.
+    _topic: Topic,
+    _participant: Arc<ParticipantInner>,
+    /// The most samples the cache holds: the bound of every walk over it.
+    capacity: u32,
+    /// The data-available callback, once a trigger asked for one. Boxed twice: Cyclone's
+    /// listener holds the address of the inner box.
+    wake: OnceLock<Box<Wake>>,
+    /// Writer GUIDs by Cyclone's local publication handle, looked up once per writer.
+    writers: Mutex<HashMap<u64, PublisherId>>,
+}
+
+type Wake = Arc<dyn Fn() + Send + Sync>;
+
+impl std::fmt::Debug for DdsLinkReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DdsLinkReader")
+            .field("topic", &self._topic.dds_name())
+            .field("capacity", &self.capacity)
+            .field("wakes", &self.wake.get().is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// More writers than a topic ever has at once: past this many, the GUID table starts over
+/// (writers come and go).
+const MAX_KNOWN_WRITERS: usize = 256;
+
+/// Cyclone's data-available callback.
+unsafe extern "C" fn on_data_available(_reader: dds_entity_t, arg: *mut c_void) {
+    // SAFETY: `arg` is the address of the reader's boxed callback, which outlives the reader
+    // entity (deleted in Drop first; Cyclone waits for running listeners).
+    let wake = unsafe { &*arg.cast::<Wake>() };
+    wake();
+}
+
+impl DdsLinkReader {
+    fn new(
+        participant: &Participant,
+        topic: &str,
+        ros_type: &str,
+        history: tacto::History,
+    ) -> Result<Self, LinkError> {
+        let dds_topic = Topic::new(participant, topic, ros_type).map_err(link_error)?;
+        // Cyclone counts in 32 bits; no memory holds more samples than that anyway.
+        let capacity = i32::try_from(history.capacity()).unwrap_or(i32::MAX);
+        let qos = Qos {
+            history: match history {
+                tacto::History::KeepLast(_) => History::KeepLast(capacity as u32),
+                tacto::History::KeepAll { .. } => History::KeepAll,
+            },
+            ..Qos::default()
+        };
+        let native = native_qos(qos)?;
+        if let tacto::History::KeepAll { .. } = history {
+            // SAFETY: a live QoS object; the setter stores plain values. -1: unlimited
+            // instances (one, keyless) and samples per instance (bounded by max_samples).
+            unsafe { cyclors::dds_qset_resource_limits(native.as_ptr(), capacity, -1, -1) };
+        }
+        // SAFETY: live participant and topic handles; the QoS is valid for the call and
+        // copied; no listener until a trigger asks (`on_data`).
+        let handle = unsafe {
+            cyclors::dds_create_reader(
+                participant.handle(),
+                dds_topic.handle(),
+                native.as_ptr(),
+                ptr::null(),
+            )
+        };
+        let handle = DdsStatus::check(handle).map_err(|status| {
+            link_error(format!(
+                "cannot create a DDS reader on {:?}: {status}",
+                dds_topic.dds_name()
+            ))
+        })?;
+        Ok(DdsLinkReader {
+            handle,
+            _topic: dds_topic,
+            _participant: participant.keep_alive(),
+            capacity: capacity as u32,
+            wake: OnceLock::new(),
+            writers: Mutex::default(),
+        })
+    }
+
+    /// A raw sample as tacto sees it: the writer's GUID as publisher, its source timestamp as
+    /// publish time, now as receive time (Cyclone does not keep the reception time). DDS
+    /// carries no sequence number to the reader: 0.
+    fn sample(&self, raw: RawSample) -> RemoteSample {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+        RemoteSample {
+            cdr: raw.payload,
+            info: SampleInfo {
+                publish_time: Time::from_nanos(raw.source_timestamp_ns),
+                receive_time: Time::from_nanos(now),
+                publisher: self.writer_guid(raw.publication_handle),
+                sequence: 0,
+            },
+        }
+    }
+
+    /// The GUID of the writer Cyclone knows as `handle`, or the handle itself if the writer
+    /// is gone already.
+    fn writer_guid(&self, handle: u64) -> PublisherId {
+        let mut writers = self.writers.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(guid) = writers.get(&handle) {
+            return *guid;
+        }
+        // SAFETY: our live reader; Cyclone returns a new endpoint description or null.
+        let endpoint = unsafe { cyclors::dds_get_matched_publication_data(self.handle, handle) };
+        let guid = match endpoint.is_null() {
+            true => {
+                let mut id = [0; 16];
+                id[8..].copy_from_slice(&handle.to_be_bytes());
+                return PublisherId(id);
+            }
+            false => {
+                // SAFETY: non-null, so a valid description owned by us until freed here.
+                let guid = PublisherId(unsafe { (*endpoint).key.v });
+                // SAFETY: frees the description Cyclone allocated for us, once.
+                unsafe { cyclors::dds_builtintopic_free_endpoint(endpoint) };
+                guid
+            }
+        };
+        if writers.len() >= MAX_KNOWN_WRITERS {
+            writers.clear();
+        }
+        writers.insert(handle, guid);
+        guid
+    }
+
+    /// Walks the valid samples `mask` selects, oldest first, without copying any; `keep`
+    /// says which (by index among the valid ones) to copy. `read` marks the walked samples
+    /// READ, otherwise nothing changes. Returns the count and the last sample copied.
+    fn walk(&self, mask: u32, read: bool, keep: &dyn Fn(u32) -> bool) -> (u32, Option<RawSample>) {
+        struct Walk<'a> {
+            keep: &'a dyn Fn(u32) -> bool,
+            count: u32,
+            kept: Option<RawSample>,
+        }
+        unsafe extern "C" fn collect(
+            arg: *mut c_void,
+            info: *const cyclors::dds_sample_info_t,
+            _sertype: *const cyclors::ddsi_sertype,
+            serdata: *mut cyclors::ddsi_serdata,
+        ) -> cyclors::dds_return_t {
+            // SAFETY: `arg` is the `Walk` on the stack of `walk`, alive during the call that
+            // runs this callback; Cyclone passes a valid info and a sample it holds.
+            let (walk, info) = unsafe { (&mut *arg.cast::<Walk<'_>>(), &*info) };
+            if info.valid_data {
+                if (walk.keep)(walk.count) {
+                    // SAFETY: Cyclone holds the sample during the callback.
+                    if let Some(payload) = unsafe { serdata_bytes(serdata) } {
+                        walk.kept = Some(RawSample {
+                            payload,
+                            source_timestamp_ns: info.source_timestamp,
+                            publication_handle: info.publication_handle,
+                        });
+                    }
+                }
+                walk.count += 1;
+            }
+            0
+        }
+        let mut walk = Walk {
+            keep,
+            count: 0,
+            kept: None,
+        };
+        let arg: *mut Walk<'_> = &mut walk;
+        let function = match read {
+            true => cyclors::dds_read_with_collector,
+            false => cyclors::dds_peek_with_collector,
+        };
+        // SAFETY: our live reader; the collector only touches `walk`, alive for the call.
+        // A failure leaves `walk` as far as it got: nothing seen is nothing to report.
+        unsafe {
+            function(
+                self.handle,
+                self.capacity,
+                cyclors::DDS_HANDLE_NIL.into(),
+                mask,
+                Some(collect),
+                arg.cast(),
+            )
+        };
+        (walk.count, walk.kept)
+    }
+
+    /// The newest valid sample; `read` marks every sample READ.
+    fn newest(&self, read: bool) -> Option<RawSample> {
+        // Counted first, so that one sample is copied, not all of them (arrivals between the
+        // two walks are copied too: the last one wins).
+        let (count, _) = self.walk(cyclors::DDS_ANY_STATE, false, &|_| false);
+        let last = count.checked_sub(1)?;
+        self.walk(cyclors::DDS_ANY_STATE, read, &|i| i >= last).1
+    }
+}
+
+impl LinkReader for DdsLinkReader {
+    fn next(&self, op: ReadOp) -> Option<RemoteSample> {
+        let raw = match op {
+            ReadOp::PeekOldest => self.walk(cyclors::DDS_ANY_STATE, false, &|i| i == 0).1,
+            ReadOp::PeekOldestNew => {
+                self.walk(cyclors::DDS_NOT_READ_SAMPLE_STATE, false, &|i| i == 0)
+                    .1
+            }
+            ReadOp::PeekNewest => self.newest(false),
+            ReadOp::Latest => self.newest(true),
+            // A failed take or read reads as "nothing there": the cache is a history, and
+            // Cyclone fails here only for a reader being deleted.
+            ReadOp::Take => next_cdr(self.handle, Access::Take).ok().flatten(),
+            ReadOp::TakeNew => next_cdr(self.handle, Access::TakeNew).ok().flatten(),
+            ReadOp::ReadNew => next_cdr(self.handle, Access::ReadNew).ok().flatten(),
+        };
+        raw.map(|raw| self.sample(raw))
+    }
+
+    fn unread(&self) -> usize {
+        let (count, _) = self.walk(cyclors::DDS_NOT_READ_SAMPLE_STATE, false, &|_| false);
+        count as usize
+    }
+
+    fn len(&self) -> usize {
+        let (count, _) = self.walk(cyclors::DDS_ANY_STATE, false, &|_| false);
+        count as usize
+    }
+
+    fn on_data(&self, wake: Wake) -> Result<(), LinkError> {
+        if self.wake.set(Box::new(wake)).is_err() {
+            return Err(link_error("the reader already wakes someone"));
+        }
+        let Some(wake) = self.wake.get() else {
+            return Err(link_error("the reader lost its callback"));
+        };
+        let arg: *const Wake = &**wake;
+        // SAFETY: a new listener object, deleted below once the reader copied it; `arg`
+        // stays valid as long as the reader (see the callback).
+        let listener = unsafe { cyclors::dds_create_listener(arg.cast_mut().cast()) };
+        if listener.is_null() {
+            return Err(link_error("Cyclone could not allocate a listener"));
+        }
+        // SAFETY: a live listener; the callback has the signature Cyclone expects.
+        unsafe { cyclors::dds_lset_data_available(listener, Some(on_data_available)) };
+        // SAFETY: our live reader and a valid listener, which Cyclone copies.
+        let ret = unsafe { cyclors::dds_set_listener(self.handle, listener) };
+        // SAFETY: our listener object, deleted once.
+        unsafe { cyclors::dds_delete_listener(listener) };
+        DdsStatus::check(ret).map(drop).map_err(link_error)
+    }
+}
+
+impl Drop for DdsLinkReader {
+    fn drop(&mut self) {
+        // SAFETY: our own reader, deleted once, before the callback it may call is freed;
+        // Cyclone returns only after running listener callbacks finished.
+        unsafe { cyclors::dds_delete(self.handle) };
+    }
+}
