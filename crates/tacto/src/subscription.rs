@@ -198,6 +198,7 @@ impl<T: Message> Inbox<T> {
         self.offer(Payload::Serialized(bytes), info);
     }
 
+    #[inline(always)]
     fn offer(&self, payload: Payload<T>, info: SampleInfo) {
         self.store(payload, info);
         if let Some(listener) = self.listener.get() {
