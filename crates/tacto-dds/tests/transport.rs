@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use support::{PATIENCE, RclpyNode, loopback_participant};
 use tacto::msg::std_msgs::String as Text;
 use tacto::{
-    Context, Executor, History, Publisher, PublisherId, Sample, SpinOutcome, Time, Trigger,
-    WaitSetExecutor,
+    Context, Executor, History, LetExecutor, Publisher, PublisherId, Sample, SpinOutcome, Time,
+    Trigger, WaitSetExecutor,
 };
 use tacto_dds::DdsTransport;
 
@@ -311,4 +311,55 @@ fn at_1_khz_of_remote_input_only_a_triggering_reader_wakes_its_executor() {
         "1 kHz input: polling executor {polling_wakeups} wake-ups in {windows} windows; \
          triggered node {runs} runs for {arrived} samples"
     );
+}
+
+#[test]
+fn a_let_period_sees_the_remote_samples_of_its_start_only() {
+    const DOMAIN: u32 = 105;
+    let prefix = format!("frozen {}", std::process::id());
+    let ctx = dds_context(DOMAIN);
+    let mut node = ctx.node("tacto_let").unwrap();
+    let sub = (node.subscription::<Text>("tacto_frozen"))
+        .history(History::KeepAll { max: 1_000_000 })
+        .create()
+        .unwrap();
+    let (sender, runs) = mpsc::channel();
+    node.execute(Trigger::every(Duration::from_millis(50)), move |_| {
+        // Samples keep arriving at 1 kHz while the code runs: it sees none of them.
+        let before = sub.len();
+        thread::sleep(Duration::from_millis(20));
+        let after = sub.len();
+        let taken = texts(sub.take_all());
+        sender.send((before, after, taken)).unwrap();
+    })
+    .unwrap();
+    let mut executor = LetExecutor::new(Duration::from_millis(50)).unwrap();
+    executor.add(node).unwrap();
+
+    let mut talker = RclpyNode::spawn(
+        "sender.py",
+        DOMAIN,
+        &["tacto_frozen", &prefix, "0.001", "0"],
+    );
+    let mut taken = Vec::new();
+    let mut periods = Vec::new();
+    wait_for(&mut talker, "three periods with samples", || {
+        executor.spin_for(Duration::from_millis(100)).unwrap();
+        for (before, after, texts) in runs.try_iter() {
+            periods.push((before, after, texts.len()));
+            taken.extend(texts);
+        }
+        periods.iter().filter(|(_, _, n)| *n > 0).count() >= 3
+    });
+    assert!(
+        periods
+            .iter()
+            .all(|&(before, after, n)| before == after && after == n),
+        "(len at start, len 20 ms later, taken) per period: {periods:?}"
+    );
+    // Nothing lost or repeated between periods: consecutive numbers.
+    let numbers: Vec<u32> = (taken.iter())
+        .map(|t| t.rsplit(' ').next().unwrap().parse().unwrap())
+        .collect();
+    assert!(numbers.windows(2).all(|w| w[1] == w[0] + 1), "{numbers:?}");
 }
