@@ -104,11 +104,13 @@ impl<T: Message> Publisher<T> {
     }
 
     /// Publishes `msg` to every subscription of the topic.
+    #[inline]
     pub fn publish(&self, msg: T) {
         self.publish_shared(Arc::new(msg));
     }
 
     /// Publishes a message that is already shared, without copying it.
+    #[inline]
     pub fn publish_shared(&self, msg: Arc<T>) {
         match self.shared.outbox.get() {
             Some(outbox) => outbox.defer(self.shared.clone(), msg),
@@ -204,6 +206,7 @@ impl<T: Message> Publisher<T> {
 }
 
 impl<T: Message> PublisherShared<T> {
+    #[inline(always)]
     fn send(&self, msg: Arc<T>) {
         let stamp = || {
             // Under the fan-out's lock: a plain load and store is enough.

@@ -78,6 +78,7 @@ impl<T: Message> Inbox<T> {
 
     /// The transport's cache, unless a LET freeze holds the history still: then its samples
     /// wait there for the next freeze.
+    #[inline]
     fn remote(&self) -> Option<&dyn LinkReader> {
         let remote = self.remote.as_deref()?;
         (!self.cache().is_frozen()).then_some(remote)
@@ -115,16 +116,30 @@ impl<T: Message> Inbox<T> {
     /// The oldest sample of both sources (oldest published first) that `local` or `remote`
     /// would return: `new_only` says whether they look at NOT_READ samples only, `keeps`
     /// whether the sample stays in the history (see [`get`](Self::get)).
+    #[inline]
     fn oldest(
         &self,
         new_only: bool,
         keeps: bool,
-        local: fn(&mut HistoryCache<T>) -> Option<Stored<T>>,
+        local: impl FnMut(&mut HistoryCache<T>) -> Option<Stored<T>> + Copy,
         remote: ReadOp,
     ) -> Option<Sample<T>> {
-        let Some(link) = self.remote() else {
-            return self.get(keeps, local);
-        };
+        match self.remote() {
+            None => self.get(keeps, local),
+            Some(link) => self.oldest_of_both(link, new_only, keeps, local, remote),
+        }
+    }
+
+    /// [`oldest`](Self::oldest) with a transport. Out of line: the intra path never comes here.
+    #[inline(never)]
+    fn oldest_of_both(
+        &self,
+        link: &dyn LinkReader,
+        new_only: bool,
+        keeps: bool,
+        local: impl FnMut(&mut HistoryCache<T>) -> Option<Stored<T>> + Copy,
+        remote: ReadOp,
+    ) -> Option<Sample<T>> {
         let peek = match new_only {
             true => ReadOp::PeekOldestNew,
             false => ReadOp::PeekOldest,
@@ -206,6 +221,7 @@ impl<T: Message> Inbox<T> {
         }
     }
 
+    #[inline(always)]
     fn store(&self, payload: Payload<T>, info: SampleInfo) {
         let offer = self.cache().offer(payload, info);
         // Freed here, after the lock: a large message must not be freed under it.
