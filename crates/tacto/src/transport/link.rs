@@ -1,20 +1,5 @@
-//! The seam for a transport that carries topics out of the process (DDS in `tacto-dds`).
-//!
-//! A [`Context`](crate::Context) built with a [`Transport`] gives each topic links to it: a
-//! [`LinkWriter`] shared by the topic's publishers, made with its first publisher, and a
-//! [`LinkReader`] per subscription, whose cache is that subscription's history of remote
-//! samples. Links carry CDR bytes (encapsulation header included), so one writer serves every
-//! Rust type of a ROS type. A context without a transport has no links and pays nothing for
-//! them.
-//!
-//! Rules every transport keeps:
-//! - **No echo**: a link never delivers a sample written by its own process; the intra path
-//!   did already.
-//! - **Encode only for someone**: a publisher asks [`LinkWriter::has_remote_readers`] before it
-//!   encodes anything.
-//! - **Wake only those who asked**: a reader wakes nothing until
-//!   [`LinkReader::on_data`] is given a callback, which only an executor running a trigger that
-//!   names the subscription does.
+//! The public seam between a context and a transport out of the process (see the parent
+//! module for the rules every transport keeps).
 
 use std::fmt;
 use std::sync::Arc;

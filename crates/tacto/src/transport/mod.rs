@@ -1,21 +1,34 @@
-//! How samples travel from publishers to subscriptions.
+//! How samples travel from publishers to subscriptions, in the process and out of it.
 //!
-//! Every transport ends in the same place: [`Inbox::deliver`](crate::subscription::Inbox), the
-//! subscription's bounded history plus the listener its executor attached. A transport may
-//! deliver from any thread (a DDS receive thread, an iceoryx2 listener), so nothing in nodes or
-//! executors depends on which transport a topic uses.
+//! Inside a [`Context`](crate::Context), publishers hand samples to the subscriptions of the
+//! same topic directly (zero-copy `Arc`s, see [`LocalDelivery`](crate::LocalDelivery)). A
+//! context built with a [`Transport`] also links each topic out of the process:
 //!
-//! # Where the next transports plug in
-//! - **Readiness through a file descriptor** (iceoryx2 listeners): an executor's poller watches
-//!   any fd and turns its readiness into the same pending flag or event a sample raises
-//!   (`Poller::watch_all`, the mechanism behind [`Trigger::readable`](crate::Trigger::readable)).
-//! - **A history the transport keeps itself** (a Cyclone DDS reader cache with KeepLast N):
-//!   a subscription's operations are DDS's sample states, so they map one to one onto a
-//!   reader: `read_new` reads a NOT_READ sample and marks it READ, `take` removes a sample of
-//!   any state, `take_new` a NOT_READ one, `has_new` asks for NOT_READ samples, `latest`
-//!   reads the newest. Such a history is a [`LinkReader`], the second source of a
-//!   subscription's inbox beside its `HistoryCache` (see [`link`]); no other public type
-//!   changes.
+//! ```text
+//! publish(msg) ──► subscriptions of this context   Arc (or CDR once, for other types)
+//!              └─► LinkWriter, only while a remote reader is matched: CDR once
+//! remote sample ─► the subscription's LinkReader: a cache with DDS sample states, kept by
+//!                  the transport, read by the subscription beside its local history
+//! ```
+//!
+//! A transport keeps three rules:
+//! - **No echo**: a link never delivers a sample written by its own process; the intra path
+//!   did already.
+//! - **Encode only for someone**: a publisher asks [`LinkWriter::has_remote_readers`] before it
+//!   encodes anything, so a topic nobody outside reads costs what it costs without a transport.
+//! - **Wake only those who asked**: a [`LinkReader`] wakes nothing until
+//!   [`LinkReader::on_data`] gives it a callback, which only an executor running a trigger that
+//!   names the subscription does.
+//!
+//! A subscription's operations are DDS's sample states, so they map one to one onto a
+//! transport's cache ([`ReadOp`]); each looks at both sources, the older (or, for `latest`,
+//! the newer) by publish time first. A LET executor's freeze moves the transport's samples
+//! into the local history at each period start. `tacto_dds::DdsTransport` is the Cyclone DDS
+//! transport.
+//!
+//! Readiness through a file descriptor (iceoryx2 listeners) needs no link reader: an
+//! executor's poller watches any fd (the mechanism behind
+//! [`Trigger::readable`](crate::Trigger::readable)).
 
 pub(crate) mod intra;
 mod link;
