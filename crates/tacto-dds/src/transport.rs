@@ -16,18 +16,18 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use cyclors::dds_entity_t;
 use tacto::transport::{LinkError, LinkReader, LinkWriter, ReadOp, RemoteSample, Transport};
-use tacto::{PublisherId, SampleInfo, Time};
+use tacto::{Durability, History, Liveliness, PublisherId, Qos, Reliability, SampleInfo, Time};
 
 use crate::participant::{Participant, ParticipantError, ParticipantInner};
-use crate::qos::{History, Qos, QosHandle};
+use crate::qos::QosHandle;
 use crate::reader::{Access, RawSample, next_cdr, serdata_bytes};
 use crate::retcode::DdsStatus;
 use crate::topic::Topic;
 use crate::writer::write_cdr;
 
 /// Carries a tacto context's topics over DDS, as ROS 2 nodes on rmw_cyclonedds do: topics
-/// `rt/<name>`, types `pkg::msg::dds_::Type_`, CDR little-endian, rclcpp's default QoS
-/// (reliable, volatile; a reader keeps its subscription's [`History`](tacto::History)).
+/// `rt/<name>`, types `pkg::msg::dds_::Type_`, CDR little-endian, each endpoint with its
+/// publisher's or subscription's [`Qos`] (rclcpp's default unless set).
 ///
 /// # Examples
 /// ```no_run
@@ -65,11 +65,13 @@ impl Transport for DdsTransport {
         &self,
         topic: &str,
         ros_type: &'static str,
+        qos: &Qos,
     ) -> Result<Arc<dyn LinkWriter>, LinkError> {
         Ok(Arc::new(DdsLinkWriter::new(
             &self.participant,
             topic,
             ros_type,
+            qos,
         )?))
     }
 
@@ -77,13 +79,13 @@ impl Transport for DdsTransport {
         &self,
         topic: &str,
         ros_type: &'static str,
-        history: tacto::History,
+        qos: &Qos,
     ) -> Result<Box<dyn LinkReader>, LinkError> {
         Ok(Box::new(DdsLinkReader::new(
             &self.participant,
             topic,
             ros_type,
-            history,
+            qos,
         )?))
     }
 }
@@ -92,19 +94,59 @@ fn link_error(error: impl std::fmt::Display) -> LinkError {
     LinkError(error.to_string())
 }
 
-/// A QoS for the transport's endpoints: `qos`, ignoring this process's endpoints.
-fn native_qos(qos: Qos) -> Result<QosHandle, LinkError> {
-    let native = qos
-        .to_native()
-        .ok_or_else(|| link_error("Cyclone could not allocate a QoS object"))?;
-    // SAFETY: a live QoS object; the setter stores a plain value.
-    unsafe {
-        cyclors::dds_qset_ignorelocal(
-            native.as_ptr(),
-            cyclors::dds_ignorelocal_kind_DDS_IGNORELOCAL_PROCESS,
-        )
+/// How long a reliable writer may block when a KEEP_ALL history is full: the DDS default,
+/// 100 ms (KEEP_LAST writers never block).
+const MAX_BLOCKING_NS: i64 = 100_000_000;
+
+/// A duration in Cyclone's nanoseconds; `None` is infinite.
+fn nanos(duration: Option<std::time::Duration>) -> i64 {
+    duration.map_or(i64::MAX, |d| {
+        i64::try_from(d.as_nanos()).unwrap_or(i64::MAX)
+    })
+}
+
+/// The Cyclone QoS of an endpoint with `qos`, ignoring this process's endpoints. Returns the
+/// cache's bound as well: a history's capacity in Cyclone's 32 bits.
+fn native_qos(qos: &Qos) -> Result<(QosHandle, i32), LinkError> {
+    let native =
+        QosHandle::new().ok_or_else(|| link_error("Cyclone could not allocate a QoS object"))?;
+    let reliability = match qos.reliability {
+        Reliability::Reliable => cyclors::dds_reliability_kind_DDS_RELIABILITY_RELIABLE,
+        Reliability::BestEffort => cyclors::dds_reliability_kind_DDS_RELIABILITY_BEST_EFFORT,
     };
-    Ok(native)
+    let durability = match qos.durability {
+        Durability::Volatile => cyclors::dds_durability_kind_DDS_DURABILITY_VOLATILE,
+        Durability::TransientLocal => cyclors::dds_durability_kind_DDS_DURABILITY_TRANSIENT_LOCAL,
+    };
+    let liveliness = match qos.liveliness {
+        Liveliness::Automatic => cyclors::dds_liveliness_kind_DDS_LIVELINESS_AUTOMATIC,
+        Liveliness::ManualByTopic => cyclors::dds_liveliness_kind_DDS_LIVELINESS_MANUAL_BY_TOPIC,
+    };
+    // No memory holds more samples than 32 bits count; a capacity of 0 is refused earlier.
+    let capacity = i32::try_from(qos.history.capacity()).unwrap_or(i32::MAX);
+    let p = native.as_ptr();
+    // SAFETY: a live QoS object owned by `native`; the setters store plain values.
+    unsafe {
+        cyclors::dds_qset_reliability(p, reliability, MAX_BLOCKING_NS);
+        cyclors::dds_qset_durability(p, durability);
+        match qos.history {
+            History::KeepLast(_) => cyclors::dds_qset_history(
+                p,
+                cyclors::dds_history_kind_DDS_HISTORY_KEEP_LAST,
+                capacity,
+            ),
+            History::KeepAll { .. } => {
+                cyclors::dds_qset_history(p, cyclors::dds_history_kind_DDS_HISTORY_KEEP_ALL, -1);
+                // The bound: one instance (keyless), its samples limited by max_samples.
+                cyclors::dds_qset_resource_limits(p, capacity, -1, -1);
+            }
+        }
+        cyclors::dds_qset_deadline(p, nanos(qos.deadline));
+        cyclors::dds_qset_lifespan(p, nanos(qos.lifespan));
+        cyclors::dds_qset_liveliness(p, liveliness, nanos(qos.liveliness_lease));
+        cyclors::dds_qset_ignorelocal(p, cyclors::dds_ignorelocal_kind_DDS_IGNORELOCAL_PROCESS);
+    }
+    Ok((native, capacity))
 }
 
 /// A topic's writer; its publication-matched listener keeps the count of remote readers.
@@ -117,6 +159,9 @@ struct DdsLinkWriter {
     /// Remote readers matched now; written by Cyclone's listener thread. Boxed: the listener
     /// holds its address.
     matched: Box<AtomicU32>,
+    /// Transient local: the writer keeps samples for late joiners, so it writes even with no
+    /// reader matched.
+    keeps_for_late_joiners: bool,
 }
 
 /// Cyclone's publication-matched callback: stores the current count.
@@ -132,9 +177,14 @@ unsafe extern "C" fn on_publication_matched(
 }
 
 impl DdsLinkWriter {
-    fn new(participant: &Participant, topic: &str, ros_type: &str) -> Result<Self, LinkError> {
+    fn new(
+        participant: &Participant,
+        topic: &str,
+        ros_type: &str,
+        qos: &Qos,
+    ) -> Result<Self, LinkError> {
         let dds_topic = Topic::new(participant, topic, ros_type).map_err(link_error)?;
-        let native = native_qos(Qos::default())?;
+        let (native, _) = native_qos(qos)?;
         let matched = Box::new(AtomicU32::new(0));
         let arg: *const AtomicU32 = &*matched;
         // SAFETY: creates a listener object owned here and deleted below (Cyclone copies it
@@ -168,17 +218,28 @@ impl DdsLinkWriter {
             _topic: dds_topic,
             _participant: participant.keep_alive(),
             matched,
+            keeps_for_late_joiners: qos.durability == Durability::TransientLocal,
         })
     }
 }
 
 impl LinkWriter for DdsLinkWriter {
     fn has_remote_readers(&self) -> bool {
-        self.matched.load(Ordering::Acquire) > 0
+        self.keeps_for_late_joiners || self.matched.load(Ordering::Acquire) > 0
     }
 
     fn write(&self, cdr: &[u8]) -> Result<(), LinkError> {
         write_cdr(self.handle, cdr).map_err(link_error)
+    }
+
+    fn incompatible_qos(&self) -> u64 {
+        // SAFETY: an all-zero status is a valid value of this plain C struct.
+        let mut status: cyclors::dds_offered_incompatible_qos_status_t =
+            unsafe { std::mem::zeroed() };
+        // SAFETY: our live writer and a valid, writable status struct.
+        let ret =
+            unsafe { cyclors::dds_get_offered_incompatible_qos_status(self.handle, &mut status) };
+        DdsStatus::check(ret).map_or(0, |_| status.total_count.into())
     }
 }
 
@@ -234,24 +295,10 @@ impl DdsLinkReader {
         participant: &Participant,
         topic: &str,
         ros_type: &str,
-        history: tacto::History,
+        qos: &Qos,
     ) -> Result<Self, LinkError> {
         let dds_topic = Topic::new(participant, topic, ros_type).map_err(link_error)?;
-        // Cyclone counts in 32 bits; no memory holds more samples than that anyway.
-        let capacity = i32::try_from(history.capacity()).unwrap_or(i32::MAX);
-        let qos = Qos {
-            history: match history {
-                tacto::History::KeepLast(_) => History::KeepLast(capacity as u32),
-                tacto::History::KeepAll { .. } => History::KeepAll,
-            },
-            ..Qos::default()
-        };
-        let native = native_qos(qos)?;
-        if let tacto::History::KeepAll { .. } = history {
-            // SAFETY: a live QoS object; the setter stores plain values. -1: unlimited
-            // instances (one, keyless) and samples per instance (bounded by max_samples).
-            unsafe { cyclors::dds_qset_resource_limits(native.as_ptr(), capacity, -1, -1) };
-        }
+        let (native, capacity) = native_qos(qos)?;
         // SAFETY: live participant and topic handles; the QoS is valid for the call and
         // copied; no listener until a trigger asks (`on_data`).
         let handle = unsafe {
@@ -421,6 +468,16 @@ impl LinkReader for DdsLinkReader {
     fn len(&self) -> usize {
         let (count, _) = self.walk(cyclors::DDS_ANY_STATE, false, &|_| false);
         count as usize
+    }
+
+    fn incompatible_qos(&self) -> u64 {
+        // SAFETY: an all-zero status is a valid value of this plain C struct.
+        let mut status: cyclors::dds_requested_incompatible_qos_status_t =
+            unsafe { std::mem::zeroed() };
+        // SAFETY: our live reader and a valid, writable status struct.
+        let ret =
+            unsafe { cyclors::dds_get_requested_incompatible_qos_status(self.handle, &mut status) };
+        DdsStatus::check(ret).map_or(0, |_| status.total_count.into())
     }
 
     fn on_data(&self, wake: Wake) -> Result<(), LinkError> {

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use support::{PATIENCE, RclpyNode, loopback_participant};
 use tacto::msg::std_msgs::String as Text;
 use tacto::{
-    Context, Executor, History, LetExecutor, Publisher, PublisherId, Sample, SpinOutcome, Time,
-    Trigger, WaitSetExecutor,
+    Context, Executor, History, LetExecutor, Publisher, PublisherId, Qos, Sample, SpinOutcome,
+    Time, Trigger, WaitSetExecutor,
 };
 use tacto_dds::DdsTransport;
 
@@ -362,4 +362,90 @@ fn a_let_period_sees_the_remote_samples_of_its_start_only() {
         .map(|t| t.rsplit(' ').next().unwrap().parse().unwrap())
         .collect();
     assert!(numbers.windows(2).all(|w| w[1] == w[0] + 1), "{numbers:?}");
+}
+
+#[test]
+fn a_transient_local_publisher_serves_an_rclpy_late_joiner() {
+    const DOMAIN: u32 = 106;
+    let prefix = format!("latched {}", std::process::id());
+    let ctx = dds_context(DOMAIN);
+    let mut node = ctx.node("tacto_latched").unwrap();
+    let latched = Qos::default()
+        .transient_local()
+        .history(History::KeepLast(1));
+    let publisher = (node.publisher::<Text>("tacto_latched"))
+        .qos(latched)
+        .create()
+        .unwrap();
+    // Before anyone listens: kept by the writer for late joiners (only the last one).
+    publisher.publish(Text {
+        data: format!("{prefix} superseded"),
+    });
+    publisher.publish(Text {
+        data: format!("{prefix} last"),
+    });
+    assert_eq!(
+        publisher.remote_writes(),
+        2,
+        "written with no reader matched"
+    );
+
+    let listener = RclpyNode::spawn(
+        "listener.py",
+        DOMAIN,
+        &["tacto_latched", &prefix, "1", "transient_local"],
+    );
+    let mut received = Vec::new();
+    let deadline = Instant::now() + PATIENCE;
+    while let Some(line) = listener.next_line(deadline) {
+        if line.starts_with(&prefix) {
+            received.push(line);
+            break;
+        }
+    }
+    assert_eq!(
+        received,
+        [format!("{prefix} last")],
+        "{}",
+        listener.stderr()
+    );
+}
+
+#[test]
+fn a_best_effort_rclpy_publisher_is_counted_incompatible_by_a_reliable_subscription() {
+    const DOMAIN: u32 = 107;
+    let prefix = format!("best effort {}", std::process::id());
+    let ctx = dds_context(DOMAIN);
+    let mut node = ctx.node("tacto_reliable").unwrap();
+    let reliable = node
+        .subscription::<Text>("tacto_unmatched")
+        .create()
+        .unwrap();
+    let sensor = (node.subscription::<Text>("tacto_unmatched_sensor"))
+        .qos(Qos::sensor_data())
+        .create()
+        .unwrap();
+    let mut unreliable = RclpyNode::spawn(
+        "sender.py",
+        DOMAIN,
+        &["tacto_unmatched", &prefix, "0.01", "0", "best_effort"],
+    );
+    let mut sensor_talker = RclpyNode::spawn(
+        "sender.py",
+        DOMAIN,
+        &[
+            "tacto_unmatched_sensor",
+            &prefix,
+            "0.01",
+            "0",
+            "best_effort",
+        ],
+    );
+    wait_for(&mut unreliable, "an incompatible-QoS report", || {
+        reliable.incompatible_qos() > 0
+    });
+    // A best-effort subscription (SensorDataQoS) matches the same kind of publisher.
+    wait_for(&mut sensor_talker, "sensor data", || !sensor.is_empty());
+    assert_eq!(sensor.incompatible_qos(), 0);
+    assert!(reliable.is_empty(), "nothing crosses an incompatible QoS");
 }

@@ -9,6 +9,7 @@ use crate::history::History;
 use crate::message::Message;
 use crate::msg::rosgraph_msgs;
 use crate::node::{Node, NodeCreateError};
+use crate::qos::Qos;
 use crate::subscription::Subscription;
 use crate::transport::Transport;
 use crate::transport::intra::{LocalDelivery, Topic, TopicCore};
@@ -265,7 +266,7 @@ impl Context {
             return Ok(());
         }
         let topic = self.topic::<rosgraph_msgs::Clock>("/clock")?;
-        let source = Subscription::new(topic, History::KeepLast(1))?;
+        let source = Subscription::new(topic, &Qos::default().history(History::KeepLast(1)))?;
         (self.inner.clock.follow(source)).map_err(|error| TopicError::Link {
             topic: "/clock".to_owned(),
             error,

@@ -65,6 +65,7 @@ pub mod msg;
 mod node;
 mod pi_mutex;
 mod publisher;
+mod qos;
 mod sample;
 pub mod shutdown;
 pub mod subscription;
@@ -87,6 +88,7 @@ pub use node::{
     SubscriptionCreateError,
 };
 pub use publisher::{Loan, Publisher};
+pub use qos::{Durability, Liveliness, Qos, Reliability};
 pub use sample::{PublisherId, Sample, SampleInfo};
 /// The serde that tacto's messages serialize through. [`message`] derives with it, so a crate
 /// that defines messages needs no serde dependency of its own; it is also here for serde's

@@ -12,6 +12,7 @@ use crate::context::{Context, TopicError};
 use crate::history::History;
 use crate::message::Message;
 use crate::publisher::{Output, Publisher};
+use crate::qos::Qos;
 use crate::sample::Sample;
 use crate::subscription::{Input, Subscription};
 use crate::trigger::{Activation, Trigger, TriggerError};
@@ -213,16 +214,18 @@ impl Node {
         PublisherBuilder {
             node: self,
             topic: topic.to_owned(),
+            qos: Qos::default(),
             _type: PhantomData,
         }
     }
 
-    /// Starts building a subscription to `topic` (default history: `KeepLast(10)`).
+    /// Starts building a subscription to `topic` (default QoS: rclcpp's, history
+    /// `KeepLast(10)`).
     pub fn subscription<T: Message>(&mut self, topic: &str) -> SubscriptionBuilder<'_, T> {
         SubscriptionBuilder {
             node: self,
             topic: topic.to_owned(),
-            history: History::default(),
+            qos: Qos::default(),
             _type: PhantomData,
         }
     }
@@ -311,14 +314,22 @@ impl Node {
 pub struct PublisherBuilder<'a, T> {
     node: &'a mut Node,
     topic: String,
+    qos: Qos,
     _type: PhantomData<fn() -> T>,
 }
 
 impl<T: Message> PublisherBuilder<'_, T> {
+    /// Sets the QoS the publisher offers to subscriptions outside the process (default:
+    /// rclcpp's, [`Qos::default`]).
+    pub fn qos(mut self, qos: Qos) -> Self {
+        self.qos = qos;
+        self
+    }
+
     /// Creates the publisher.
     pub fn create(self) -> Result<Publisher<T>, TopicError> {
         let topic = self.node.context.topic::<T>(&self.topic)?;
-        let link = topic.link_writer()?;
+        let link = topic.link_writer(&self.qos)?;
         let publisher = Publisher::new(topic, link);
         remember(&mut self.node.outputs, Arc::downgrade(&publisher.output()));
         Ok(publisher)
@@ -331,26 +342,29 @@ impl<T: Message> PublisherBuilder<'_, T> {
 pub struct SubscriptionBuilder<'a, T> {
     node: &'a mut Node,
     topic: String,
-    history: History,
+    qos: Qos,
     _type: PhantomData<fn() -> T>,
 }
 
 impl<T: Message> SubscriptionBuilder<'_, T> {
     /// Sets how many samples the subscription keeps (see [`History`]).
     pub fn history(mut self, history: History) -> Self {
-        self.history = history;
+        self.qos.history = history;
+        self
+    }
+
+    /// Sets the whole QoS profile, history included (default: rclcpp's, [`Qos::default`]).
+    pub fn qos(mut self, qos: Qos) -> Self {
+        self.qos = qos;
         self
     }
 
     /// Creates a polling subscription.
     pub fn create(self) -> Result<Subscription<T>, SubscriptionCreateError> {
         let SubscriptionBuilder {
-            node,
-            topic,
-            history,
-            ..
+            node, topic, qos, ..
         } = self;
-        node.create_subscription(&topic, history)
+        node.create_subscription(&topic, &qos)
     }
 
     /// Creates a classic subscription: `callback` runs once per message, in arrival order, in
@@ -371,15 +385,12 @@ impl<T: Message> SubscriptionBuilder<'_, T> {
         mut callback: impl FnMut(Sample<T>) + Send + 'static,
     ) -> Result<(), SubscriptionCreateError> {
         let SubscriptionBuilder {
-            node,
-            topic,
-            history,
-            ..
+            node, topic, qos, ..
         } = self;
         if group.node != node.id {
             return Err(SubscriptionCreateError::ForeignCallbackGroup);
         }
-        let sub = node.create_subscription::<T>(&topic, history)?;
+        let sub = node.create_subscription::<T>(&topic, &qos)?;
         let mut trigger = Trigger::on(&sub);
         trigger.per_sample = true;
         node.executables.push(Executable {
@@ -399,12 +410,12 @@ impl Node {
     fn create_subscription<T: Message>(
         &mut self,
         topic: &str,
-        history: History,
+        qos: &Qos,
     ) -> Result<Subscription<T>, SubscriptionCreateError> {
-        if history.capacity() == 0 {
+        if qos.history.capacity() == 0 {
             return Err(SubscriptionCreateError::ZeroCapacity);
         }
-        let sub = Subscription::new(self.context.topic::<T>(topic)?, history)?;
+        let sub = Subscription::new(self.context.topic::<T>(topic)?, qos)?;
         remember(&mut self.inputs, Arc::downgrade(&sub.input()));
         Ok(sub)
     }

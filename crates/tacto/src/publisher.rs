@@ -181,6 +181,13 @@ impl<T: Message> Publisher<T> {
         self.shared.remote_writes.load(Ordering::Relaxed)
     }
 
+    /// Subscriptions found outside the process whose QoS cannot match this publisher's (e.g. a
+    /// reliable one for a best-effort publisher), since creation: they receive nothing from
+    /// it. Always 0 without a transport.
+    pub fn incompatible_qos(&self) -> u64 {
+        (self.shared.link.as_ref()).map_or(0, |link| link.incompatible_qos())
+    }
+
     /// The number of intra-process subscriptions on the topic.
     pub fn subscription_count(&self) -> usize {
         self.shared.topic.subscriber_count()

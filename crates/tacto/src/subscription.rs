@@ -12,6 +12,7 @@ use crate::context::TopicError;
 use crate::history::{History, HistoryCache, Offer, Payload, Stored};
 use crate::message::Message;
 use crate::pi_mutex::{PiGuard, PiMutex};
+use crate::qos::Qos;
 use crate::sample::{Sample, SampleInfo};
 use crate::transport::intra::Topic;
 use crate::transport::{LinkError, LinkReader, ReadOp, RemoteSample};
@@ -384,8 +385,8 @@ impl<T: Message> fmt::Debug for Subscription<T> {
 
 impl<T: Message> Subscription<T> {
     /// A subscription to `topic`, with a reader of the context's transport if it has one.
-    pub(crate) fn new(topic: Arc<Topic<T>>, history: History) -> Result<Self, TopicError> {
-        let inbox = Arc::new(Inbox::new(history, topic.link_reader(history)?));
+    pub(crate) fn new(topic: Arc<Topic<T>>, qos: &Qos) -> Result<Self, TopicError> {
+        let inbox = Arc::new(Inbox::new(qos.history, topic.link_reader(qos)?));
         topic.subscribe(inbox.clone());
         Ok(Subscription { inbox, topic })
     }
@@ -493,6 +494,13 @@ impl<T: Message> Subscription<T> {
     /// The topic's name.
     pub fn topic(&self) -> &str {
         self.topic.name()
+    }
+
+    /// Publishers found outside the process whose QoS cannot match this subscription's (e.g.
+    /// best effort for a reliable subscription), since creation: they reach it never. Always
+    /// 0 without a transport.
+    pub fn incompatible_qos(&self) -> u64 {
+        (self.inbox.remote.as_ref()).map_or(0, |remote| remote.incompatible_qos())
     }
 
     /// A read-only handle for trigger conditions: it sees the same history without changing it.

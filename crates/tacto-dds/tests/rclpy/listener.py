@@ -1,6 +1,6 @@
 """An rclpy listener: prints the data of each std_msgs/String received on TOPIC, one per line.
 
-Usage: listener.py TOPIC PREFIX COUNT. Exits after COUNT messages starting with PREFIX (other
+Usage: listener.py TOPIC PREFIX COUNT [transient_local]. Exits after COUNT messages starting with PREFIX (other
 runs of the suite may share the domain; their messages are printed but not counted), or when
 killed. Prints "ready"
 first, once its subscription exists, and before exiting one line per publisher of TOPIC as the
@@ -10,6 +10,7 @@ import sys
 import time
 
 import rclpy
+from rclpy.qos import DurabilityPolicy, QoSProfile
 from std_msgs.msg import String
 
 
@@ -25,7 +26,10 @@ def main():
         if message.data.startswith(prefix):
             received += 1
 
-    node.create_subscription(String, topic, on_message, 10)
+    qos = QoSProfile(depth=10)
+    if sys.argv[4:] == ["transient_local"]:
+        qos.durability = DurabilityPolicy.TRANSIENT_LOCAL
+    node.create_subscription(String, topic, on_message, qos)
     print("ready", flush=True)
     while rclpy.ok() and received < wanted:
         rclpy.spin_once(node, timeout_sec=0.1)

@@ -1,6 +1,6 @@
 """An rclpy talker for counted runs of std_msgs/String "<prefix> <n>" on TOPIC, every PERIOD s.
 
-Usage: sender.py TOPIC PREFIX PERIOD COUNT.
+Usage: sender.py TOPIC PREFIX PERIOD COUNT [best_effort].
 - COUNT 0: publishes n = 0, 1, ... without end.
 - COUNT > 0: a handshake first, so that no numbered message is lost to discovery (volatile
   QoS drops what a writer sends before the reader knows it): publishes "warmup" until a
@@ -12,6 +12,7 @@ killed by the test that started it.
 import sys
 
 import rclpy
+from rclpy.qos import QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 
 
@@ -19,7 +20,10 @@ def main():
     topic, prefix, period, count = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
     rclpy.init()
     node = rclpy.create_node("rclpy_sender")
-    publisher = node.create_publisher(String, topic, 10)
+    qos = QoSProfile(depth=10)
+    if sys.argv[5:] == ["best_effort"]:
+        qos.reliability = ReliabilityPolicy.BEST_EFFORT
+    publisher = node.create_publisher(String, topic, qos)
     started = count == 0
     sent = 0
 

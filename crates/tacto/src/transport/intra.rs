@@ -14,9 +14,9 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use crate::cdr::EncodeError;
 use crate::context::{TopicError, TopicLease};
-use crate::history::History;
 use crate::message::Message;
 use crate::pi_mutex::PiMutex;
+use crate::qos::Qos;
 use crate::sample::SampleInfo;
 use crate::subscription::Inbox;
 use crate::transport::{LinkReader, LinkWriter, Transport};
@@ -81,9 +81,10 @@ pub(crate) struct TopicCore {
     editing: Mutex<()>,
     /// The context's transport out of the process, if any.
     transport: Option<Arc<dyn Transport>>,
-    /// The link its publishers share, made by the first of them; held weakly (they own it),
-    /// so that the topic stops being offered outside once its last publisher goes.
-    writer: Mutex<Option<Weak<dyn LinkWriter>>>,
+    /// The links its publishers share, one per QoS, made by the first publisher of each; held
+    /// weakly (they own them), so that the topic stops being offered outside with its last
+    /// publisher.
+    writers: Mutex<Vec<(Qos, Weak<dyn LinkWriter>)>>,
     /// Removes the topic from its context when the last fan-out goes.
     _lease: TopicLease,
 }
@@ -126,7 +127,7 @@ impl TopicCore {
             several_types: AtomicBool::new(false),
             editing: Mutex::new(()),
             transport,
-            writer: Mutex::new(None),
+            writers: Mutex::default(),
             _lease: lease,
         }
     }
@@ -271,32 +272,33 @@ impl<T: Message> Topic<T> {
         Ok(())
     }
 
-    /// The topic's writer to the context's transport, for a new publisher: the one its other
-    /// publishers share, or a new one. `None` without a transport.
-    pub(crate) fn link_writer(&self) -> Result<Option<Arc<dyn LinkWriter>>, TopicError> {
+    /// The topic's writer to the context's transport, for a new publisher with `qos`: the one
+    /// its other publishers of that QoS share, or a new one. `None` without a transport.
+    pub(crate) fn link_writer(&self, qos: &Qos) -> Result<Option<Arc<dyn LinkWriter>>, TopicError> {
         let Some(transport) = &self.core.transport else {
             return Ok(None);
         };
-        let mut writer = (self.core.writer.lock()).unwrap_or_else(PoisonError::into_inner);
-        if let Some(live) = writer.as_ref().and_then(Weak::upgrade) {
+        let mut writers = (self.core.writers.lock()).unwrap_or_else(PoisonError::into_inner);
+        writers.retain(|(_, writer)| writer.strong_count() > 0);
+        let live = (writers.iter())
+            .filter(|(of, _)| of == qos)
+            .find_map(|(_, writer)| writer.upgrade());
+        if let Some(live) = live {
             return Ok(Some(live));
         }
-        let made = (transport.writer(&self.core.name, self.core.ros_type))
+        let made = (transport.writer(&self.core.name, self.core.ros_type, qos))
             .map_err(|error| self.link_error(error))?;
-        *writer = Some(Arc::downgrade(&made));
+        writers.push((*qos, Arc::downgrade(&made)));
         Ok(Some(made))
     }
 
-    /// A reader of the context's transport for a new subscription keeping `history`; `None`
-    /// without a transport.
-    pub(crate) fn link_reader(
-        &self,
-        history: History,
-    ) -> Result<Option<Box<dyn LinkReader>>, TopicError> {
+    /// A reader of the context's transport for a new subscription with `qos`; `None` without a
+    /// transport.
+    pub(crate) fn link_reader(&self, qos: &Qos) -> Result<Option<Box<dyn LinkReader>>, TopicError> {
         let Some(transport) = &self.core.transport else {
             return Ok(None);
         };
-        (transport.reader(&self.core.name, self.core.ros_type, history))
+        (transport.reader(&self.core.name, self.core.ros_type, qos))
             .map(Some)
             .map_err(|error| self.link_error(error))
     }

@@ -4,7 +4,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::history::History;
+use crate::qos::Qos;
 use crate::sample::SampleInfo;
 
 /// A transport that carries topics between processes: a factory of links.
@@ -16,20 +16,25 @@ use crate::sample::SampleInfo;
 /// ```
 /// use std::sync::Arc;
 /// use tacto::transport::{LinkError, LinkReader, LinkWriter, Transport};
-/// use tacto::{Context, History};
+/// use tacto::{Context, Qos};
 ///
 /// #[derive(Debug)]
 /// struct Nowhere;
 ///
 /// impl Transport for Nowhere {
-///     fn writer(&self, topic: &str, _: &'static str) -> Result<Arc<dyn LinkWriter>, LinkError> {
+///     fn writer(
+///         &self,
+///         topic: &str,
+///         _: &'static str,
+///         _: &Qos,
+///     ) -> Result<Arc<dyn LinkWriter>, LinkError> {
 ///         Err(LinkError(format!("{topic} goes nowhere")))
 ///     }
 ///     fn reader(
 ///         &self,
 ///         topic: &str,
 ///         _: &'static str,
-///         _: History,
+///         _: &Qos,
 ///     ) -> Result<Box<dyn LinkReader>, LinkError> {
 ///         Err(LinkError(format!("{topic} comes from nowhere")))
 ///     }
@@ -41,16 +46,20 @@ use crate::sample::SampleInfo;
 /// ```
 pub trait Transport: Send + Sync + fmt::Debug {
     /// The writer of topic `topic` (resolved, `/chatter`) of ROS type `ros_type`
-    /// (`std_msgs/msg/String`).
-    fn writer(&self, topic: &str, ros_type: &'static str)
-    -> Result<Arc<dyn LinkWriter>, LinkError>;
+    /// (`std_msgs/msg/String`) with `qos`, shared by the topic's publishers of that QoS.
+    fn writer(
+        &self,
+        topic: &str,
+        ros_type: &'static str,
+        qos: &Qos,
+    ) -> Result<Arc<dyn LinkWriter>, LinkError>;
 
-    /// A reader of `topic` for one subscription, whose cache keeps `history`.
+    /// A reader of `topic` for one subscription, whose cache keeps `qos.history`.
     fn reader(
         &self,
         topic: &str,
         ros_type: &'static str,
-        history: History,
+        qos: &Qos,
     ) -> Result<Box<dyn LinkReader>, LinkError>;
 }
 
@@ -61,11 +70,15 @@ pub struct LinkError(pub String);
 
 /// The sending end of a topic's link, shared by the topic's publishers in this process.
 pub trait LinkWriter: Send + Sync + fmt::Debug {
-    /// True while a reader outside this process is matched: only then is a sample encoded.
+    /// True while a sample written now goes somewhere: a reader outside this process is
+    /// matched, or the writer keeps samples for late joiners. Only then is a sample encoded.
     fn has_remote_readers(&self) -> bool;
 
     /// Sends one sample's CDR bytes, encapsulation header included.
     fn write(&self, cdr: &[u8]) -> Result<(), LinkError>;
+
+    /// Remote readers found on the topic whose QoS cannot match this writer's, since creation.
+    fn incompatible_qos(&self) -> u64;
 }
 
 /// What a [`LinkReader::next`] does with the sample it returns, in DDS's terms.
@@ -98,7 +111,7 @@ pub struct RemoteSample {
 }
 
 /// The receiving end of one subscription's link: a cache of remote samples with DDS sample
-/// states, bounded by the subscription's [`History`].
+/// states, bounded by the subscription's [`History`](crate::History).
 pub trait LinkReader: Send + Sync + fmt::Debug {
     /// The sample `op` names, if any.
     fn next(&self, op: ReadOp) -> Option<RemoteSample>;
@@ -108,6 +121,9 @@ pub trait LinkReader: Send + Sync + fmt::Debug {
 
     /// Samples in the cache, read or not.
     fn len(&self) -> usize;
+
+    /// Remote writers found on the topic whose QoS cannot match this reader's, since creation.
+    fn incompatible_qos(&self) -> u64;
 
     /// True if the cache holds no sample.
     fn is_empty(&self) -> bool {
