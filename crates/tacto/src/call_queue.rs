@@ -228,3 +228,54 @@ impl<T: Message> Input for CallQueue<T> {
         // with services or clients (see `LetExecutor::add`), so nothing is hidden here.
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::msg::std_msgs::String as Text;
+
+    fn id(sequence: i64) -> RequestId {
+        RequestId {
+            client: 1,
+            sequence,
+        }
+    }
+
+    fn text(data: &str) -> Payload<Text> {
+        Payload::new(Text { data: data.into() }, LocalDelivery::Serialized).unwrap()
+    }
+
+    #[test]
+    fn undecodable_bytes_are_counted_and_the_next_entry_is_taken() {
+        let queue = CallQueue::<Text>::new(History::KeepLast(10));
+        queue.push(
+            id(1),
+            Payload::Serialized(vec![0, 1, 0, 0, 0xff, 0xff, 0xff, 0xff]),
+        );
+        queue.push(id(2), text("fine"));
+        let (taken, value) = queue.take().unwrap();
+        assert_eq!((taken, value.data.as_str()), (id(2), "fine"));
+        assert_eq!(queue.malformed(), 1);
+
+        queue.push(id(3), Payload::Serialized(vec![1, 2, 3]));
+        assert_eq!(queue.wait_take(3, None).map(|t| t.data), Err(true));
+        assert_eq!(queue.malformed(), 2);
+    }
+
+    #[test]
+    fn take_leaves_an_entry_a_blocked_caller_waits_for() {
+        let queue = Arc::new(CallQueue::<Text>::new(History::KeepLast(10)));
+        let waiter = {
+            let queue = queue.clone();
+            std::thread::spawn(move || queue.wait_take(2, None).unwrap().data)
+        };
+        // Until the waiter has claimed sequence 2, `take` could still get it: wait for that.
+        while queue.lock().claimed.is_empty() {
+            std::thread::yield_now();
+        }
+        queue.push(id(2), text("mine"));
+        queue.push(id(3), text("yours"));
+        assert_eq!(queue.take().map(|(i, _)| i), Some(id(3)));
+        assert_eq!(waiter.join().unwrap(), "mine");
+    }
+}

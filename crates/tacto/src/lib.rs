@@ -78,7 +78,7 @@ mod transport;
 mod trigger;
 
 pub use callback_group::{CallbackGroup, CallbackGroupKind};
-pub use client::Client;
+pub use client::{CallError, Client, ClientBuilder, ClientCreateError, SendRequestError};
 pub use clock::{Clock, ClockKind, Time};
 pub use context::{Context, ContextBuilder, TopicError, resolve_topic_name};
 pub use executor::{
@@ -98,7 +98,7 @@ pub use sample::{PublisherId, Sample, SampleInfo};
 /// that defines messages needs no serde dependency of its own; it is also here for serde's
 /// attributes and for implementing [`Message`] by hand.
 pub use serde;
-pub use service::{RequestId, Service, ServiceType};
+pub use service::{RequestId, Service, ServiceBuilder, ServiceCreateError, ServiceType};
 pub use subscription::{Probe, Subscription, TakeAll, Window};
 pub use tacto_macros::message;
 pub use transport::intra::LocalDelivery;
