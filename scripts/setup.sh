@@ -95,7 +95,7 @@ setup_venv() {
     # Prove it works before recording it: a broken venv must be rebuilt, not trusted.
     # Discovery OFF: the check must not announce itself on the network.
     env -u _ROS_WHEELS_BOOTSTRAP_COMPLETE ROS_AUTOMATIC_DISCOVERY_RANGE=OFF "$venv/bin/python" -c \
-        'import rclpy, std_msgs.msg; rclpy.init(); rclpy.create_node("setup_check"); rclpy.shutdown()'
+        'import cyclonedds.domain, rclpy, std_msgs.msg; rclpy.init(); rclpy.create_node("setup_check"); rclpy.shutdown()'
     echo "$want" >"$stamp"
 }
 

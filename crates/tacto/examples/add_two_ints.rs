@@ -101,10 +101,13 @@ fn main() -> Result<(), Box<dyn Error>> {
     let caller = main.client::<AddTwoInts>("add_two_ints").create()?;
     let start = Instant::now();
     let mut calls = 0;
+    let mut waited = Duration::ZERO;
     while start.elapsed() < RUN_FOR && !tacto::shutdown::requested() {
         calls += 1;
         let request = AddTwoIntsRequest { a: calls, b: -1 };
+        let sent = Instant::now();
         let response = caller.call(request, Duration::from_secs(5))?;
+        waited += sent.elapsed();
         println!("caller: call {calls} answered {}", response.sum);
         std::thread::sleep(Duration::from_millis(300));
     }
@@ -114,8 +117,11 @@ fn main() -> Result<(), Box<dyn Error>> {
     spun?;
     let stats = executor.stats();
     println!(
-        "{calls} blocking calls; the executor ran {} executables and woke {} times",
-        stats.executions, stats.wakeups
+        "{calls} blocking calls, {:?} each on average (request, wake-up, answer); the executor \
+         ran {} executables and woke {} times",
+        waited / u32::try_from(calls.max(1))?,
+        stats.executions,
+        stats.wakeups
     );
     Ok(())
 }
