@@ -18,6 +18,7 @@ use cyclors::dds_entity_t;
 use tacto::transport::{LinkError, LinkReader, LinkWriter, ReadOp, RemoteSample, Transport};
 use tacto::{Durability, History, Liveliness, PublisherId, Qos, Reliability, SampleInfo, Time};
 
+use crate::graph::{Endpoint, Gid, Graph, gid_of};
 use crate::participant::{Participant, ParticipantError, ParticipantInner};
 use crate::qos::QosHandle;
 use crate::reader::{Access, RawSample, next_cdr, serdata_bytes};
@@ -45,12 +46,18 @@ use crate::writer::write_cdr;
 #[derive(Debug)]
 pub struct DdsTransport {
     participant: Participant,
+    /// The nodes and their endpoints, announced on `ros_discovery_info`; made with the first
+    /// endpoint of a node.
+    graph: Mutex<Option<Arc<Graph>>>,
 }
 
 impl DdsTransport {
     /// A transport whose endpoints belong to `participant`.
     pub fn new(participant: Participant) -> Arc<DdsTransport> {
-        Arc::new(DdsTransport { participant })
+        Arc::new(DdsTransport {
+            participant,
+            graph: Mutex::default(),
+        })
     }
 
     /// A transport on a participant of the domain the ROS 2 environment variables describe
@@ -58,35 +65,73 @@ impl DdsTransport {
     pub fn from_env() -> Result<Arc<DdsTransport>, ParticipantError> {
         Ok(Self::new(Participant::from_env()?))
     }
+
+    /// The graph entry of a new endpoint of `node`, if it belongs to one.
+    fn join(
+        &self,
+        node: Option<&str>,
+        kind: Endpoint,
+        entity: dds_entity_t,
+    ) -> Result<Option<GraphEntry>, LinkError> {
+        let Some(node) = node else {
+            return Ok(None);
+        };
+        let graph = {
+            let mut graph = self.graph.lock().unwrap_or_else(PoisonError::into_inner);
+            match &*graph {
+                Some(made) => made.clone(),
+                None => graph
+                    .insert(Arc::new(Graph::new(&self.participant).map_err(LinkError)?))
+                    .clone(),
+            }
+        };
+        let gid = gid_of(entity).map_err(link_error)?;
+        graph.add(node, kind, gid);
+        Ok(Some(GraphEntry {
+            graph,
+            node: node.to_owned(),
+            gid,
+        }))
+    }
+}
+
+/// An endpoint's place in the ROS graph, left when the endpoint goes.
+#[derive(Debug)]
+struct GraphEntry {
+    graph: Arc<Graph>,
+    node: String,
+    gid: Gid,
+}
+
+impl Drop for GraphEntry {
+    fn drop(&mut self) {
+        self.graph.remove(&self.node, self.gid);
+    }
 }
 
 impl Transport for DdsTransport {
     fn writer(
         &self,
+        node: Option<&str>,
         topic: &str,
         ros_type: &'static str,
         qos: &Qos,
     ) -> Result<Arc<dyn LinkWriter>, LinkError> {
-        Ok(Arc::new(DdsLinkWriter::new(
-            &self.participant,
-            topic,
-            ros_type,
-            qos,
-        )?))
+        let mut writer = DdsLinkWriter::new(&self.participant, topic, ros_type, qos)?;
+        writer.entry = self.join(node, Endpoint::Writer, writer.handle)?;
+        Ok(Arc::new(writer))
     }
 
     fn reader(
         &self,
+        node: Option<&str>,
         topic: &str,
         ros_type: &'static str,
         qos: &Qos,
     ) -> Result<Box<dyn LinkReader>, LinkError> {
-        Ok(Box::new(DdsLinkReader::new(
-            &self.participant,
-            topic,
-            ros_type,
-            qos,
-        )?))
+        let mut reader = DdsLinkReader::new(&self.participant, topic, ros_type, qos)?;
+        reader.entry = self.join(node, Endpoint::Reader, reader.handle)?;
+        Ok(Box::new(reader))
     }
 }
 
@@ -162,6 +207,8 @@ struct DdsLinkWriter {
     /// Transient local: the writer keeps samples for late joiners, so it writes even with no
     /// reader matched.
     keeps_for_late_joiners: bool,
+    /// Its node's entry in the ROS graph.
+    entry: Option<GraphEntry>,
 }
 
 /// Cyclone's publication-matched callback: stores the current count.
@@ -219,6 +266,7 @@ impl DdsLinkWriter {
             _participant: participant.keep_alive(),
             matched,
             keeps_for_late_joiners: qos.durability == Durability::TransientLocal,
+            entry: None,
         })
     }
 }
@@ -264,6 +312,8 @@ struct DdsLinkReader {
     wake: OnceLock<Box<Wake>>,
     /// Writer GUIDs by Cyclone's local publication handle, looked up once per writer.
     writers: Mutex<HashMap<u64, PublisherId>>,
+    /// Its node's entry in the ROS graph.
+    entry: Option<GraphEntry>,
 }
 
 type Wake = Arc<dyn Fn() + Send + Sync>;
@@ -322,6 +372,7 @@ impl DdsLinkReader {
             capacity: capacity as u32,
             wake: OnceLock::new(),
             writers: Mutex::default(),
+            entry: None,
         })
     }
 

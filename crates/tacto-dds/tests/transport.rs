@@ -449,3 +449,34 @@ fn a_best_effort_rclpy_publisher_is_counted_incompatible_by_a_reliable_subscript
     assert_eq!(sensor.incompatible_qos(), 0);
     assert!(reliable.is_empty(), "nothing crosses an incompatible QoS");
 }
+
+#[test]
+fn rclpy_lists_the_tacto_node_and_its_publisher() {
+    const DOMAIN: u32 = 108;
+    let ctx = dds_context(DOMAIN);
+    let mut node = ctx.node("tacto_graph_node").unwrap();
+    let _publisher = node
+        .publisher::<Text>("tacto_graph_topic")
+        .create()
+        .unwrap();
+    let _subscription = node
+        .subscription::<Text>("tacto_graph_input")
+        .create()
+        .unwrap();
+
+    let graph = RclpyNode::spawn(
+        "graph.py",
+        DOMAIN,
+        &["tacto_graph_node", "/tacto_graph_topic"],
+    );
+    let mut lines = Vec::new();
+    while let Some(line) = graph.next_line(Instant::now() + PATIENCE) {
+        lines.push(line);
+    }
+    assert_eq!(
+        lines,
+        ["node / tacto_graph_node", "publisher / tacto_graph_node"],
+        "{}",
+        graph.stderr()
+    );
+}

@@ -5,6 +5,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use crate::clock::Clock;
+use crate::exchange::Exchanges;
 use crate::history::History;
 use crate::message::Message;
 use crate::msg::rosgraph_msgs;
@@ -42,6 +43,8 @@ struct ContextInner {
     clock: Clock,
     delivery: LocalDelivery,
     transport: Option<Arc<dyn Transport>>,
+    /// The services of the context, by name.
+    exchanges: Exchanges,
 }
 
 /// Configures a [`Context`]; from [`Context::builder`].
@@ -75,6 +78,7 @@ impl ContextBuilder {
                 clock: Clock::default(),
                 delivery: self.delivery,
                 transport: self.transport,
+                exchanges: Exchanges::default(),
             }),
         }
     }
@@ -241,6 +245,15 @@ impl Context {
         Ok(claimed)
     }
 
+    /// Where the context's services and clients meet.
+    pub(crate) fn exchanges(&self) -> &Exchanges {
+        &self.inner.exchanges
+    }
+
+    pub(crate) fn delivery(&self) -> LocalDelivery {
+        self.inner.delivery
+    }
+
     /// The context's clocks.
     pub fn clock(&self) -> &Clock {
         &self.inner.clock
@@ -266,7 +279,8 @@ impl Context {
             return Ok(());
         }
         let topic = self.topic::<rosgraph_msgs::Clock>("/clock")?;
-        let source = Subscription::new(topic, &Qos::default().history(History::KeepLast(1)))?;
+        let qos = Qos::default().history(History::KeepLast(1));
+        let source = Subscription::new(None, topic, &qos)?;
         (self.inner.clock.follow(source)).map_err(|error| TopicError::Link {
             topic: "/clock".to_owned(),
             error,

@@ -7,6 +7,7 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use crate::callback_group::{CallbackGroup, CallbackGroupKind};
+use crate::client::ClientBuilder;
 use crate::clock::{ClockKind, Time};
 use crate::context::{Context, TopicError};
 use crate::history::History;
@@ -14,6 +15,7 @@ use crate::message::Message;
 use crate::publisher::{Output, Publisher};
 use crate::qos::Qos;
 use crate::sample::Sample;
+use crate::service::{ServiceBuilder, ServiceType};
 use crate::subscription::{Input, Subscription};
 use crate::trigger::{Activation, Trigger, TriggerError};
 
@@ -74,6 +76,10 @@ pub struct Node {
     /// once; see [`remember`] for when the dead entries go.
     pub(crate) inputs: Vec<Weak<dyn Input>>,
     pub(crate) outputs: Vec<Weak<dyn Output>>,
+    /// The request queues of the node's services and the response queues of its clients,
+    /// which its triggers may name too. Apart from `inputs`: a LET executor cannot freeze them
+    /// and refuses them.
+    pub(crate) calls: Vec<Weak<dyn Input>>,
 }
 
 /// Code registered with a trigger.
@@ -170,6 +176,7 @@ impl Node {
             executables: Vec::new(),
             inputs: Vec::new(),
             outputs: Vec::new(),
+            calls: Vec::new(),
         })
     }
 
@@ -230,6 +237,18 @@ impl Node {
         }
     }
 
+    /// Starts building the service `name` of type `S` (default queue: `KeepLast(10)`); see
+    /// [`Service`](crate::Service).
+    pub fn service<S: ServiceType>(&mut self, name: &str) -> ServiceBuilder<'_, S> {
+        ServiceBuilder::new(self, name)
+    }
+
+    /// Starts building a client of the service `name` of type `S` (default queue:
+    /// `KeepLast(10)`); see [`Client`](crate::Client).
+    pub fn client<S: ServiceType>(&mut self, name: &str) -> ClientBuilder<'_, S> {
+        ClientBuilder::new(self, name)
+    }
+
     /// Registers `run` to be called whenever `trigger` fires, in the node's default callback
     /// group (mutually exclusive).
     ///
@@ -283,7 +302,7 @@ impl Node {
     fn check_own(&self, trigger: &Trigger) -> Result<(), TriggerError> {
         let own = |input: &Arc<dyn Input>| {
             // Newest first: code is usually registered right after its subscription.
-            (self.inputs.iter().rev())
+            (self.inputs.iter().rev().chain(&self.calls))
                 .any(|mine| std::ptr::addr_eq(mine.as_ptr(), Arc::as_ptr(input)))
         };
         match trigger.inputs.iter().all(own) {
@@ -292,7 +311,11 @@ impl Node {
         }
     }
 
-    fn default_group(&self) -> CallbackGroup {
+    pub(crate) fn owns_group(&self, group: &CallbackGroup) -> bool {
+        group.node == self.id
+    }
+
+    pub(crate) fn default_group(&self) -> CallbackGroup {
         CallbackGroup::new(self.id, 0, CallbackGroupKind::MutuallyExclusive)
     }
 
@@ -329,7 +352,7 @@ impl<T: Message> PublisherBuilder<'_, T> {
     /// Creates the publisher.
     pub fn create(self) -> Result<Publisher<T>, TopicError> {
         let topic = self.node.context.topic::<T>(&self.topic)?;
-        let link = topic.link_writer(&self.qos)?;
+        let link = topic.link_writer(self.node.name(), &self.qos)?;
         let publisher = Publisher::new(topic, link);
         remember(&mut self.node.outputs, Arc::downgrade(&publisher.output()));
         Ok(publisher)
@@ -415,7 +438,7 @@ impl Node {
         if qos.history.capacity() == 0 {
             return Err(SubscriptionCreateError::ZeroCapacity);
         }
-        let sub = Subscription::new(self.context.topic::<T>(topic)?, qos)?;
+        let sub = Subscription::new(Some(self.name()), self.context.topic::<T>(topic)?, qos)?;
         remember(&mut self.inputs, Arc::downgrade(&sub.input()));
         Ok(sub)
     }

@@ -384,9 +384,14 @@ impl<T: Message> fmt::Debug for Subscription<T> {
 }
 
 impl<T: Message> Subscription<T> {
-    /// A subscription to `topic`, with a reader of the context's transport if it has one.
-    pub(crate) fn new(topic: Arc<Topic<T>>, qos: &Qos) -> Result<Self, TopicError> {
-        let inbox = Arc::new(Inbox::new(qos.history, topic.link_reader(qos)?));
+    /// A subscription of `node` to `topic`, with a reader of the context's transport if it has
+    /// one.
+    pub(crate) fn new(
+        node: Option<&str>,
+        topic: Arc<Topic<T>>,
+        qos: &Qos,
+    ) -> Result<Self, TopicError> {
+        let inbox = Arc::new(Inbox::new(qos.history, topic.link_reader(node, qos)?));
         topic.subscribe(inbox.clone());
         Ok(Subscription { inbox, topic })
     }

@@ -84,7 +84,7 @@ pub(crate) struct TopicCore {
     /// The links its publishers share, one per QoS, made by the first publisher of each; held
     /// weakly (they own them), so that the topic stops being offered outside with its last
     /// publisher.
-    writers: Mutex<Vec<(Qos, Weak<dyn LinkWriter>)>>,
+    writers: Mutex<Vec<SharedWriter>>,
     /// Removes the topic from its context when the last fan-out goes.
     _lease: TopicLease,
 }
@@ -174,6 +174,9 @@ impl TopicCore {
         self.typed.store(Arc::new(typed));
     }
 }
+
+/// A link writer shared by the publishers of one node with one QoS: (node, QoS, writer).
+type SharedWriter = (String, Qos, Weak<dyn LinkWriter>);
 
 /// One Rust type's publishers and subscriptions of a topic.
 pub(crate) struct Topic<T> {
@@ -272,33 +275,42 @@ impl<T: Message> Topic<T> {
         Ok(())
     }
 
-    /// The topic's writer to the context's transport, for a new publisher with `qos`: the one
-    /// its other publishers of that QoS share, or a new one. `None` without a transport.
-    pub(crate) fn link_writer(&self, qos: &Qos) -> Result<Option<Arc<dyn LinkWriter>>, TopicError> {
+    /// The topic's writer to the context's transport, for a new publisher of `node` with
+    /// `qos`: the one its other publishers of that node and QoS share, or a new one. `None`
+    /// without a transport.
+    pub(crate) fn link_writer(
+        &self,
+        node: &str,
+        qos: &Qos,
+    ) -> Result<Option<Arc<dyn LinkWriter>>, TopicError> {
         let Some(transport) = &self.core.transport else {
             return Ok(None);
         };
         let mut writers = (self.core.writers.lock()).unwrap_or_else(PoisonError::into_inner);
-        writers.retain(|(_, writer)| writer.strong_count() > 0);
+        writers.retain(|(_, _, writer)| writer.strong_count() > 0);
         let live = (writers.iter())
-            .filter(|(of, _)| of == qos)
-            .find_map(|(_, writer)| writer.upgrade());
+            .filter(|(of, with, _)| of == node && with == qos)
+            .find_map(|(_, _, writer)| writer.upgrade());
         if let Some(live) = live {
             return Ok(Some(live));
         }
-        let made = (transport.writer(&self.core.name, self.core.ros_type, qos))
+        let made = (transport.writer(Some(node), &self.core.name, self.core.ros_type, qos))
             .map_err(|error| self.link_error(error))?;
-        writers.push((*qos, Arc::downgrade(&made)));
+        writers.push((node.to_owned(), *qos, Arc::downgrade(&made)));
         Ok(Some(made))
     }
 
-    /// A reader of the context's transport for a new subscription with `qos`; `None` without a
-    /// transport.
-    pub(crate) fn link_reader(&self, qos: &Qos) -> Result<Option<Box<dyn LinkReader>>, TopicError> {
+    /// A reader of the context's transport for a new subscription of `node` with `qos`; `None`
+    /// without a transport.
+    pub(crate) fn link_reader(
+        &self,
+        node: Option<&str>,
+        qos: &Qos,
+    ) -> Result<Option<Box<dyn LinkReader>>, TopicError> {
         let Some(transport) = &self.core.transport else {
             return Ok(None);
         };
-        (transport.reader(&self.core.name, self.core.ros_type, qos))
+        (transport.reader(node, &self.core.name, self.core.ros_type, qos))
             .map(Some)
             .map_err(|error| self.link_error(error))
     }

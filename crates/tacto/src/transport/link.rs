@@ -24,6 +24,7 @@ use crate::sample::SampleInfo;
 /// impl Transport for Nowhere {
 ///     fn writer(
 ///         &self,
+///         _: Option<&str>,
 ///         topic: &str,
 ///         _: &'static str,
 ///         _: &Qos,
@@ -32,6 +33,7 @@ use crate::sample::SampleInfo;
 ///     }
 ///     fn reader(
 ///         &self,
+///         _: Option<&str>,
 ///         topic: &str,
 ///         _: &'static str,
 ///         _: &Qos,
@@ -46,17 +48,21 @@ use crate::sample::SampleInfo;
 /// ```
 pub trait Transport: Send + Sync + fmt::Debug {
     /// The writer of topic `topic` (resolved, `/chatter`) of ROS type `ros_type`
-    /// (`std_msgs/msg/String`) with `qos`, shared by the topic's publishers of that QoS.
+    /// (`std_msgs/msg/String`) with `qos`, shared by the publishers of `node` on the topic with
+    /// that QoS. `node` names the node that owns it, for the ROS graph; `None` for the
+    /// context's own endpoints (the `/clock` subscription of sim time).
     fn writer(
         &self,
+        node: Option<&str>,
         topic: &str,
         ros_type: &'static str,
         qos: &Qos,
     ) -> Result<Arc<dyn LinkWriter>, LinkError>;
 
-    /// A reader of `topic` for one subscription, whose cache keeps `qos.history`.
+    /// A reader of `topic` for one subscription of `node`, whose cache keeps `qos.history`.
     fn reader(
         &self,
+        node: Option<&str>,
         topic: &str,
         ros_type: &'static str,
         qos: &Qos,

@@ -1,0 +1,168 @@
+//! This process's part of the ROS graph, published on `ros_discovery_info` as rmw_cyclonedds
+//! does, so that ROS 2 tools (and rclpy's `get_node_names_and_namespaces()`) see tacto's nodes
+//! and which readers and writers belong to each.
+//!
+//! DDS discovery alone tells a peer that endpoints exist, not which node owns them: ROS 2 adds
+//! one message per participant, `rmw_dds_common/msg/ParticipantEntitiesInfo`, on a reliable,
+//! transient-local, keep-last-1 topic, republished whole whenever a node's endpoints change.
+//! A node is listed while it has at least one DDS endpoint.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use cyclors::dds_entity_t;
+
+use crate::naming;
+use crate::participant::{Participant, ParticipantInner};
+use crate::qos::{Durability, History, Qos, Reliability};
+use crate::retcode::DdsStatus;
+use crate::topic::Topic;
+use crate::writer::write_cdr;
+use tacto::Message;
+
+/// `rmw_dds_common/msg/Gid`: a DDS GUID (16 bytes since Iron; Humble used 24).
+#[tacto::message("rmw_dds_common/msg/Gid")]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Gid {
+    data: [u8; 16],
+}
+
+/// `rmw_dds_common/msg/NodeEntitiesInfo`: one node and the GIDs of its readers and writers.
+#[tacto::message("rmw_dds_common/msg/NodeEntitiesInfo")]
+#[derive(Debug, Default, Clone, PartialEq)]
+struct NodeEntitiesInfo {
+    node_namespace: String,
+    node_name: String,
+    reader_gid_seq: Vec<Gid>,
+    writer_gid_seq: Vec<Gid>,
+}
+
+/// `rmw_dds_common/msg/ParticipantEntitiesInfo`: a participant's nodes.
+#[tacto::message("rmw_dds_common/msg/ParticipantEntitiesInfo")]
+#[derive(Debug, Default, Clone, PartialEq)]
+struct ParticipantEntitiesInfo {
+    gid: Gid,
+    node_entities_info_seq: Vec<NodeEntitiesInfo>,
+}
+
+/// Which of a node's endpoints an entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Endpoint {
+    Reader,
+    Writer,
+}
+
+/// Node name → the GIDs of its readers and of its writers.
+type Nodes = BTreeMap<String, (Vec<Gid>, Vec<Gid>)>;
+
+/// The nodes of one participant and their endpoints, with the writer that announces them.
+#[derive(Debug)]
+pub(crate) struct Graph {
+    writer: dds_entity_t,
+    _topic: Topic,
+    _participant: Arc<ParticipantInner>,
+    participant_gid: Gid,
+    /// Node name → its readers' and writers' GIDs. Tacto nodes have no namespace: `/`.
+    nodes: Mutex<Nodes>,
+}
+
+impl Graph {
+    /// The graph of `participant`, with its `ros_discovery_info` writer.
+    pub(crate) fn new(participant: &Participant) -> Result<Graph, String> {
+        let dds_type =
+            naming::dds_type_name(ParticipantEntitiesInfo::TYPE_NAME).map_err(|e| e.to_string())?;
+        let topic = Topic::with_dds_names(participant, "ros_discovery_info".into(), dds_type)
+            .map_err(|e| e.to_string())?;
+        let qos = Qos {
+            reliability: Reliability::Reliable,
+            durability: Durability::TransientLocal,
+            history: History::KeepLast(1),
+        };
+        let native = qos
+            .to_native()
+            .ok_or("Cyclone could not allocate a QoS object")?;
+        // SAFETY: live participant and topic handles; the QoS is valid for the call and
+        // copied; no listener.
+        let writer = unsafe {
+            cyclors::dds_create_writer(
+                participant.handle(),
+                topic.handle(),
+                native.as_ptr(),
+                std::ptr::null(),
+            )
+        };
+        let writer = DdsStatus::check(writer)
+            .map_err(|status| format!("cannot create the ros_discovery_info writer: {status}"))?;
+        let participant_gid = Gid {
+            data: participant.guid().map_err(|e| e.to_string())?,
+        };
+        Ok(Graph {
+            writer,
+            _topic: topic,
+            _participant: participant.keep_alive(),
+            participant_gid,
+            nodes: Mutex::default(),
+        })
+    }
+
+    /// Adds endpoint `gid` of `node` and announces the new graph.
+    pub(crate) fn add(&self, node: &str, kind: Endpoint, gid: Gid) {
+        let mut nodes = self.nodes.lock().unwrap_or_else(PoisonError::into_inner);
+        let (readers, writers) = nodes.entry(node.to_owned()).or_default();
+        match kind {
+            Endpoint::Reader => readers.push(gid),
+            Endpoint::Writer => writers.push(gid),
+        }
+        self.announce(&nodes);
+    }
+
+    /// Removes endpoint `gid` of `node` (and the node with its last endpoint), and announces
+    /// the new graph.
+    pub(crate) fn remove(&self, node: &str, gid: Gid) {
+        let mut nodes = self.nodes.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some((readers, writers)) = nodes.get_mut(node) else {
+            return;
+        };
+        readers.retain(|g| *g != gid);
+        writers.retain(|g| *g != gid);
+        if readers.is_empty() && writers.is_empty() {
+            nodes.remove(node);
+        }
+        self.announce(&nodes);
+    }
+
+    /// Writes the whole graph; under the lock, so that announcements go out in order. A failed
+    /// write leaves the previous announcement standing until the next change: the graph is
+    /// for tools, and no data depends on it.
+    fn announce(&self, nodes: &Nodes) {
+        let info = ParticipantEntitiesInfo {
+            gid: self.participant_gid,
+            node_entities_info_seq: (nodes.iter())
+                .map(|(name, (readers, writers))| NodeEntitiesInfo {
+                    node_namespace: "/".into(),
+                    node_name: name.clone(),
+                    reader_gid_seq: readers.clone(),
+                    writer_gid_seq: writers.clone(),
+                })
+                .collect(),
+        };
+        if let Ok(bytes) = tacto::cdr::to_vec(&info) {
+            let _ = write_cdr(self.writer, &bytes);
+        }
+    }
+}
+
+impl Drop for Graph {
+    fn drop(&mut self) {
+        // SAFETY: our own writer, deleted once, before its topic (field order).
+        unsafe { cyclors::dds_delete(self.writer) };
+    }
+}
+
+/// The DDS GUID of a reader or writer, as ROS 2's GID.
+pub(crate) fn gid_of(entity: dds_entity_t) -> Result<Gid, DdsStatus> {
+    let mut guid = cyclors::dds_guid_t { v: [0; 16] };
+    // SAFETY: a live entity of ours and a valid, writable GUID.
+    DdsStatus::check(unsafe { cyclors::dds_get_guid(entity, &mut guid) })?;
+    Ok(Gid { data: guid.v })
+}
