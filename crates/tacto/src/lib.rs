@@ -60,6 +60,7 @@ mod clock;
 mod context;
 pub mod executor;
 mod history;
+pub mod idl;
 mod message;
 pub mod msg;
 mod node;
