@@ -1,9 +1,10 @@
-//! Generates the Rust types of the packages in `interfaces/` into OUT_DIR.
+//! Generates the Rust types of the packages in `interfaces/` into OUT_DIR, and those of the
+//! test packages in `tests/interfaces/` (small; only the tests include them).
 
 use std::path::Path;
 
 fn main() {
-    let interfaces = Path::new(env!("CARGO_MANIFEST_DIR")).join("interfaces");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut generator = tacto_msggen::Generator::new();
     for package in [
         "builtin_interfaces",
@@ -16,9 +17,15 @@ fn main() {
         "std_msgs",
         "std_srvs",
     ] {
-        generator = generator.package(interfaces.join(package));
+        generator = generator.package(root.join("interfaces").join(package));
     }
-    if let Err(error) = generator.write_to_out_dir("interfaces.rs") {
-        panic!("{error}");
+    let tests = tacto_msggen::Generator::new()
+        .package(root.join("tests/interfaces/tacto_test_msgs"))
+        .package(root.join("tests/interfaces/type_description_interfaces"))
+        .tacto_msgs();
+    for (generator, file) in [(generator, "interfaces.rs"), (tests, "test_interfaces.rs")] {
+        if let Err(error) = generator.write_to_out_dir(file) {
+            panic!("{error}");
+        }
     }
 }
