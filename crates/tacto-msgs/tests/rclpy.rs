@@ -124,7 +124,10 @@ fn check<T: Message + PartialEq + Debug>(name: &str, value: T) {
     }
     let decoded = tacto::cdr::from_bytes::<T>(theirs)
         .unwrap_or_else(|e| panic!("{name}: decoding rclpy's bytes: {e}"));
-    assert_eq!(decoded, value, "{name}: rclpy's bytes decode to another value");
+    assert_eq!(
+        decoded, value,
+        "{name}: rclpy's bytes decode to another value"
+    );
 }
 
 fn stamp() -> Time {
@@ -188,7 +191,13 @@ fn std_msgs_and_builtin_interfaces_match_rclpy() {
             data: vec![1.0, -0.5, 3.25],
         },
     );
-    check("builtin_interfaces/Duration", Duration { sec: -1, nanosec: 1 });
+    check(
+        "builtin_interfaces/Duration",
+        Duration {
+            sec: -1,
+            nanosec: 1,
+        },
+    );
     check("rosgraph_msgs/Clock", Clock { clock: stamp() });
 }
 
