@@ -154,8 +154,8 @@ fn pose() -> Pose {
         orientation: Quaternion {
             x: 0.0,
             y: 0.0,
-            z: 0.7071,
-            w: 0.7071,
+            z: 0.6,
+            w: 0.8,
         },
     }
 }

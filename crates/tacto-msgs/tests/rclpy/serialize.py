@@ -24,7 +24,7 @@ from type_description_interfaces.msg import Field, FieldType, IndividualTypeDesc
 STAMP = Time(sec=-5, nanosec=999_999_999)
 HEADER = Header(stamp=STAMP, frame_id="bäse_link")
 POSE = Pose(position=Point(x=1.5, y=-2.25, z=1e300),
-            orientation=Quaternion(x=0.0, y=0.0, z=0.7071, w=0.7071))
+            orientation=Quaternion(x=0.0, y=0.0, z=0.6, w=0.8))
 COV36 = [i * 1.25 - 20.0 for i in range(36)]
 
 CASES = {
