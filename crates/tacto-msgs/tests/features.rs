@@ -16,6 +16,9 @@ mod test_msgs {
 use test_msgs::tacto_test_msgs::msg::{Bounded, Defaults, Everything, Inner, Nothing, Unbounded};
 use test_msgs::tacto_test_msgs::srv::{Lookup, Lookup_Request, Lookup_Response};
 
+/// A way to spoil a valid value, named for the bound it breaks.
+type Spoil<T> = (&'static str, fn(&mut T));
+
 fn round_trip<T: Message + PartialEq + std::fmt::Debug>(value: &T) -> Vec<u8> {
     let bytes = tacto::cdr::to_vec(value).unwrap();
     assert_eq!(&tacto::cdr::from_bytes::<T>(&bytes).unwrap(), value);
@@ -140,7 +143,7 @@ fn every_feature_round_trips_at_its_bounds() {
 
 #[test]
 fn a_value_past_its_bound_is_an_encoding_error() {
-    let cases: [(&str, fn(&mut Everything)); 5] = [
+    let cases: [Spoil<Everything>; 5] = [
         ("string<=5", |e| e.bs = "six!!!".into()),
         ("wstring<=3", |e| e.bws = "🤖🤖".into()),
         ("int16[<=3]", |e| e.bounded_seq.push(4)),
@@ -169,7 +172,7 @@ fn a_value_past_its_bound_on_the_wire_is_a_decoding_error() {
     let bounded = tacto::cdr::from_bytes::<Bounded>(&bytes).unwrap();
     assert_eq!(bounded.seq, fits.seq);
 
-    let cases: [(&str, fn(&mut Unbounded)); 4] = [
+    let cases: [Spoil<Unbounded>; 4] = [
         ("string<=5", |u| u.s.push('6')),
         ("wstring<=3", |u| u.ws.push('d')),
         ("int16[<=3]", |u| u.seq.push(4)),
