@@ -269,21 +269,17 @@ fn parse_element(
     Ok(())
 }
 
-fn parse_bound(text: &str, what: &str) -> Result<usize, Problem> {
+/// Parses the `N` of a bound; `written` is the bound as the file has it, for the error.
+fn parse_bound(text: &str, written: &str) -> Result<usize, Problem> {
+    let bad = |reason| Problem::BadBound {
+        text: written.to_owned(),
+        reason,
+    };
     match text.parse::<usize>() {
-        Ok(0) => Err(Problem::BadBound {
-            text: format!("{what}{text}"),
-            reason: "a bound must be at least 1",
-        }),
+        Ok(0) => Err(bad("a bound must be at least 1")),
         Ok(n) if u32::try_from(n).is_ok() => Ok(n),
-        Ok(_) => Err(Problem::BadBound {
-            text: format!("{what}{text}"),
-            reason: "a bound must fit the 32-bit CDR length",
-        }),
-        Err(_) => Err(Problem::BadBound {
-            text: format!("{what}{text}"),
-            reason: "a bound must be a decimal number",
-        }),
+        Ok(_) => Err(bad("a bound must fit the 32-bit CDR length")),
+        Err(_) => Err(bad("a bound must be a decimal number")),
     }
 }
 
@@ -298,9 +294,9 @@ pub(crate) fn parse_type(text: &str) -> Result<FieldType, Problem> {
             let container = if inside.is_empty() {
                 Container::Unbounded
             } else if let Some(bound) = inside.strip_prefix("<=") {
-                Container::Bounded(parse_bound(bound, "[<=")?)
+                Container::Bounded(parse_bound(bound, &format!("[{inside}]"))?)
             } else {
-                Container::Array(parse_bound(inside, "[")?)
+                Container::Array(parse_bound(inside, &format!("[{inside}]"))?)
             };
             (element, container)
         }
@@ -322,7 +318,7 @@ fn parse_string_bound(rest: &str, what: &str) -> Result<Option<usize>, Problem> 
         return Ok(None);
     }
     match rest.strip_prefix("<=") {
-        Some(bound) => parse_bound(bound, &format!("{what}<=")).map(Some),
+        Some(bound) => parse_bound(bound, &format!("{what}{rest}")).map(Some),
         None => Err(Problem::UnknownType(format!("{what}{rest}"))),
     }
 }

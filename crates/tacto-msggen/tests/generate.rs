@@ -190,20 +190,25 @@ fn an_unknown_type_is_an_error_at_its_line() {
 
 #[test]
 fn a_bad_bound_is_an_error_at_its_line() {
-    for (text, reason) in [
-        ("int32[0] a", "a bound must be at least 1"),
-        ("int32[<=x] a", "a bound must be a decimal number"),
-        ("int32[3 a", "an array bound must end with ']'"),
-        ("string<=-1 a", "a bound must be a decimal number"),
+    for (text, written, reason) in [
+        ("int32[0] a", "[0]", "a bound must be at least 1"),
+        ("int32[<=x] a", "[<=x]", "a bound must be a decimal number"),
+        ("int32[3 a", "[3", "an array bound must end with ']'"),
+        (
+            "string<=-1 a",
+            "string<=-1",
+            "a bound must be a decimal number",
+        ),
         (
             "int8[99999999999] a",
+            "[99999999999]",
             "a bound must fit the 32-bit CDR length",
         ),
     ] {
         let (line, found, _) = problem("bound", &format!("bool ok\n\n{text}\n"));
         assert_eq!(line, 3, "{text}");
         assert!(
-            matches!(&found, Problem::BadBound { reason: r, .. } if *r == reason),
+            matches!(&found, Problem::BadBound { text: t, reason: r } if t == written && *r == reason),
             "{text}: {found:?}"
         );
     }
