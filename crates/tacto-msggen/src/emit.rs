@@ -152,9 +152,11 @@ pub(crate) fn emit(packages: &[Package], externs: &BTreeMap<String, String>) -> 
             let mut body = String::new();
             for file in &package.messages {
                 let type_name = format!("{}/msg/{}", package.name, file.name);
-                scope.message(&mut body, &file.name, &type_name, &file.defs[0]);
+                let summary = format!("`{type_name}`");
+                scope.message(&mut body, &file.name, &type_name, &summary, &file.defs[0]);
             }
-            scope.module(&mut out, "msg", "Its messages.", &body);
+            let doc = format!("The messages of `{}`.", package.name);
+            scope.module(&mut out, "msg", &doc, &body);
         }
         if !package.services.is_empty() {
             let names = package
@@ -173,7 +175,12 @@ pub(crate) fn emit(packages: &[Package], externs: &BTreeMap<String, String>) -> 
             for file in &package.services {
                 scope.service(&mut body, file);
             }
-            scope.module(&mut out, "srv", "Its services: for each, the request and response messages and a marker type that names both.", &body);
+            let doc = format!(
+                "The services of `{}`: for each service `X`, the messages `X_Request` and \
+                 `X_Response` and the marker type `X`, a `tacto_msgs::ServiceType`.",
+                package.name
+            );
+            scope.module(&mut out, "srv", &doc, &body);
         }
         out.push_str("}\n");
     }
@@ -224,7 +231,15 @@ impl Scope<'_> {
         out.push_str("    }\n");
     }
 
-    fn message(&self, out: &mut String, name: &str, type_name: &str, def: &MessageDef) {
+    /// Writes message `name`, with `summary` heading its docs.
+    fn message(
+        &self,
+        out: &mut String,
+        name: &str,
+        type_name: &str,
+        summary: &str,
+        def: &MessageDef,
+    ) {
         let placeholder;
         let fields: &[Field] = if def.fields.is_empty() {
             // IDL has no empty struct: ROS 2 gives every empty message this byte, on the wire.
@@ -244,7 +259,7 @@ impl Scope<'_> {
             &def.fields
         };
         out.push('\n');
-        doc(out, "", &format!("`{type_name}`"), &def.comment);
+        doc(out, "", summary, &def.comment);
         let defaults: Vec<Option<String>> = fields.iter().map(|f| self.default_expr(f)).collect();
         let derive_default = defaults.iter().all(Option::is_none);
         if name.contains('_') {
@@ -321,23 +336,20 @@ impl Scope<'_> {
             unreachable!("a service has a request and a response")
         };
         let type_name = format!("{}/srv/{name}", self.package);
-        self.message(
-            out,
-            &format!("{name}_Request"),
-            &format!("{type_name}_Request"),
-            request,
-        );
-        self.message(
-            out,
-            &format!("{name}_Response"),
-            &format!("{type_name}_Response"),
-            response,
-        );
+        for (half, def) in [("Request", request), ("Response", response)] {
+            let summary = format!(
+                "`{type_name}_{half}`: the {} of [`{name}`].",
+                half.to_lowercase()
+            );
+            let struct_name = format!("{name}_{half}");
+            let half_type_name = format!("{type_name}_{half}");
+            self.message(out, &struct_name, &half_type_name, &summary, def);
+        }
         out.push('\n');
         doc(
             out,
             "",
-            &format!("`{type_name}`: the service, which names its request and response types."),
+            &format!("`{type_name}`: the service, naming its request and response messages."),
             &[],
         );
         let _ = writeln!(out, "#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]");

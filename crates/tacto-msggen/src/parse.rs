@@ -523,3 +523,117 @@ fn split_list(text: &str) -> Vec<String> {
 pub(crate) fn type_name_of(path: &Path) -> Option<&str> {
     path.file_stem()?.to_str()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ty(base: BaseType, container: Container) -> FieldType {
+        FieldType { base, container }
+    }
+
+    #[test]
+    fn types_parse_with_their_bounds_and_containers() {
+        use BaseType::{Named, String as Str, WString};
+        use Container::{Array, Bounded, Single, Unbounded};
+        let p = BaseType::Primitive;
+        for (text, expected) in [
+            ("float64", ty(p(Primitive::Float64), Single)),
+            ("char[4]", ty(p(Primitive::Char), Array(4))),
+            ("byte[]", ty(p(Primitive::Byte), Unbounded)),
+            ("int16[<=7]", ty(p(Primitive::Int16), Bounded(7))),
+            ("string", ty(Str(None), Single)),
+            ("string<=10[<=3]", ty(Str(Some(10)), Bounded(3))),
+            ("wstring<=2[5]", ty(WString(Some(2)), Array(5))),
+            (
+                "Pose",
+                ty(
+                    Named {
+                        package: None,
+                        name: "Pose".into(),
+                    },
+                    Single,
+                ),
+            ),
+            (
+                "geometry_msgs/Pose[]",
+                ty(
+                    Named {
+                        package: Some("geometry_msgs".into()),
+                        name: "Pose".into(),
+                    },
+                    Unbounded,
+                ),
+            ),
+            (
+                "geometry_msgs/msg/Pose",
+                ty(
+                    Named {
+                        package: Some("geometry_msgs".into()),
+                        name: "Pose".into(),
+                    },
+                    Single,
+                ),
+            ),
+        ] {
+            assert_eq!(parse_type(text), Ok(expected), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_hash_inside_quotes_is_not_a_comment() {
+        assert_eq!(
+            split_comment("string a \"x#y\" # c"),
+            ("string a \"x#y\" ", Some("c"))
+        );
+        assert_eq!(split_comment("string A='#'"), ("string A='#'", None));
+        assert_eq!(split_comment("#only"), ("", Some("only")));
+    }
+
+    #[test]
+    fn list_defaults_split_outside_quotes() {
+        assert_eq!(split_list(" 1, 2 ,3"), ["1", "2", "3"]);
+        assert_eq!(split_list("'a, b', \"c\""), ["'a, b'", "\"c\""]);
+        assert!(split_list("  ").is_empty());
+    }
+
+    #[test]
+    fn comments_go_to_the_file_or_to_the_next_element() {
+        let def = parse_message(
+            "# File.\n#\n# More.\n\n# Of a.\nint32 a # trailing\n\n# Lost: a blank line follows.\n\nint32 b\n",
+        )
+        .unwrap();
+        assert_eq!(def.comment, ["File.", "", "More."]);
+        assert_eq!(def.fields[0].comment, ["Of a.", "trailing"]);
+        assert!(def.fields[1].comment.is_empty());
+        assert_eq!(def.fields[1].line, 10);
+    }
+
+    #[test]
+    fn values_follow_rosidl() {
+        let p = |p| BaseType::Primitive(p);
+        assert_eq!(
+            parse_value(&p(Primitive::Bool), "True"),
+            Ok(Value::Bool(true))
+        );
+        assert_eq!(
+            parse_value(&p(Primitive::Bool), "0"),
+            Ok(Value::Bool(false))
+        );
+        assert_eq!(parse_value(&p(Primitive::Int8), "+5"), Ok(Value::Int(5)));
+        assert_eq!(
+            parse_value(&p(Primitive::Float32), "-1e-3"),
+            Ok(Value::Float(-1e-3))
+        );
+        assert_eq!(
+            parse_value(&BaseType::String(None), "'it\\'s'"),
+            Ok(Value::Str("it's".into()))
+        );
+        assert_eq!(
+            parse_value(&BaseType::String(None), "bare words"),
+            Ok(Value::Str("bare words".into()))
+        );
+        // Bounds of wide strings count UTF-16 units.
+        assert!(parse_value(&BaseType::WString(Some(1)), "🤖").is_err());
+    }
+}
