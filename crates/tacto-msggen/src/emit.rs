@@ -177,7 +177,7 @@ pub(crate) fn emit(packages: &[Package], externs: &BTreeMap<String, String>) -> 
             }
             let doc = format!(
                 "The services of `{}`: for each service `X`, the messages `X_Request` and \
-                 `X_Response` and the marker type `X`, a `tacto_msgs::ServiceType`.",
+                 `X_Response` and the marker type `X`, a `tacto::ServiceType`.",
                 package.name
             );
             scope.module(&mut out, "srv", &doc, &body);
@@ -356,7 +356,7 @@ impl Scope<'_> {
         let _ = writeln!(out, "pub struct {name};\n");
         let _ = writeln!(
             out,
-            "impl ::tacto_msgs::ServiceType for {name} {{\n    const TYPE_NAME: &'static str = {type_name:?};\n    type Request = {name}_Request;\n    type Response = {name}_Response;\n}}"
+            "impl ::tacto::ServiceType for {name} {{\n    const TYPE_NAME: &'static str = {type_name:?};\n    type Request = {name}_Request;\n    type Response = {name}_Response;\n}}"
         );
     }
 

@@ -4,7 +4,7 @@
 //! A package folder (`my_msgs/msg/*.msg`, `my_msgs/srv/*.srv`) becomes a module `my_msgs`
 //! with `my_msgs::msg::Type` for each message and, for each service `X`, the request and
 //! response messages `my_msgs::srv::X_Request` / `X_Response` and a marker type `X` that
-//! implements `tacto_msgs::ServiceType`. Every type implements `tacto::Message`, encodes to the
+//! implements `tacto::ServiceType`. Every type implements `tacto::Message`, encodes to the
 //! CDR rclcpp and rclpy send (through `tacto::cdr`), has the `.msg` file's constants as
 //! associated consts and its default values in `Default`, and checks its bounds when encoding
 //! and decoding (see `tacto::idl`).

@@ -153,7 +153,7 @@ fn constants_defaults_comments_and_services() {
         "pub mode: super::msg::Mode,",
         "const TYPE_NAME: &'static str = \"demo_msgs/srv/Set_Response\";",
         "pub struct Set;",
-        "impl ::tacto_msgs::ServiceType for Set {",
+        "impl ::tacto::ServiceType for Set {",
         "type Request = Set_Request;",
     ] {
         assert!(code.contains(expected), "missing {expected:?} in:\n{code}");

@@ -39,17 +39,8 @@
 //! `rosgraph_msgs` for the runtime's own use; the types here have the same type names and the
 //! same CDR, so either can be used on a topic.
 
-// The generated services name `::tacto_msgs::ServiceType`, as in any other crate.
-extern crate self as tacto_msgs;
-
-/// A ROS 2 service type: its name and the messages of its request and response.
-pub trait ServiceType: Send + Sync + 'static {
-    /// The ROS 2 type name, `package/srv/Type`, e.g. `example_interfaces/srv/AddTwoInts`.
-    const TYPE_NAME: &'static str;
-    /// The request message, type name `package/srv/Type_Request`.
-    type Request: tacto::Message;
-    /// The response message, type name `package/srv/Type_Response`.
-    type Response: tacto::Message;
-}
+// The runtime's trait, which `Node::service` and `Node::client` take; re-exported so that
+// `tacto_msgs::ServiceType` works where only this crate is named.
+pub use tacto::ServiceType;
 
 include!(concat!(env!("OUT_DIR"), "/interfaces.rs"));

@@ -50,6 +50,37 @@ fn a_wstring_with_a_lone_surrogate_or_a_unit_past_16_bits_is_a_decoding_error() 
     assert!(tacto::cdr::from_bytes::<WString>(&wide).is_err());
 }
 
+/// A generated service is what the runtime's services take: served by one executor's node,
+/// called by a blocking client.
+#[test]
+fn a_generated_service_type_is_served_and_called_by_the_runtime() {
+    use std::time::Duration;
+    use tacto::{Context, Executor, ExecutorThread, Trigger, WaitSetExecutor};
+
+    let ctx = Context::new();
+    let mut node = ctx.node("adder").unwrap();
+    let service = node.service::<AddTwoInts>("add_two_ints").create().unwrap();
+    node.execute(Trigger::on_request(&service), move |_| {
+        while let Some((id, r)) = service.take_request() {
+            service.send_response(id, AddTwoInts_Response { sum: r.a + r.b });
+        }
+    })
+    .unwrap();
+    let mut executor = WaitSetExecutor::new().unwrap();
+    executor.add(node).unwrap();
+    let running = ExecutorThread::builder().spawn(executor).unwrap();
+
+    let mut caller = ctx.node("caller").unwrap();
+    let client = caller
+        .client::<AddTwoInts>("add_two_ints")
+        .create()
+        .unwrap();
+    let response = client.call(AddTwoInts_Request { a: 2, b: 40 }, Duration::from_secs(60));
+    running.stop();
+    running.join().unwrap().1.unwrap();
+    assert_eq!(response.unwrap().sum, 42);
+}
+
 #[test]
 fn add_two_ints_is_two_i64_then_one() {
     assert_eq!(AddTwoInts::TYPE_NAME, "example_interfaces/srv/AddTwoInts");
