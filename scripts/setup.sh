@@ -29,6 +29,8 @@ ROS2_WHEELS=(
     "ros-std-msgs==5.3.6"
     "ros-geometry-msgs==5.3.6"
     "ros-sensor-msgs==5.3.6"
+    "ros-nav-msgs==5.3.6"
+    "ros-std-srvs==5.3.6"
     # Not ROS: Cyclone DDS's own Python binding (its C library bundled, Cyclone 11 as
     # cyclors'), the independent peer of the DDS services tests.
     "cyclonedds==11.0.1"

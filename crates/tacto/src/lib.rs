@@ -64,6 +64,7 @@ mod context;
 mod exchange;
 pub mod executor;
 mod history;
+pub mod idl;
 mod message;
 pub mod msg;
 mod node;
