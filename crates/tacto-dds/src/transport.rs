@@ -428,8 +428,20 @@ impl DdsLinkReader {
     /// says which (by index among the valid ones) to copy. `read` marks the walked samples
     /// READ, otherwise nothing changes. Returns the count and the last sample copied.
     fn walk(&self, mask: u32, read: bool, keep: &dyn Fn(u32) -> bool) -> (u32, Option<RawSample>) {
+        self.walk_copying(mask, read, keep, true)
+    }
+
+    /// [`walk`](Self::walk); `bytes` false leaves the payload of the sample kept empty.
+    fn walk_copying(
+        &self,
+        mask: u32,
+        read: bool,
+        keep: &dyn Fn(u32) -> bool,
+        bytes: bool,
+    ) -> (u32, Option<RawSample>) {
         struct Walk<'a> {
             keep: &'a dyn Fn(u32) -> bool,
+            bytes: bool,
             count: u32,
             kept: Option<RawSample>,
         }
@@ -444,8 +456,12 @@ impl DdsLinkReader {
             let (walk, info) = unsafe { (&mut *arg.cast::<Walk<'_>>(), &*info) };
             if info.valid_data {
                 if (walk.keep)(walk.count) {
-                    // SAFETY: Cyclone holds the sample during the callback.
-                    if let Some(payload) = unsafe { serdata_bytes(serdata) } {
+                    let payload = match walk.bytes {
+                        // SAFETY: Cyclone holds the sample during the callback.
+                        true => unsafe { serdata_bytes(serdata) },
+                        false => Some(Vec::new()),
+                    };
+                    if let Some(payload) = payload {
                         walk.kept = Some(RawSample {
                             payload,
                             source_timestamp_ns: info.source_timestamp,
@@ -459,6 +475,7 @@ impl DdsLinkReader {
         }
         let mut walk = Walk {
             keep,
+            bytes,
             count: 0,
             kept: None,
         };
@@ -495,11 +512,6 @@ impl DdsLinkReader {
 impl LinkReader for DdsLinkReader {
     fn next(&self, op: ReadOp) -> Option<RemoteSample> {
         let raw = match op {
-            ReadOp::PeekOldest => self.walk(cyclors::DDS_ANY_STATE, false, &|i| i == 0).1,
-            ReadOp::PeekOldestNew => {
-                self.walk(cyclors::DDS_NOT_READ_SAMPLE_STATE, false, &|i| i == 0)
-                    .1
-            }
             ReadOp::PeekNewest => self.newest(false),
             ReadOp::Latest => self.newest(true),
             // A failed take or read reads as "nothing there": the cache is a history, and
@@ -509,6 +521,15 @@ impl LinkReader for DdsLinkReader {
             ReadOp::ReadNew => next_cdr(self.handle, Access::ReadNew).ok().flatten(),
         };
         raw.map(|raw| self.sample(raw))
+    }
+
+    fn oldest_info(&self, new_only: bool) -> Option<SampleInfo> {
+        let mask = match new_only {
+            true => cyclors::DDS_NOT_READ_SAMPLE_STATE,
+            false => cyclors::DDS_ANY_STATE,
+        };
+        let (_, oldest) = self.walk_copying(mask, false, &|i| i == 0, false);
+        oldest.map(|raw| self.sample(raw).info)
     }
 
     fn unread(&self) -> usize {

@@ -480,3 +480,47 @@ fn rclpy_lists_the_tacto_node_and_its_publisher() {
         graph.stderr()
     );
 }
+
+#[test]
+fn a_subscription_orders_local_and_remote_samples_by_publication() {
+    const DOMAIN: u32 = 109;
+    let prefix = format!("mixed {}", std::process::id());
+    let ctx = dds_context(DOMAIN);
+    let mut node = ctx.node("tacto_mixed").unwrap();
+    // Room for every warm-up the handshake may take, however slow the machine.
+    let sub = (node.subscription::<Text>("tacto_mixed"))
+        .history(History::KeepAll { max: 100_000 })
+        .create()
+        .unwrap();
+    let local = node.publisher::<Text>("tacto_mixed").create().unwrap();
+    let go = node.publisher::<Text>("tacto_mixed_go").create().unwrap();
+    local.publish(Text {
+        data: "local first".into(),
+    });
+    let mut talker = RclpyNode::spawn("sender.py", DOMAIN, &["tacto_mixed", &prefix, "0.02", "3"]);
+    start_counted(&mut talker, &go, || sub.len() > 1);
+    let probe = sub.probe();
+    let last = format!("{prefix} 2");
+    wait_for(&mut talker, "the last remote sample", || {
+        probe.peek_latest().is_some_and(|s| s.data == last)
+    });
+    local.publish(Text {
+        data: "local last".into(),
+    });
+    assert_eq!(
+        sub.latest().unwrap().data,
+        "local last",
+        "the newest of both"
+    );
+    assert!(!sub.has_new());
+
+    let all: Vec<String> = texts(sub.take_all())
+        .into_iter()
+        .filter(|t| t != "warmup")
+        .collect();
+    let mut expected = vec!["local first".to_owned()];
+    expected.extend(numbered(&prefix, 0..3));
+    expected.push("local last".into());
+    assert_eq!(all, expected, "oldest published first, across both sources");
+    assert!(sub.is_empty());
+}

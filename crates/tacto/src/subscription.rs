@@ -141,16 +141,12 @@ impl<T: Message> Inbox<T> {
         local: impl FnMut(&mut HistoryCache<T>) -> Option<Stored<T>> + Copy,
         remote: ReadOp,
     ) -> Option<Sample<T>> {
-        let peek = match new_only {
-            true => ReadOp::PeekOldestNew,
-            false => ReadOp::PeekOldest,
-        };
         loop {
             let from_remote = match self.cache().oldest_info(new_only) {
                 None => true,
                 Some(info) => link
-                    .next(peek)
-                    .is_some_and(|sample| sample.info.publish_time < info.publish_time),
+                    .oldest_info(new_only)
+                    .is_some_and(|remote| remote.publish_time < info.publish_time),
             };
             if !from_remote {
                 return self.get(keeps, local);

@@ -90,10 +90,6 @@ pub trait LinkWriter: Send + Sync + fmt::Debug {
 /// What a [`LinkReader::next`] does with the sample it returns, in DDS's terms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReadOp {
-    /// Look at the oldest sample, any state, changing nothing.
-    PeekOldest,
-    /// Look at the oldest NOT_READ sample, changing nothing.
-    PeekOldestNew,
     /// Look at the newest sample, any state, changing nothing.
     PeekNewest,
     /// Remove the oldest sample, any state.
@@ -121,6 +117,10 @@ pub struct RemoteSample {
 pub trait LinkReader: Send + Sync + fmt::Debug {
     /// The sample `op` names, if any.
     fn next(&self, op: ReadOp) -> Option<RemoteSample>;
+
+    /// The facts of the oldest sample (of the oldest NOT_READ one if `new_only`), changing
+    /// nothing and copying no bytes: to order it against a sample of the local history.
+    fn oldest_info(&self, new_only: bool) -> Option<SampleInfo>;
 
     /// NOT_READ samples in the cache.
     fn unread(&self) -> usize;
