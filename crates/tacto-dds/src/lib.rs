@@ -1,7 +1,10 @@
-//! tacto on Eclipse Cyclone DDS (through `cyclors`, Cyclone 11): the groundwork of the DDS
-//! transport, wire-compatible with ROS 2.
+//! tacto on Eclipse Cyclone DDS (through `cyclors`, Cyclone 11), wire-compatible with ROS 2.
 //!
-//! What is here: a [`Participant`] in domain `ROS_DOMAIN_ID` configured as rmw_cyclonedds
+//! The main type is [`DdsTransport`]: given to
+//! `tacto::Context::builder().transport(..)`, it carries the context's topics to ROS 2 nodes
+//! in other processes (see its docs and docs/architecture.md, "DDS, Cyclone").
+//!
+//! Below it: a [`Participant`] in domain `ROS_DOMAIN_ID` configured as rmw_cyclonedds
 //! configures it ([`DomainConfig`]), and a typed [`Writer`] / [`Reader`] per ROS topic on a
 //! keyless topic whose samples Cyclone carries as opaque CDR bytes: `tacto::cdr` encodes and
 //! decodes them, with ROS 2 naming (`rt/<name>`, `pkg::msg::dds_::Type_`, see [`naming`]).
@@ -22,13 +25,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Where this goes next (docs/architecture.md, "DDS, Cyclone"): a tacto `Context` owns the
-//! participant, a topic with remote readers gets a [`Writer`] as its DDS link (written only
-//! when [`Writer::matched_readers`] is non-zero), a subscription's history becomes the
-//! [`Reader`]'s cache, and a triggering subscription's reader gets a `data_available`
-//! listener that writes the executor's eventfd (see [`reader`]). Participants will ignore
-//! their own process's samples (Cyclone's `ignorelocal`), since the intra-process path
-//! already delivered them.
+//! The transport's links ([`transport`]) are built on the same blob topics, with the QoS of
+//! each endpoint, a data-available listener for triggering readers only, `ignorelocal` per
+//! process, and the node graph on `ros_discovery_info`.
 //!
 //! Services ([`service`]) are the raw layer of rmw_cyclonedds' mapping: `rq/<name>Request` and
 //! `rr/<name>Reply` with the 16-byte request header, tested against the PyPI `cyclonedds`

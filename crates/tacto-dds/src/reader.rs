@@ -1,13 +1,9 @@
 //! A DDS reader of one ROS topic: takes CDR payloads from Cyclone's reader cache and decodes
 //! them with `tacto::cdr`.
 //!
-//! Where it joins tacto's executors (planned, see docs/architecture.md, "DDS, Cyclone"):
-//! the reader's cache *is* the subscription's history (`take` → `dds_takecdr`, `read_new` →
-//! `dds_readcdr` with `DDS_NOT_READ_SAMPLE_STATE`), and only a reader named in a trigger gets
-//! a `data_available` listener, created with the reader, which runs on a Cyclone thread and
-//! does what an intra-process listener does: mark the entry pending and write the executor's
-//! eventfd if it sleeps. A polling-only reader has no listener and wakes nothing. This
-//! groundwork has no listener yet: `take` and `read_new` poll.
+//! A standalone reader polls. Inside a tacto context the transport's reader
+//! ([`crate::transport`]) shares its take and read paths, and adds the subscription's view of
+//! the cache and the data-available listener of triggering readers.
 
 use std::marker::PhantomData;
 use std::ptr;

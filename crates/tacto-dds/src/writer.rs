@@ -1,9 +1,8 @@
 //! A DDS writer of one ROS topic: writes CDR payloads (encapsulation header included) that
 //! `tacto::cdr` produced, as a ROS 2 publisher would.
 //!
-//! In the transport (planned) this is the DDS link of a tacto topic: `publish` asks
-//! [`Writer::matched_readers`] (later a cached publication-matched status) before it encodes
-//! anything, so a topic nobody outside the process reads costs nothing extra.
+//! Inside a tacto context the transport's writer ([`crate::transport`]) shares its write path
+//! and keeps a publication-matched count, so that `publish` encodes only for remote readers.
 
 use std::marker::PhantomData;
 use std::ptr;
