@@ -104,7 +104,7 @@ fn tacto_writer_reaches_an_rclpy_listener() {
     assert_eq!(received, sent[start..start + 3]);
 
     // rclpy's graph sees our writer with the ROS type, from DDS discovery alone. Its node is
-    // unknown until tacto publishes ros_discovery_info.
+    // unknown: a standalone Writer belongs to no node (DdsTransport announces its nodes).
     while let Some(line) = listener.next_line(Instant::now() + PATIENCE) {
         if let Some(publisher) = line.strip_prefix("publisher ") {
             publishers.push(publisher.to_owned());
