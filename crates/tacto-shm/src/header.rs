@@ -15,6 +15,9 @@ use tacto::{PublisherId, SampleInfo, Time};
 pub(crate) struct SampleHeader {
     /// Publish time, nanoseconds since the Unix epoch (system clock).
     pub(crate) publish_time_ns: i64,
+    /// When the publisher's port was created, same clock: a subscriber older than that got
+    /// every one of its samples offered, so it counts a first sample above 1 as a gap.
+    pub(crate) publisher_created_ns: i64,
     /// The publisher's sequence number, from 1.
     pub(crate) sequence: u64,
     /// The tacto publisher id.

@@ -4,7 +4,7 @@
 use iceoryx2::config::Config;
 use iceoryx2::node::{Node, NodeBuilder, NodeCreationFailure};
 use iceoryx2::prelude::NodeName;
-use iceoryx2::prelude::SignalHandlingMode;
+use iceoryx2::prelude::{LogLevel, SignalHandlingMode, set_log_level_from_env_or};
 use iceoryx2::service::ipc_threadsafe;
 use tacto::Message;
 
@@ -79,6 +79,9 @@ impl ShmNode {
     /// Creates this process's node named `name` (shown by iceoryx2's tools), after removing
     /// the resources of dead nodes.
     pub fn create(name: &str) -> Result<ShmNode, NodeError> {
+        // iceoryx2 logs to stderr by itself; warnings such as "no config file, using
+        // defaults" are noise for a tacto process. `IOX2_LOG_LEVEL` still overrides.
+        set_log_level_from_env_or(LogLevel::Error);
         let node_name = NodeName::new(name).map_err(|_| NodeError::InvalidName {
             name: name.to_owned(),
         })?;

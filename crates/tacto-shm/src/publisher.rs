@@ -114,6 +114,8 @@ impl<'a, T: Message> PublisherBuilder<'a, T> {
     /// Opens the topic (creating it if needed) and the publisher and notifier ports.
     pub fn create(self) -> Result<ShmPublisher<T>, PublisherError> {
         let topic = Topic::open(self.node, &self.topic, T::TYPE_NAME)?;
+        // Taken before the port exists: see `SampleHeader::publisher_created_ns`.
+        let created_ns = now_ns();
         let port = topic
             .data
             .publisher_builder()
@@ -142,6 +144,7 @@ impl<'a, T: Message> PublisherBuilder<'a, T> {
                 scratch: Vec::new(),
             }),
             id,
+            created_ns,
             process_id: std::process::id(),
             port,
             notifier,
@@ -188,6 +191,8 @@ impl<'a, T: Message> PublisherBuilder<'a, T> {
 pub struct ShmPublisher<T> {
     state: Mutex<State>,
     id: PublisherId,
+    /// When the port was created (Unix ns), taken just before.
+    created_ns: i64,
     process_id: u32,
     // Ports before the topic: iceoryx2 ports hold their service alive themselves, but drop
     // order keeps the intent visible.
@@ -250,6 +255,7 @@ impl<T: Message> ShmPublisher<T> {
             })?;
         *sample.user_header_mut() = SampleHeader {
             publish_time_ns: now_ns(),
+            publisher_created_ns: self.created_ns,
             sequence: *sequence + 1,
             publisher: self.id.0,
             process_id: self.process_id,
@@ -270,7 +276,7 @@ impl<T: Message> ShmPublisher<T> {
 }
 
 /// Now, in nanoseconds since the Unix epoch (the system clock, as tacto stamps samples).
-fn now_ns() -> i64 {
+pub(crate) fn now_ns() -> i64 {
     let since = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();

@@ -134,6 +134,8 @@ impl<'a, T: Message> SubscriberBuilder<'a, T> {
             None
         };
         Ok(ShmSubscriber {
+            // Taken once the port exists: see `SampleHeader::publisher_created_ns`.
+            created_ns: crate::publisher::now_ns(),
             port,
             wake_up,
             process_id: std::process::id(),
@@ -161,8 +163,9 @@ pub struct Received<T> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ShmStats {
     /// Samples lost: the gaps in each publisher's sequence numbers, i.e. samples overwritten
-    /// in this subscriber's buffer because it read too slowly. Samples sent before the first
-    /// one seen from a publisher are not counted.
+    /// in this subscriber's buffer because it read too slowly. Of a publisher that existed
+    /// before this subscriber, the samples before the first one seen are not counted (they
+    /// may have been sent before the two were connected).
     pub lost: u64,
     /// Samples whose payload did not decode as the topic's type (truncated or corrupt CDR);
     /// skipped.
@@ -215,6 +218,8 @@ pub struct ShmSubscriber<T> {
     port: Subscriber<Ipc, [u8], SampleHeader>,
     wake_up: Option<WakeUp>,
     process_id: u32,
+    /// When the port was created (Unix ns), taken just after.
+    created_ns: i64,
     config: iceoryx2::config::Config,
     sequences: Mutex<Sequences>,
     lost: AtomicU64,
@@ -241,7 +246,11 @@ impl<T: Message> ShmSubscriber<T> {
                 .sequences
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .observe(header.publisher, header.sequence);
+                .observe(
+                    header.publisher,
+                    header.sequence,
+                    header.publisher_created_ns >= self.created_ns,
+                );
             self.lost.fetch_add(lost, Ordering::Relaxed);
             match tacto::cdr::from_bytes::<T>(sample.payload()) {
                 Ok(message) => {
@@ -327,7 +336,9 @@ impl Sequences {
     const CAPACITY: usize = 2 * MAX_PUBLISHERS;
 
     /// Records `sequence` from `publisher`; returns how many of its samples were skipped.
-    fn observe(&mut self, publisher: [u8; 16], sequence: u64) -> u64 {
+    /// `from_start`: the publisher was created after this subscriber, so its first sample is
+    /// a gap unless it is number 1.
+    fn observe(&mut self, publisher: [u8; 16], sequence: u64, from_start: bool) -> u64 {
         self.tick += 1;
         let tick = self.tick;
         if let Some(entry) = self.entries.iter_mut().find(|e| e.0 == publisher) {
@@ -342,7 +353,11 @@ impl Sequences {
             self.entries.swap_remove(oldest);
         }
         self.entries.push((publisher, sequence, tick));
-        0
+        if from_start {
+            sequence.saturating_sub(1)
+        } else {
+            0
+        }
     }
 }
 
@@ -360,22 +375,34 @@ mod tests {
     #[test]
     fn gaps_are_counted_per_publisher() {
         let mut seq = Sequences::default();
-        assert_eq!(seq.observe([1; 16], 5), 0, "the first sample is a baseline");
-        assert_eq!(seq.observe([2; 16], 1), 0);
-        assert_eq!(seq.observe([1; 16], 6), 0);
-        assert_eq!(seq.observe([1; 16], 10), 3);
-        assert_eq!(seq.observe([2; 16], 2), 0);
-        assert_eq!(seq.observe([1; 16], 1), 0, "a step back re-bases");
+        assert_eq!(
+            seq.observe([1; 16], 5, false),
+            0,
+            "an older publisher: a baseline"
+        );
+        assert_eq!(
+            seq.observe([2; 16], 3, true),
+            2,
+            "a younger one: counted from 1"
+        );
+        assert_eq!(seq.observe([1; 16], 6, false), 0);
+        assert_eq!(seq.observe([1; 16], 10, false), 3);
+        assert_eq!(seq.observe([2; 16], 4, true), 0);
+        assert_eq!(seq.observe([1; 16], 1, false), 0, "a step back re-bases");
     }
 
     #[test]
     fn forgets_the_publisher_heard_from_longest_ago() {
         let mut seq = Sequences::default();
         for p in 0..Sequences::CAPACITY as u8 + 1 {
-            seq.observe([p; 16], 1);
+            seq.observe([p; 16], 1, true);
         }
         assert_eq!(seq.entries.len(), Sequences::CAPACITY);
         assert!(seq.entries.iter().all(|e| e.0 != [0; 16]));
-        assert_eq!(seq.observe([0; 16], 9), 0, "forgotten: a new baseline");
+        assert_eq!(
+            seq.observe([0; 16], 9, false),
+            0,
+            "forgotten: a new baseline"
+        );
     }
 }
