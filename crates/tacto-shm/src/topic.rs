@@ -1,17 +1,20 @@
 //! The iceoryx2 services of one ROS topic: a publish-subscribe service of CDR bytes and an
 //! event service for wake-ups, both named `rt/<topic>`, the type in an attribute.
 
-use std::time::Duration;
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
 
 use iceoryx2::port::event_id::EventId;
 use iceoryx2::prelude::{AttributeVerifier, MessagingPattern, ServiceName};
 use iceoryx2::service::Service as _;
 use iceoryx2::service::attribute::{AttributeKey, AttributeValue};
-use iceoryx2::service::builder::event::EventOpenOrCreateError;
+use iceoryx2::service::builder::event::{EventOpenError, EventOpenOrCreateError};
 use iceoryx2::service::builder::publish_subscribe::{
     PublishSubscribeOpenError, PublishSubscribeOpenOrCreateError,
 };
 use iceoryx2::service::port_factory::{event, publish_subscribe};
+use iceoryx2::service::service_hash::ServiceHash;
 
 use crate::header::SampleHeader;
 use crate::node::{Ipc, ShmNode};
@@ -121,31 +124,50 @@ impl Topic {
                 name: type_name.to_owned(),
             })?;
 
-        let data = retry(|| {
-            node.inner()
-                .service_builder(&service_name)
-                .publish_subscribe::<[u8]>()
-                .user_header::<SampleHeader>()
-                .max_publishers(MAX_PUBLISHERS)
-                .max_subscribers(MAX_SUBSCRIBERS)
-                .subscriber_max_buffer_size(MAX_DEPTH)
-                .history_size(0)
-                .enable_safe_overflow(true)
-                .open_or_create_with_attributes(&verifier)
-        })
+        let open_data = || {
+            retry(|| {
+                node.inner()
+                    .service_builder(&service_name)
+                    .publish_subscribe::<[u8]>()
+                    .user_header::<SampleHeader>()
+                    .max_publishers(MAX_PUBLISHERS)
+                    .max_subscribers(MAX_SUBSCRIBERS)
+                    .subscriber_max_buffer_size(MAX_DEPTH)
+                    .history_size(0)
+                    .enable_safe_overflow(true)
+                    .open_or_create_with_attributes(&verifier)
+            })
+        };
+        let data = match open_data() {
+            Err(PublishSubscribeOpenOrCreateError::PublishSubscribeOpenError(
+                PublishSubscribeOpenError::HangsInCreation,
+            )) if remove_half_created(node, &service_name, MessagingPattern::PublishSubscribe) => {
+                open_data()
+            }
+            opened => opened,
+        }
         .map_err(|source| classify(node, &name, &service_name, type_name, source))?;
 
-        let events = node
-            .inner()
-            .service_builder(&service_name)
-            .event()
-            .max_notifiers(MAX_PUBLISHERS)
-            .max_listeners(MAX_SUBSCRIBERS)
-            .open_or_create()
-            .map_err(|source| TopicError::Event {
-                topic: name.clone(),
-                source,
-            })?;
+        let open_events = || {
+            node.inner()
+                .service_builder(&service_name)
+                .event()
+                .max_notifiers(MAX_PUBLISHERS)
+                .max_listeners(MAX_SUBSCRIBERS)
+                .open_or_create()
+        };
+        let events = match open_events() {
+            Err(EventOpenOrCreateError::EventOpenError(EventOpenError::HangsInCreation))
+                if remove_half_created(node, &service_name, MessagingPattern::Event) =>
+            {
+                open_events()
+            }
+            opened => opened,
+        }
+        .map_err(|source| TopicError::Event {
+            topic: name.clone(),
+            source,
+        })?;
         Ok(Topic { name, data, events })
     }
 }
@@ -219,4 +241,45 @@ fn existing_type(node: &ShmNode, service_name: &ServiceName) -> Option<String> {
     let key = AttributeKey::try_from(TYPE_KEY).ok()?;
     let value = details.static_details.attributes().key_value(&key, 0)?;
     Some(value.to_string())
+}
+
+/// Removes the static config of a service whose creator was killed while creating it, if
+/// that is what blocks the service; returns whether it removed one.
+///
+/// iceoryx2 0.10 writes a service's static config file, then makes it read-only once the
+/// service is complete; opening waits for that, for `creation_timeout` (1 s by default),
+/// then fails with `HangsInCreation`. A process killed in between leaves a writable file
+/// that nothing removes (not `cleanup_dead_nodes`, not `force_remove_service`, which
+/// cannot read it), so the topic could never be opened again on this host (docs/shm.md).
+/// Such a file is removed here once it is older than the creation timeout: no process can
+/// have opened a service that was never completed, and its creator has been stuck for
+/// longer than iceoryx2 itself allows.
+fn remove_half_created(node: &ShmNode, service: &ServiceName, pattern: MessagingPattern) -> bool {
+    let path = static_config_path(node, service, pattern);
+    let Ok(meta) = std::fs::metadata(&path) else {
+        return false;
+    };
+    let unfinished = meta.permissions().mode() & 0o222 != 0;
+    let stale = meta
+        .modified()
+        .ok()
+        .and_then(|modified| SystemTime::now().duration_since(modified).ok())
+        .is_some_and(|age| age >= node.config().global.creation_timeout);
+    unfinished && stale && std::fs::remove_file(&path).is_ok()
+}
+
+/// Where iceoryx2 keeps the static config of `service` (`<root>/services/iox2_<hash>.service`).
+fn static_config_path(node: &ShmNode, service: &ServiceName, pattern: MessagingPattern) -> PathBuf {
+    let global = &node.config().global;
+    let hash = ServiceHash::new::<<Ipc as iceoryx2::service::Service>::ServiceNameHasher>(
+        service, pattern,
+    );
+    PathBuf::from(global.root_path().to_string())
+        .join(global.service.directory.to_string())
+        .join(format!(
+            "{}{}{}",
+            global.prefix,
+            hash.as_str(),
+            global.service.static_config_storage_suffix
+        ))
 }

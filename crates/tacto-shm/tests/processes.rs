@@ -47,12 +47,24 @@ fn child_role() {
     };
     let var = |name: &str| std::env::var(name).unwrap();
     let topic = var("TOPIC");
+    if role == "churn" {
+        // Creates and drops the topic until killed, so that a kill may land mid-creation.
+        println!("{SAY} churning");
+        loop {
+            let node = ShmNode::create("churn").unwrap();
+            let publisher = node.publisher::<Text>(&topic).create().unwrap();
+            publisher.publish(&Text { data: "x".into() }).unwrap();
+        }
+    }
     let node = ShmNode::create("child").unwrap();
     let publisher = node
         .publisher::<Text>(&topic)
         .id(PublisherId([var("ID").parse().unwrap(); 16]))
         .create()
         .unwrap();
+    // Publishers that must live until the parent has read: iceoryx2 discards what a dropped
+    // publisher sent and was not yet received.
+    let mut keep = Vec::new();
     match role.as_str() {
         "publish" => {
             let count: usize = var("COUNT").parse().unwrap();
@@ -89,24 +101,25 @@ fn child_role() {
                 .publisher::<Text>(&var("TOPIC_POLLED"))
                 .create()
                 .unwrap();
-            let woken = publisher
+            let a = publisher
                 .publish(&Text {
                     data: "wake".into(),
                 })
-                .unwrap()
-                .woken;
-            let woken_polled = polled
+                .unwrap();
+            let b = polled
                 .publish(&Text {
                     data: "poll".into(),
                 })
-                .unwrap()
-                .woken;
-            println!("{SAY} woken {woken} {woken_polled}");
+                .unwrap();
+            println!("{SAY} reached {} {}", a.subscribers, b.subscribers);
+            println!("{SAY} woken {} {}", a.woken, b.woken);
+            keep.push(polled);
         }
         other => panic!("unknown role {other}"),
     }
     println!("{SAY} done");
     std::io::stdin().lines().for_each(drop);
+    drop(keep);
 }
 
 /// A child process running `child_role`; killed if the test fails before it finishes.
@@ -171,7 +184,13 @@ fn next<T: tacto::Message>(sub: &ShmSubscriber<T>) -> tacto_shm::Received<T> {
         if let Some(received) = sub.take().unwrap() {
             return received;
         }
-        assert!(start.elapsed() < PATIENCE, "no sample arrived");
+        assert!(
+            start.elapsed() < PATIENCE,
+            "no sample arrived on {}: {:?}, publishers {:?}",
+            sub.service_name(),
+            sub.stats(),
+            sub.publishers()
+        );
         std::thread::sleep(Duration::from_millis(1));
     }
 }
@@ -332,6 +351,7 @@ fn only_subscribers_that_asked_are_woken() {
     let wake_up = woken.wake_up().unwrap();
 
     let child = Child::spawn("wake", &topic_woken, 5, &[("TOPIC_POLLED", topic_polled)]);
+    assert_eq!(child.next_line(), "reached 1 1");
     // The publisher of the polled topic found no listener and notified nobody.
     assert_eq!(child.next_line(), "woken 1 0");
 
@@ -391,4 +411,76 @@ fn killed_publisher_is_reported_and_the_topic_reconnects() {
     assert_eq!(received.message.data, "abcd");
     assert_eq!(received.info.sequence, 1);
     child.finish();
+}
+
+/// What a process killed while creating a topic leaves behind: the service's static config
+/// file, still writable (iceoryx2 makes it read-only once the service is complete). Made
+/// here by hand, since a kill lands in that window only now and then (docs/shm.md).
+#[test]
+fn topic_left_half_created_by_a_killed_process_is_recovered() {
+    use iceoryx2::prelude::{MessagingPattern, ServiceName};
+    use iceoryx2::service::service_hash::ServiceHash;
+    use std::os::unix::fs::PermissionsExt;
+
+    let topic = topic("half_created");
+    let node = ShmNode::create("parent").unwrap();
+    let config = iceoryx2::config::Config::global_config();
+    let global = &config.global;
+    let service = ServiceName::new(&format!("rt{topic}")).unwrap();
+    let hash = ServiceHash::new::<<iceoryx2::service::ipc_threadsafe::Service as iceoryx2::service::Service>::ServiceNameHasher>(
+        &service,
+        MessagingPattern::PublishSubscribe,
+    );
+    let path = std::path::PathBuf::from(global.root_path().to_string())
+        .join(global.service.directory.to_string())
+        .join(format!(
+            "{}{}{}",
+            global.prefix,
+            hash.as_str(),
+            global.service.static_config_storage_suffix
+        ));
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, b"").unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+
+    let sub = node.subscriber::<Text>(&topic).create().unwrap();
+    let finished = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(
+        finished, 0o400,
+        "a complete service's static config is read-only"
+    );
+    let child = Child::spawn(
+        "publish",
+        &topic,
+        9,
+        &[("COUNT", "1".into()), ("SIZE", "2".into())],
+    );
+    assert_eq!(next(&sub).message.data, "ab");
+    child.finish();
+}
+
+/// `kill -9` of a process that keeps creating and dropping a topic: sometimes the kill lands
+/// while it creates the services (the previous test's state), most times elsewhere; either
+/// way the topic opens afterwards.
+#[test]
+fn topic_reopens_after_kills_during_creation() {
+    for trial in 0..10 {
+        let topic = topic(&format!("churn{trial}"));
+        let mut churn = Child::spawn("churn", &topic, 10, &[]);
+        assert_eq!(churn.next_line(), "churning");
+        // Let it go round a few times; where it is when killed varies from trial to trial.
+        std::thread::sleep(Duration::from_millis(5 + 7 * trial));
+        churn.process.kill().unwrap();
+        churn.process.wait().unwrap();
+        let node = ShmNode::create("parent").unwrap();
+        let sub = node.subscriber::<Text>(&topic).create().unwrap();
+        let child = Child::spawn(
+            "publish",
+            &topic,
+            11,
+            &[("COUNT", "1".into()), ("SIZE", "1".into())],
+        );
+        assert_eq!(next(&sub).message.data, "a");
+        child.finish();
+    }
 }
