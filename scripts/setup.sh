@@ -10,7 +10,7 @@
 #    libclang-common-14-dev; we install just those two (root, apt-get), not libclang-dev, which
 #    pulls all of LLVM's development files.
 # 2. target/ros2-venv: Python 3.11 with the ROS 2 Jazzy wheels from PyPI (rclpy on Fast DDS,
-#    the message packages the tests use). Versions are pinned below; the venv is rebuilt when
+#    the message packages the tests use) and the `cyclonedds` Python package. Versions are pinned below; the venv is rebuilt when
 #    this list changes (a stamp file records it). Nothing needs sourcing: the wheels' own
 #    `ros_wheels_bootstrapper` (a .pth file) re-executes the venv's python with
 #    LD_LIBRARY_PATH pointing at the wheels' libraries; rclpy then loads rmw_fastrtps_cpp, its
@@ -29,6 +29,11 @@ ROS2_WHEELS=(
     "ros-std-msgs==5.3.6"
     "ros-geometry-msgs==5.3.6"
     "ros-sensor-msgs==5.3.6"
+    "ros-nav-msgs==5.3.6"
+    "ros-std-srvs==5.3.6"
+    # Not ROS: Cyclone DDS's own Python binding (its C library bundled, Cyclone 11 as
+    # cyclors'), the independent peer of the DDS services tests.
+    "cyclonedds==11.0.1"
 )
 
 log() { echo "setup: $*" >&2; }
@@ -92,7 +97,7 @@ setup_venv() {
     # Prove it works before recording it: a broken venv must be rebuilt, not trusted.
     # Discovery OFF: the check must not announce itself on the network.
     env -u _ROS_WHEELS_BOOTSTRAP_COMPLETE ROS_AUTOMATIC_DISCOVERY_RANGE=OFF "$venv/bin/python" -c \
-        'import rclpy, std_msgs.msg; rclpy.init(); rclpy.create_node("setup_check"); rclpy.shutdown()'
+        'import cyclonedds.domain, rclpy, std_msgs.msg; rclpy.init(); rclpy.create_node("setup_check"); rclpy.shutdown()'
     echo "$want" >"$stamp"
 }
 

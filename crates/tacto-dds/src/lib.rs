@@ -30,6 +30,10 @@
 //! their own process's samples (Cyclone's `ignorelocal`), since the intra-process path
 //! already delivered them.
 //!
+//! Services ([`service`]) are the raw layer of rmw_cyclonedds' mapping: `rq/<name>Request` and
+//! `rr/<name>Reply` with the 16-byte request header, tested against the PyPI `cyclonedds`
+//! package; tacto's intra-process `Service` and `Client` do not use them yet.
+//!
 //! Every Cyclone failure is a typed error carrying Cyclone's message ([`DdsStatus`]); nothing
 //! here panics on what Cyclone returns.
 
@@ -40,6 +44,7 @@ pub mod participant;
 pub mod qos;
 pub mod reader;
 pub mod retcode;
+pub mod service;
 mod topic;
 pub mod writer;
 

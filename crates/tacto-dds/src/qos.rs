@@ -104,6 +104,13 @@ impl QosHandle {
     pub(crate) fn as_ptr(&self) -> *mut cyclors::dds_qos_t {
         self.0.as_ptr()
     }
+
+    /// Sets the USER_DATA policy (rmw_cyclonedds puts `clientid=...;` and `serviceid=...;`
+    /// there).
+    pub(crate) fn set_user_data(&self, data: &str) {
+        // SAFETY: a live QoS object; Cyclone copies `data.len()` bytes from the pointer.
+        unsafe { cyclors::dds_qset_userdata(self.as_ptr(), data.as_ptr().cast(), data.len()) };
+    }
 }
 
 impl Drop for QosHandle {

@@ -90,7 +90,20 @@ impl<T: Message> Reader<T> {
     /// `T::TYPE_NAME` in its DDS form.
     pub fn new(participant: &Participant, ros_name: &str, qos: Qos) -> Result<Self, ReaderError> {
         let topic = Topic::new(participant, ros_name, T::TYPE_NAME)?;
+        Self::on_topic(participant, topic, qos, None)
+    }
+
+    /// Creates a reader on `topic`, with `user_data` as its USER_DATA QoS if given.
+    pub(crate) fn on_topic(
+        participant: &Participant,
+        topic: Topic,
+        qos: Qos,
+        user_data: Option<&str>,
+    ) -> Result<Self, ReaderError> {
         let native = qos.to_native().ok_or(ReaderError::QosAlloc)?;
+        if let Some(data) = user_data {
+            native.set_user_data(data);
+        }
         // SAFETY: participant and topic handles are live; the QoS is valid for the call and
         // copied by Cyclone; no listener (polling only, see the module docs).
         let handle = unsafe {

@@ -50,6 +50,16 @@ impl Topic {
     ) -> Result<Topic, TopicError> {
         let dds_topic = naming::dds_topic_name(ros_name)?;
         let dds_type = naming::dds_type_name(ros_type)?;
+        Topic::with_dds_names(participant, dds_topic, dds_type)
+    }
+
+    /// Creates a DDS topic from names already in their DDS form (as a service's `rq/...`
+    /// and `rr/...` topics are), checked by [`naming`].
+    pub(crate) fn with_dds_names(
+        participant: &Participant,
+        dds_topic: String,
+        dds_type: String,
+    ) -> Result<Topic, TopicError> {
         // Validation allows only letters, digits, `_`, `/` and `:`, so neither name holds a
         // NUL byte; the error is for form's sake, not a path that runs.
         let (Ok(c_topic), Ok(c_type)) = (
@@ -58,7 +68,7 @@ impl Topic {
         ) else {
             return Err(TopicError::Name(NameError::Topic(
                 tacto::TopicError::InvalidName {
-                    name: ros_name.to_owned(),
+                    name: dds_topic,
                     reason: "it contains a NUL byte",
                 },
             )));

@@ -85,7 +85,20 @@ impl<T: Message> Writer<T> {
     /// `T::TYPE_NAME` in its DDS form.
     pub fn new(participant: &Participant, ros_name: &str, qos: Qos) -> Result<Self, WriterError> {
         let topic = Topic::new(participant, ros_name, T::TYPE_NAME)?;
+        Self::on_topic(participant, topic, qos, None)
+    }
+
+    /// Creates a writer on `topic`, with `user_data` as its USER_DATA QoS if given.
+    pub(crate) fn on_topic(
+        participant: &Participant,
+        topic: Topic,
+        qos: Qos,
+        user_data: Option<&str>,
+    ) -> Result<Self, WriterError> {
         let native = qos.to_native().ok_or(WriterError::QosAlloc)?;
+        if let Some(data) = user_data {
+            native.set_user_data(data);
+        }
         // SAFETY: participant and topic handles are live (borrowed / owned here); the QoS is
         // valid for the call and copied by Cyclone; a null listener is allowed.
         let handle = unsafe {
@@ -169,6 +182,16 @@ impl<T: Message> Writer<T> {
     /// The DDS topic name (`rt/chatter`).
     pub fn dds_topic(&self) -> &str {
         self.topic.dds_name()
+    }
+
+    /// The writer's instance handle, a 64-bit number unique in this process: rmw_cyclonedds
+    /// identifies a service client by that of its request writer.
+    pub(crate) fn instance_handle(&self) -> Result<u64, DdsStatus> {
+        let mut handle: cyclors::dds_instance_handle_t = 0;
+        // SAFETY: our live writer handle and a valid out-pointer.
+        let ret = unsafe { cyclors::dds_get_instance_handle(self.handle, &mut handle) };
+        DdsStatus::check(ret)?;
+        Ok(handle)
     }
 }
 

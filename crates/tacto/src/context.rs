@@ -5,6 +5,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use crate::clock::Clock;
+use crate::exchange::Exchanges;
 use crate::history::History;
 use crate::message::Message;
 use crate::msg::rosgraph_msgs;
@@ -39,6 +40,8 @@ struct ContextInner {
     node_names: Mutex<HashMap<String, Weak<str>>>,
     clock: Clock,
     delivery: LocalDelivery,
+    /// The services of the context, by name.
+    exchanges: Exchanges,
 }
 
 /// Configures a [`Context`]; from [`Context::builder`].
@@ -63,6 +66,7 @@ impl ContextBuilder {
                 node_names: Mutex::default(),
                 clock: Clock::default(),
                 delivery: self.delivery,
+                exchanges: Exchanges::default(),
             }),
         }
     }
@@ -218,6 +222,15 @@ impl Context {
         let claimed: Arc<str> = Arc::from(name);
         names.insert(name.to_owned(), Arc::downgrade(&claimed));
         Ok(claimed)
+    }
+
+    /// Where the context's services and clients meet.
+    pub(crate) fn exchanges(&self) -> &Exchanges {
+        &self.inner.exchanges
+    }
+
+    pub(crate) fn delivery(&self) -> LocalDelivery {
+        self.inner.delivery
     }
 
     /// The context's clocks.

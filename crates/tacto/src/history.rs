@@ -132,6 +132,7 @@ impl<T> HistoryCache<T> {
         }
     }
 
+    #[inline(always)]
     pub(crate) fn offer(&mut self, payload: Payload<T>, info: SampleInfo) -> Offer<T> {
         let capacity = self.policy.capacity();
         let mut evicted = None;

@@ -39,7 +39,8 @@
 //! ```
 //!
 //! The parts: [`Context`] (the graph and its clocks), [`Node`], [`Publisher`],
-//! [`Subscription`], [`Trigger`], and the executors in [`executor`]. Messages of one's own are
+//! [`Subscription`], [`Service`] and [`Client`], [`Trigger`], and the executors in
+//! [`executor`]. Messages of one's own are
 //! defined with [`#[tacto::message("pkg/msg/Type")]`](message), with `tacto` as the only
 //! dependency (see [`Message`]).
 
@@ -54,18 +55,23 @@ compile_error!(
 // Lets `#[tacto::message]` name `::tacto` inside this crate too, for the standard messages.
 extern crate self as tacto;
 
+mod call_queue;
 pub mod callback_group;
 pub mod cdr;
+pub mod client;
 mod clock;
 mod context;
+mod exchange;
 pub mod executor;
 mod history;
+pub mod idl;
 mod message;
 pub mod msg;
 mod node;
 mod pi_mutex;
 mod publisher;
 mod sample;
+pub mod service;
 pub mod shutdown;
 pub mod subscription;
 pub mod timer;
@@ -73,6 +79,7 @@ mod transport;
 mod trigger;
 
 pub use callback_group::{CallbackGroup, CallbackGroupKind};
+pub use client::{CallError, Client, ClientBuilder, ClientCreateError, SendRequestError};
 pub use clock::{Clock, ClockKind, Time};
 pub use context::{Context, ContextBuilder, TopicError, resolve_topic_name};
 pub use executor::{
@@ -92,6 +99,7 @@ pub use sample::{PublisherId, Sample, SampleInfo};
 /// that defines messages needs no serde dependency of its own; it is also here for serde's
 /// attributes and for implementing [`Message`] by hand.
 pub use serde;
+pub use service::{RequestId, Service, ServiceBuilder, ServiceCreateError, ServiceType};
 pub use subscription::{Probe, Subscription, TakeAll, Window};
 pub use tacto_macros::message;
 pub use transport::intra::LocalDelivery;

@@ -7,12 +7,14 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use crate::callback_group::{CallbackGroup, CallbackGroupKind};
+use crate::client::ClientBuilder;
 use crate::clock::{ClockKind, Time};
 use crate::context::{Context, TopicError};
 use crate::history::History;
 use crate::message::Message;
 use crate::publisher::{Output, Publisher};
 use crate::sample::Sample;
+use crate::service::{ServiceBuilder, ServiceType};
 use crate::subscription::{Input, Subscription};
 use crate::trigger::{Activation, Trigger, TriggerError};
 
@@ -73,6 +75,10 @@ pub struct Node {
     /// once; see [`remember`] for when the dead entries go.
     pub(crate) inputs: Vec<Weak<dyn Input>>,
     pub(crate) outputs: Vec<Weak<dyn Output>>,
+    /// The request queues of the node's services and the response queues of its clients,
+    /// which its triggers may name too. Apart from `inputs`: a LET executor cannot freeze them
+    /// and refuses them.
+    pub(crate) calls: Vec<Weak<dyn Input>>,
 }
 
 /// Code registered with a trigger.
@@ -169,6 +175,7 @@ impl Node {
             executables: Vec::new(),
             inputs: Vec::new(),
             outputs: Vec::new(),
+            calls: Vec::new(),
         })
     }
 
@@ -227,6 +234,18 @@ impl Node {
         }
     }
 
+    /// Starts building the service `name` of type `S` (default queue: `KeepLast(10)`); see
+    /// [`Service`](crate::Service).
+    pub fn service<S: ServiceType>(&mut self, name: &str) -> ServiceBuilder<'_, S> {
+        ServiceBuilder::new(self, name)
+    }
+
+    /// Starts building a client of the service `name` of type `S` (default queue:
+    /// `KeepLast(10)`); see [`Client`](crate::Client).
+    pub fn client<S: ServiceType>(&mut self, name: &str) -> ClientBuilder<'_, S> {
+        ClientBuilder::new(self, name)
+    }
+
     /// Registers `run` to be called whenever `trigger` fires, in the node's default callback
     /// group (mutually exclusive).
     ///
@@ -280,7 +299,7 @@ impl Node {
     fn check_own(&self, trigger: &Trigger) -> Result<(), TriggerError> {
         let own = |input: &Arc<dyn Input>| {
             // Newest first: code is usually registered right after its subscription.
-            (self.inputs.iter().rev())
+            (self.inputs.iter().rev().chain(&self.calls))
                 .any(|mine| std::ptr::addr_eq(mine.as_ptr(), Arc::as_ptr(input)))
         };
         match trigger.inputs.iter().all(own) {
@@ -289,7 +308,11 @@ impl Node {
         }
     }
 
-    fn default_group(&self) -> CallbackGroup {
+    pub(crate) fn owns_group(&self, group: &CallbackGroup) -> bool {
+        group.node == self.id
+    }
+
+    pub(crate) fn default_group(&self) -> CallbackGroup {
         CallbackGroup::new(self.id, 0, CallbackGroupKind::MutuallyExclusive)
     }
 

@@ -41,9 +41,13 @@ pub struct Publisher<T: Message> {
 pub(crate) struct PublisherShared<T> {
     topic: Arc<Topic<T>>,
     id: PublisherId,
-    /// The last sequence number sent. Held while a sample is delivered, so that threads sharing
-    /// a publisher deliver in sequence order: a gap always means a loss.
-    sequence: PiMutex<u64>,
+    /// The last sequence number sent. Changed only under the lock of the fan-out that
+    /// delivers the sample (see `Topic::deliver`), so that threads sharing a publisher deliver
+    /// in sequence order: a gap always means a loss.
+    sequence: AtomicU64,
+    /// Orders this publisher's deliveries when a sample goes to several fan-outs (other Rust
+    /// types of the topic), each under its own lock.
+    order: PiMutex<()>,
     /// Messages that a serialized path could not encode (see [`Publisher::encode_errors`]).
     encode_errors: AtomicU64,
     /// Set by a LET executor: publications wait there until the period ends.
@@ -80,7 +84,8 @@ impl<T: Message> Publisher<T> {
             shared: Arc::new(PublisherShared {
                 topic,
                 id: next_publisher_id(),
-                sequence: PiMutex::new(0),
+                sequence: AtomicU64::new(0),
+                order: PiMutex::new(()),
                 encode_errors: AtomicU64::new(0),
                 outbox: OnceLock::new(),
                 loans: PiMutex::new(LoanPool {
@@ -186,17 +191,20 @@ impl<T: Message> Publisher<T> {
 
 impl<T: Message> PublisherShared<T> {
     fn send(&self, msg: Arc<T>) {
-        let mut sequence = self.sequence.lock();
-        *sequence += 1;
-        // Intra-process delivery is immediate: one clock read stamps both ends.
-        let now = system_now();
-        let info = SampleInfo {
-            publish_time: now,
-            receive_time: now,
-            publisher: self.id,
-            sequence: *sequence,
+        let stamp = || {
+            // Under the fan-out's lock: a plain load and store is enough.
+            let sequence = self.sequence.load(Ordering::Relaxed) + 1;
+            self.sequence.store(sequence, Ordering::Relaxed);
+            // Intra-process delivery is immediate: one clock read stamps both ends.
+            let now = system_now();
+            SampleInfo {
+                publish_time: now,
+                receive_time: now,
+                publisher: self.id,
+                sequence,
+            }
         };
-        if self.topic.deliver(msg, info).is_err() {
+        if self.topic.deliver(msg, stamp, &self.order).is_err() {
             self.encode_errors.fetch_add(1, Ordering::Relaxed);
         }
     }

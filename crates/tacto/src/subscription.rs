@@ -68,6 +68,7 @@ impl<T: Message> Inbox<T> {
         self.offer(Payload::Serialized(bytes), info);
     }
 
+    #[inline(always)]
     fn offer(&self, payload: Payload<T>, info: SampleInfo) {
         let offer = self.cache().offer(payload, info);
         // Freed here, after the lock: a large message must not be freed under it.

@@ -11,6 +11,14 @@
 //! If the clock jumps backwards by more than a period (a simulation restarting `/clock`), the
 //! schedule restarts from the new time.
 //!
+//! # One grid per executor
+//! The periods of one executor count from one instant per clock, the moment it admitted its
+//! first periodic trigger on that clock: a period P fires at `epoch + k·P`. Periods that divide
+//! each other then fire in one wake-up (25 ms and 100 ms wake the thread 40 times a second, not
+//! 50, and the reference system's 25, 60, 100 and 120 ms sensors 53.3 times instead of up to
+//! 83), where starts a few microseconds apart would give each its own. A node added later
+//! fires first at the next point of its grid, within one period.
+//!
 //! # Far deadlines
 //! Periods are at most [`Trigger::MAX_PERIOD`](crate::Trigger::MAX_PERIOD), but a deadline
 //! is a time plus a period and may still lie beyond what a [`Time`] can count: it then
@@ -31,10 +39,19 @@ pub(crate) struct Schedule {
 
 impl Schedule {
     pub(crate) fn new(period: Duration, clock: ClockKind, now: Time) -> Self {
+        Self::on_grid(period, clock, now, now)
+    }
+
+    /// A schedule whose deadlines are `epoch + k·period`, the first one after `now`.
+    pub(crate) fn on_grid(period: Duration, clock: ClockKind, epoch: Time, now: Time) -> Self {
+        let nanos = duration_nanos(period).max(1);
+        let since = now.as_nanos().saturating_sub(epoch.as_nanos()).max(0);
+        // At most `now + period`, which `Time` arithmetic saturates.
+        let next = epoch + Duration::from_nanos((since / nanos + 1).saturating_mul(nanos) as u64);
         Schedule {
             period,
             clock,
-            next: now + period,
+            next,
             served: now,
         }
     }
@@ -89,6 +106,42 @@ mod tests {
     use super::*;
 
     const MS: i64 = 1_000_000;
+
+    #[test]
+    fn a_schedule_on_a_grid_fires_at_the_next_point_of_the_grid() {
+        let period = Duration::from_millis(25);
+        let s = Schedule::on_grid(
+            period,
+            ClockKind::Steady,
+            Time::ZERO,
+            Time::from_nanos(60 * MS),
+        );
+        assert_eq!(s.next, Time::from_nanos(75 * MS));
+        let s = Schedule::on_grid(
+            period,
+            ClockKind::Steady,
+            Time::ZERO,
+            Time::from_nanos(75 * MS),
+        );
+        assert_eq!(
+            s.next,
+            Time::from_nanos(100 * MS),
+            "a point now is past: the next one"
+        );
+        let s = Schedule::on_grid(
+            period,
+            ClockKind::Steady,
+            Time::from_nanos(5),
+            Time::from_nanos(5),
+        );
+        assert_eq!(
+            s.next,
+            Time::from_nanos(5 + 25 * MS),
+            "from the epoch: one whole period"
+        );
+        let far = Schedule::on_grid(Duration::MAX, ClockKind::Steady, Time::ZERO, Time::ZERO);
+        assert!(far.next > Time::ZERO, "saturates, never wraps");
+    }
 
     #[test]
     fn a_late_executor_runs_once_and_keeps_the_phase() {

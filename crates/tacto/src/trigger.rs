@@ -5,8 +5,10 @@ use std::os::fd::{AsFd, BorrowedFd};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::client::Client;
 use crate::clock::{ClockKind, Time};
 use crate::message::Message;
+use crate::service::{Service, ServiceType};
 use crate::subscription::{Input, Subscription};
 
 /// When an executor runs a node's executable.
@@ -34,6 +36,8 @@ use crate::subscription::{Input, Subscription};
 /// | [`Trigger::when(f)`](Trigger::when)`.with(&a)` | `a` received samples, and `f()` is true | user trigger |
 /// | [`Trigger::every(p)`](Trigger::every) | each period `p` (see [`crate::timer`] for missed periods) | a timer |
 /// | [`Trigger::readable(fd)`](Trigger::readable) | `fd` is readable: a socket, a serial port, a CAN bus | (none) |
+/// | [`Trigger::on_request(&svc)`](Trigger::on_request) | the [`Service`] `svc` received requests | a service |
+/// | [`Trigger::on_response(&c)`](Trigger::on_response) | the [`Client`] `c` received responses | (none) |
 ///
 /// # Examples
 /// ```
@@ -197,9 +201,35 @@ impl Trigger {
         Self::with_rule(Rule::Readable(Box::new(source)))
     }
 
+    /// Runs when `service` receives requests (see [`Service`]).
+    pub fn on_request<S: ServiceType>(service: &Service<S>) -> Self {
+        Self::any().with_requests(service)
+    }
+
+    /// Runs when `client` receives responses (see [`Client`]).
+    pub fn on_response<S: ServiceType>(client: &Client<S>) -> Self {
+        Self::any().with_responses(client)
+    }
+
     /// Adds a subscription whose samples wake the executor to check this trigger.
-    pub fn with<T: Message>(mut self, sub: &Subscription<T>) -> Self {
-        self.inputs.push(sub.input());
+    pub fn with<T: Message>(self, sub: &Subscription<T>) -> Self {
+        self.with_input(sub.input())
+    }
+
+    /// Adds a service whose requests wake the executor to check this trigger, as a
+    /// subscription's samples do: a request is an arrival, and one not yet taken is unread.
+    pub fn with_requests<S: ServiceType>(self, service: &Service<S>) -> Self {
+        self.with_input(service.input())
+    }
+
+    /// Adds a client whose responses wake the executor to check this trigger, as a
+    /// subscription's samples do: a response is an arrival, and one not yet taken is unread.
+    pub fn with_responses<S: ServiceType>(self, client: &Client<S>) -> Self {
+        self.with_input(client.input())
+    }
+
+    fn with_input(mut self, input: Arc<dyn Input>) -> Self {
+        self.inputs.push(input);
         // Samples that arrived before the code was registered count as new.
         self.seen.push(0);
         self

@@ -463,6 +463,45 @@ mod types_of_one_ros_type {
         assert_eq!(impostor.malformed(), 1);
     }
 
+    /// Publishers of both types on their own threads serve each other's fan-outs: no thread
+    /// may hold two fan-out locks (that would deadlock here), and every subscription still
+    /// gets each publisher's samples once, in sequence order.
+    #[test]
+    fn publishers_of_two_types_on_two_threads_deliver_in_order_to_both() {
+        const EACH: u64 = 5_000;
+        let ctx = Context::new();
+        let mut node = ctx.node("n").unwrap();
+        let keep_all = tacto::History::KeepAll {
+            max: 2 * EACH as usize,
+        };
+        let same = (node.subscription::<Text>("chat").history(keep_all))
+            .create()
+            .unwrap();
+        let other = (node.subscription::<OtherText>("chat").history(keep_all))
+            .create()
+            .unwrap();
+        let text = node.publisher::<Text>("chat").create().unwrap();
+        let other_text = node.publisher::<OtherText>("chat").create().unwrap();
+        std::thread::scope(|s| {
+            s.spawn(|| (0..EACH).for_each(|_| text.publish(Text::default())));
+            s.spawn(|| (0..EACH).for_each(|_| other_text.publish(OtherText::default())));
+        });
+        let by_publisher = |infos: Vec<tacto::SampleInfo>| {
+            let mut seen = std::collections::HashMap::<_, Vec<u64>>::new();
+            for info in infos {
+                seen.entry(info.publisher).or_default().push(info.sequence);
+            }
+            let mut sequences: Vec<Vec<u64>> = seen.into_values().collect();
+            sequences.sort();
+            sequences
+        };
+        let expected = vec![(1..=EACH).collect::<Vec<_>>(); 2];
+        let same = by_publisher(same.take_all().map(|s| *s.info()).collect());
+        let other = by_publisher(other.take_all().map(|s| *s.info()).collect());
+        assert_eq!(same, expected);
+        assert_eq!(other, expected);
+    }
+
     #[test]
     fn another_ros_type_is_refused() {
         let ctx = Context::new();

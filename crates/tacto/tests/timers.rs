@@ -122,3 +122,43 @@ fn a_node_overrunning_three_and_a_half_periods_runs_once_late_then_keeps_its_pac
     let served = runs.len() as u64 + missed(&runs);
     assert!(served <= fitting, "{served} served, only {fitting} passed");
 }
+
+/// Periods of one executor share one grid: a 100 ms node added 12 ms after a 25 ms node still
+/// runs in the 25 ms node's wake-ups, so the executor wakes once per 25 ms period, not five
+/// times per 100 ms. A late executor only merges more deadlines, so the bound holds under load.
+#[test]
+fn periods_of_one_executor_share_one_grid_and_their_wake_ups() {
+    let ctx = Context::new();
+    let mut executor = WaitSetExecutor::new().unwrap();
+    let fast_runs = Arc::new(Mutex::new(0u64));
+    let mut fast = ctx.node("fast").unwrap();
+    let counter = fast_runs.clone();
+    fast.execute(Trigger::every(Duration::from_millis(25)), move |_| {
+        *counter.lock().unwrap() += 1;
+    })
+    .unwrap();
+    executor.add(fast).unwrap();
+    thread::sleep(Duration::from_millis(12));
+
+    let mut slow = ctx.node("slow").unwrap();
+    let stop = executor.stop_handle();
+    let mut slow_runs = 0;
+    slow.execute(Trigger::every(Duration::from_millis(100)), move |_| {
+        slow_runs += 1;
+        if slow_runs == 5 {
+            stop.stop();
+        }
+    })
+    .unwrap();
+    executor.add(slow).unwrap();
+    executor.spin().unwrap();
+
+    let fast_runs = *fast_runs.lock().unwrap();
+    let wakeups = executor.stats().wakeups;
+    assert!(fast_runs >= 20, "the 25 ms node ran {fast_runs} times");
+    // One wake-up may end the spin (the stop), one may be spurious at start.
+    assert!(
+        wakeups <= fast_runs + 2,
+        "{wakeups} wake-ups for {fast_runs} runs of the 25 ms node and 5 of the 100 ms node"
+    );
+}

@@ -73,8 +73,15 @@ pub struct RclpyNode {
 impl RclpyNode {
     /// Starts `tests/rclpy/<script>` with `args` in DDS domain `domain_id`, loopback only.
     pub fn spawn(script: &str, domain_id: u32, args: &[&str]) -> RclpyNode {
+        Self::spawn_in("rclpy", script, domain_id, args)
+    }
+
+    /// Starts `tests/<folder>/<script>` from the same virtualenv, as [`spawn`](Self::spawn)
+    /// does: for peers that are not rclpy nodes (`tests/cyclonedds/`).
+    pub fn spawn_in(folder: &str, script: &str, domain_id: u32, args: &[&str]) -> RclpyNode {
         let script_path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/rclpy")
+            .join("tests")
+            .join(folder)
             .join(script);
         let mut child = Command::new(python())
             .arg("-u")

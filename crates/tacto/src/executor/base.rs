@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::poller::Poller;
 use super::{ExecutorStats, StopHandle};
+use crate::clock::{ClockKind, Time};
 
 #[derive(Debug)]
 pub(crate) struct Base {
@@ -17,6 +18,9 @@ pub(crate) struct Base {
     /// The names of every node added, those without executables included: each keeps its
     /// name taken in its context while the executor lives.
     pub(crate) nodes: Vec<Arc<str>>,
+    /// Per clock, the instant all periods of this executor count from (see `timer.rs`, "One
+    /// grid per executor"); set by the first periodic trigger admitted on that clock.
+    pub(crate) epochs: Vec<(ClockKind, Time)>,
 }
 
 impl Base {
@@ -29,7 +33,19 @@ impl Base {
             stop,
             stats: ExecutorStats::default(),
             nodes: Vec::new(),
+            epochs: Vec::new(),
         })
+    }
+
+    /// The grid's epoch for `clock`: the first `now` asked for, the same ever after.
+    pub(crate) fn epoch(&mut self, clock: ClockKind, now: Time) -> Time {
+        match self.epochs.iter().find(|(kind, _)| *kind == clock) {
+            Some(&(_, epoch)) => epoch,
+            None => {
+                self.epochs.push((clock, now));
+                now
+            }
+        }
     }
 
     pub(crate) fn stop_handle(&self) -> StopHandle {

@@ -208,7 +208,7 @@ pub(crate) fn admit<L: Listener + FdListener + 'static>(
             source,
         })?
         .into_iter();
-    let signal = base.poller.signal();
+    let signal = base.poller.signal().clone();
     let mut entries = Vec::with_capacity(node.executables.len());
     for (exe, listener) in node.executables.into_iter().zip(listeners) {
         for input in &exe.trigger.inputs {
@@ -219,9 +219,11 @@ pub(crate) fn admit<L: Listener + FdListener + 'static>(
         let watch = exe.trigger.fd().and_then(|_| watches.next());
         let schedule = exe.trigger.period.map(|period| {
             if exe.trigger.clock == ClockKind::Ros {
-                clock.wake_on_sim_time(signal);
+                clock.wake_on_sim_time(&signal);
             }
-            Schedule::new(period, exe.trigger.clock, clock.now(exe.trigger.clock))
+            let now = clock.now(exe.trigger.clock);
+            let epoch = base.epoch(exe.trigger.clock, now);
+            Schedule::on_grid(period, exe.trigger.clock, epoch, now)
         });
         entries.push(Entry {
             node: name.clone(),

@@ -22,6 +22,7 @@ use std::time::Instant;
 use super::base::Base;
 use super::dispatch::{self, Entry, steady_time};
 use super::poller::{FdListener, Woken};
+use super::running::Running;
 use super::signal::Signal;
 use super::{AddError, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle};
 use crate::clock::{ClockKind, Time, os_now};
@@ -220,7 +221,9 @@ impl EventsExecutor {
             self.timers_next = Some(Time::ZERO);
         }
         if let Some(activation) = entry.fire() {
+            let running = Running::enter(Arc::as_ptr(self.base.poller.signal()) as usize);
             entry.run(&activation)?;
+            drop(running);
             self.base.stats.record(&activation);
             if entry.left_unread() {
                 // A per-sample callback needs an event for its next sample, unless one is

@@ -43,6 +43,8 @@ const DEFAULT_OUTBOX_CAPACITY: usize = 1024;
 ///      waits for the next period with new samples.
 ///
 ///    A [readable](crate::Trigger::readable) trigger is refused: an fd's data cannot be frozen.
+///    So is a node with a [service](crate::Service) or [client](crate::Client): its requests
+///    and responses would go out at once, not at the period's end.
 ///
 /// So a node sees what its inputs held at its period's start, and a chain of nodes on one LET
 /// executor takes exactly one period per hop.
@@ -357,11 +359,19 @@ impl Executor for LetExecutor {
     /// Takes `node`; refuses periodic triggers on another clock than the executor's, or whose
     /// period is not a whole multiple of the executor's, and readable triggers
     /// ([`AddError::UnsupportedTrigger`]): LET reads inputs as they were at the period start, and
-    /// an fd's data, in the kernel, cannot be frozen then. A driver reading an fd can run on
+    /// an fd's data, in the kernel, cannot be frozen then. Refuses nodes with services or
+    /// clients too ([`AddError::ServicesUnsupported`]): their requests and responses are sent
+    /// at once, not held to the period's end. A driver reading an fd can run on
     /// another executor and publish to the LET nodes' subscriptions, which are frozen.
     fn add(&mut self, node: Node) -> Result<(), AddError> {
         if self.base.nodes.iter().any(|n| **n == *node.name()) {
             return Err(AddError::DuplicateNode(node.name().to_owned()));
+        }
+        if node.calls.iter().any(|call| call.strong_count() > 0) {
+            return Err(AddError::ServicesUnsupported {
+                node: node.name().to_owned(),
+                executor: "LET",
+            });
         }
         // Everything is checked before the node's publishers are redirected, so a refused node
         // leaves no trace.

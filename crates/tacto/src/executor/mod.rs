@@ -24,6 +24,7 @@ mod dispatch;
 mod events;
 mod logical_time;
 pub(crate) mod poller;
+pub(crate) mod running;
 pub(crate) mod signal;
 mod single_threaded;
 mod thread;
@@ -141,6 +142,16 @@ pub enum AddError {
         executor: &'static str,
         /// What it cannot do.
         reason: &'static str,
+    },
+    /// The node has a [`Service`](crate::Service) or a [`Client`](crate::Client), which the
+    /// executor cannot run: a LET executor holds every output to its period's end, and a
+    /// request or response sent at once would escape that.
+    #[error("node {node:?}: the {executor} executor cannot run services or clients")]
+    ServicesUnsupported {
+        /// The node.
+        node: String,
+        /// The executor.
+        executor: &'static str,
     },
     /// The OS refused to watch the fd of one of the node's
     /// [readable triggers](crate::Trigger::readable): a regular file or a directory (`EPERM`:

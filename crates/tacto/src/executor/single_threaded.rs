@@ -8,6 +8,7 @@ use std::time::Instant;
 use super::base::Base;
 use super::dispatch::{self, Entry, Pending, steady_time};
 use super::poller::Woken;
+use super::running::Running;
 use super::{AddError, ExecutorStats, SpinError, SpinOutcome, StopHandle};
 use crate::clock::{ClockKind, os_now};
 use crate::node::{Executable, Node};
@@ -71,16 +72,17 @@ impl SingleThreaded {
         } = &mut self.base;
         poller.check_process()?;
         let deadline = deadline.map(steady_time);
+        let key = std::sync::Arc::as_ptr(poller.signal()) as usize;
         loop {
             if stop.take_request() {
                 return Ok(SpinOutcome::Stopped);
             }
             poller.signal().take_notified();
             match self.policy.order {
-                Order::Registration => run_round(&mut self.entries, stats, |_| true)?,
+                Order::Registration => run_round(&mut self.entries, stats, key, |_| true)?,
                 Order::TimersFirst => {
-                    run_round(&mut self.entries, stats, Entry::is_periodic)?;
-                    run_round(&mut self.entries, stats, |e| !e.is_periodic())?;
+                    run_round(&mut self.entries, stats, key, Entry::is_periodic)?;
+                    run_round(&mut self.entries, stats, key, |e| !e.is_periodic())?;
                 }
             }
             if deadline.is_some_and(|d| os_now(ClockKind::Steady) >= d) {
@@ -105,15 +107,19 @@ impl SingleThreaded {
     }
 }
 
-/// Runs, in order, each selected entry whose trigger fired since it last ran.
+/// Runs, in order, each selected entry whose trigger fired since it last ran, as executor
+/// `key` (see [`Running`]).
 fn run_round(
     entries: &mut [Entry],
     stats: &mut ExecutorStats,
+    key: usize,
     select: impl Fn(&Entry) -> bool,
 ) -> io::Result<()> {
     for entry in entries.iter_mut().filter(|e| select(e)) {
         if let Some(activation) = entry.poll() {
+            let running = Running::enter(key);
             entry.run(&activation)?;
+            drop(running);
             stats.record(&activation);
             if entry.left_unread() {
                 match entry.is_per_sample() {

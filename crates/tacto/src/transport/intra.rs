@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use crate::cdr::EncodeError;
 use crate::context::TopicLease;
 use crate::message::Message;
+use crate::pi_mutex::PiMutex;
 use crate::sample::SampleInfo;
 use crate::subscription::Inbox;
 
@@ -136,7 +137,7 @@ impl TopicCore {
         }
         let topic = Arc::new(Topic {
             core: self.clone(),
-            subscribers: ArcSwap::default(),
+            subscribers: PiMutex::new(Vec::new()),
         });
         let fanout: Arc<dyn Fanout> = topic.clone();
         let any: Arc<dyn Any + Send + Sync> = topic.clone();
@@ -166,10 +167,12 @@ impl TopicCore {
 /// One Rust type's publishers and subscriptions of a topic.
 pub(crate) struct Topic<T> {
     core: Arc<TopicCore>,
-    /// Copied on write (read-copy-update): a publisher reads the list without a lock or a
-    /// reference count, so it never waits for a thread that subscribes, whatever its priority,
-    /// and subscribing never waits for a delivery.
-    subscribers: ArcSwap<Vec<Arc<Inbox<T>>>>,
+    /// Held by a publisher for the whole of one delivery to these subscriptions, so that its
+    /// sequence number is taken under it too: samples reach every subscription in sequence
+    /// order, whichever threads share the publisher. One priority-inheriting lock per sample
+    /// (not a sequence lock plus a lock-free list) keeps the data path short; subscribing
+    /// waits for at most one delivery.
+    subscribers: PiMutex<Vec<Arc<Inbox<T>>>>,
 }
 
 impl<T> fmt::Debug for Topic<T> {
@@ -185,18 +188,27 @@ impl<T: Message> Topic<T> {
         &self.core.name
     }
 
-    /// Hands `msg` to every subscription of the topic: those of `T` share it (the last one
-    /// gets the publisher's reference itself, the others a clone), those of other Rust types
-    /// get it encoded, once. Under serialized delivery every subscription gets it encoded.
-    /// Fails if it had to be encoded and has no CDR form; those subscriptions miss it then.
-    pub(crate) fn deliver(&self, msg: Arc<T>, info: SampleInfo) -> Result<(), EncodeError> {
+    /// Hands `msg` to every subscription of the topic, stamped by `stamp`, which runs under
+    /// the lock that orders deliveries (it takes the publisher's sequence number); `order` is
+    /// the publisher's lock for the rare path that serves several fan-outs. Those of
+    /// `T` share the message (the last gets the publisher's reference itself, the others a
+    /// clone), those of other Rust types get it encoded, once. Under serialized delivery every
+    /// subscription gets it encoded. Fails if it had to be encoded and has no CDR form; those
+    /// subscriptions miss it then.
+    pub(crate) fn deliver(
+        &self,
+        msg: Arc<T>,
+        stamp: impl FnOnce() -> SampleInfo,
+        order: &PiMutex<()>,
+    ) -> Result<(), EncodeError> {
         let encoding = self.core.delivery == LocalDelivery::Serialized
             || self.core.several_types.load(Ordering::Relaxed);
         if encoding {
-            return self.deliver_encoding(msg, info);
+            return self.deliver_encoding(msg, stamp, order);
         }
         // The common case, kept short: one Rust type, shared delivery.
-        let subscribers = self.subscribers.load();
+        let subscribers = self.subscribers.lock();
+        let info = stamp();
         if let Some((last, others)) = subscribers.split_last() {
             for inbox in others {
                 inbox.deliver(msg.clone(), info);
@@ -207,7 +219,18 @@ impl<T: Message> Topic<T> {
     }
 
     /// [`deliver`](Self::deliver) when some subscription needs the message encoded.
-    fn deliver_encoding(&self, msg: Arc<T>, info: SampleInfo) -> Result<(), EncodeError> {
+    ///
+    /// Other types' fan-outs are served after this one's lock is released, each under its
+    /// own, so that no thread ever holds two fan-out locks; `order` (the publisher's lock)
+    /// keeps its samples in sequence order there too.
+    #[cold]
+    fn deliver_encoding(
+        &self,
+        msg: Arc<T>,
+        stamp: impl FnOnce() -> SampleInfo,
+        order: &PiMutex<()>,
+    ) -> Result<(), EncodeError> {
+        let _order = order.lock();
         let typed = self.core.typed.load();
         let others = || {
             (typed.iter())
@@ -215,40 +238,41 @@ impl<T: Message> Topic<T> {
                 .filter_map(|t| t.fanout.upgrade())
                 .filter(|fanout| fanout.subscriber_count() > 0)
         };
-        let subscribers = self.subscribers.load();
         let shared = self.core.delivery == LocalDelivery::Shared;
-        if shared && others().next().is_none() {
+        let bytes = match shared && others().next().is_none() {
             // Other types publish on the topic, but none subscribes.
-            subscribers
-                .iter()
-                .for_each(|inbox| inbox.deliver(msg.clone(), info));
-            return Ok(());
-        }
-        let bytes = Arc::new(crate::cdr::to_vec(&*msg)?);
-        for inbox in subscribers.iter() {
-            match shared {
-                true => inbox.deliver(msg.clone(), info),
-                false => inbox.deliver_serialized(bytes.clone(), info),
+            true => None,
+            false => Some(Arc::new(crate::cdr::to_vec(&*msg)?)),
+        };
+        let info = {
+            let subscribers = self.subscribers.lock();
+            let info = stamp();
+            for inbox in subscribers.iter() {
+                match &bytes {
+                    Some(bytes) if !shared => inbox.deliver_serialized(bytes.clone(), info),
+                    _ => inbox.deliver(msg.clone(), info),
+                }
             }
+            info
+        };
+        if let Some(bytes) = bytes {
+            others().for_each(|fanout| fanout.deliver_serialized(&bytes, info));
         }
-        others().for_each(|fanout| fanout.deliver_serialized(&bytes, info));
         Ok(())
     }
 
     pub(crate) fn subscribe(&self, inbox: Arc<Inbox<T>>) {
-        self.subscribers.rcu(|subscribers| {
-            let mut with = Vec::clone(subscribers);
-            with.push(inbox.clone());
-            with
-        });
+        self.subscribers.lock().push(inbox);
     }
 
     pub(crate) fn unsubscribe(&self, inbox: &Arc<Inbox<T>>) {
-        self.subscribers.rcu(|subscribers| {
-            let mut without = Vec::clone(subscribers);
-            without.retain(|s| !Arc::ptr_eq(s, inbox));
-            without
-        });
+        let removed = {
+            let mut subscribers = self.subscribers.lock();
+            let at = subscribers.iter().position(|s| Arc::ptr_eq(s, inbox));
+            at.map(|at| subscribers.remove(at))
+        };
+        // The inbox (and the samples it holds) is freed outside the lock.
+        drop(removed);
     }
 
     /// Subscriptions of the topic in this process, of every Rust type.
@@ -262,13 +286,13 @@ impl<T: Message> Topic<T> {
 
 impl<T: Message> Fanout for Topic<T> {
     fn deliver_serialized(&self, bytes: &Arc<Vec<u8>>, info: SampleInfo) {
-        for inbox in self.subscribers.load().iter() {
+        for inbox in self.subscribers.lock().iter() {
             inbox.deliver_serialized(bytes.clone(), info);
         }
     }
 
     fn subscriber_count(&self) -> usize {
-        self.subscribers.load().len()
+        self.subscribers.lock().len()
     }
 }
 

@@ -1,0 +1,222 @@
+//! Rust message types from ROS 2 `.msg` and `.srv` files, for a build script; no ROS
+//! installation needed.
+//!
+//! A package folder (`my_msgs/msg/*.msg`, `my_msgs/srv/*.srv`) becomes a module `my_msgs`
+//! with `my_msgs::msg::Type` for each message and, for each service `X`, the request and
+//! response messages `my_msgs::srv::X_Request` / `X_Response` and a marker type `X` that
+//! implements `tacto::ServiceType`. Every type implements `tacto::Message`, encodes to the
+//! CDR rclcpp and rclpy send (through `tacto::cdr`), has the `.msg` file's constants as
+//! associated consts and its default values in `Default`, and checks its bounds when encoding
+//! and decoding (see `tacto::idl`).
+//!
+//! In `build.rs` (with `tacto-msggen` as a build-dependency), the whole `main`:
+//! ```no_run
+//! tacto_msggen::Generator::new()
+//!     .package("msg_packages/my_msgs")
+//!     .tacto_msgs()
+//!     .write_to_out_dir("my_msgs.rs")
+//!     .unwrap_or_else(|e| panic!("{e}"));
+//! ```
+//! and in the crate: `include!(concat!(env!("OUT_DIR"), "/my_msgs.rs"));`. See
+//! `docs/messages.md`.
+
+mod emit;
+mod parse;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Why the types could not be generated.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GenerateError {
+    /// A file or folder could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// What could not be read.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The generated file could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// Where it was to go.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A package folder's name is not a ROS 2 package name.
+    #[error("{}: {name:?} is not a ROS 2 package name (lowercase letters, digits and single '_', starting with a letter)", path.display())]
+    PackageName {
+        /// The package folder.
+        path: PathBuf,
+        /// Its name.
+        name: String,
+    },
+    /// A `.msg`/`.srv` file's name is not a ROS 2 type name.
+    #[error("{}: {name:?} is not a ROS 2 type name (CamelCase letters and digits)", path.display())]
+    TypeName {
+        /// The file.
+        path: PathBuf,
+        /// The name it would give its type.
+        name: String,
+    },
+    /// A `.msg`/`.srv` file is malformed.
+    #[error("{}:{line}: {problem}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The line, counted from 1.
+        line: usize,
+        /// What is wrong with it.
+        problem: Problem,
+    },
+    /// `write_to_out_dir` was called outside a build script.
+    #[error("OUT_DIR is not set: write_to_out_dir is meant for build scripts")]
+    NoOutDir,
+}
+
+/// What is wrong with a line of a `.msg`/`.srv` file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Problem {
+    /// The line is neither `TYPE NAME [DEFAULT]` nor `TYPE NAME=VALUE`.
+    #[error("expected `TYPE NAME`, `TYPE NAME DEFAULT` or `TYPE NAME=VALUE`, found {0:?}")]
+    Syntax(String),
+    /// The type is not a primitive, not a message of a package being generated, and not in a
+    /// package declared as external.
+    #[error("unknown type {0:?}")]
+    UnknownType(String),
+    /// An array or string bound is malformed.
+    #[error("bad bound {text:?}: {reason}")]
+    BadBound {
+        /// The bound as written.
+        text: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// A constant's or default's value does not fit its type.
+    #[error("bad value {value:?} for {ty}: {reason}")]
+    BadValue {
+        /// The value as written.
+        value: String,
+        /// The type it should have.
+        ty: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Constants are primitives or strings, never arrays or messages.
+    #[error("a constant must be a primitive or string, not {0:?}")]
+    ConstantType(String),
+    /// Field names are lowercase with single underscores.
+    #[error(
+        "bad field name {0:?}: lowercase letters, digits and single '_', starting with a letter"
+    )]
+    BadFieldName(String),
+    /// Constant names are uppercase with single underscores.
+    #[error(
+        "bad constant name {0:?}: uppercase letters, digits and single '_', starting with a letter"
+    )]
+    BadConstantName(String),
+    /// Two fields or constants share a name.
+    #[error("{0:?} is declared twice")]
+    DuplicateName(String),
+    /// A `.srv` file has no `---` between request and response.
+    #[error("a service needs a `---` line between its request and its response")]
+    MissingSeparator,
+    /// A `.srv` file has more than one `---`.
+    #[error("a second `---`: a service has one request and one response")]
+    ExtraSeparator,
+}
+
+/// Generates Rust types for packages of `.msg`/`.srv` files.
+///
+/// # Examples
+/// ```
+/// let dir = std::env::temp_dir().join(format!("msggen-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(dir.join("demo_msgs/msg")).unwrap();
+/// std::fs::write(dir.join("demo_msgs/msg/Range.msg"), "float32 distance_m 1.5\n").unwrap();
+///
+/// let code = tacto_msggen::Generator::new().package(dir.join("demo_msgs")).generate().unwrap();
+/// assert!(code.contains("pub struct Range"));
+/// assert!(code.contains("\"demo_msgs/msg/Range\""));
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+#[derive(Debug, Default, Clone)]
+pub struct Generator {
+    packages: Vec<PathBuf>,
+    externs: BTreeMap<String, String>,
+}
+
+/// The packages `tacto-msgs` ships.
+const TACTO_MSGS_PACKAGES: [&str; 9] = [
+    "builtin_interfaces",
+    "example_interfaces",
+    "geometry_msgs",
+    "nav_msgs",
+    "rcl_interfaces",
+    "rosgraph_msgs",
+    "sensor_msgs",
+    "std_msgs",
+    "std_srvs",
+];
+
+impl Generator {
+    /// A generator with no packages yet.
+    pub fn new() -> Generator {
+        Generator::default()
+    }
+
+    /// Adds the package in folder `dir` (named as the folder; `.msg` files in `dir/msg`,
+    /// `.srv` files in `dir/srv`). Its types can use each other and those of the other packages
+    /// added.
+    pub fn package(mut self, dir: impl Into<PathBuf>) -> Generator {
+        self.packages.push(dir.into());
+        self
+    }
+
+    /// Lets the packages use the types of package `name`, generated elsewhere, at Rust path
+    /// `rust_path` (e.g. `"::tacto_msgs::geometry_msgs"`). Its type names are not checked
+    /// here: a wrong one is a compile error at the field that uses it.
+    pub fn extern_package(mut self, name: &str, rust_path: &str) -> Generator {
+        self.externs.insert(name.to_owned(), rust_path.to_owned());
+        self
+    }
+
+    /// Lets the packages use the nine packages of `tacto-msgs` (`std_msgs`, `geometry_msgs`,
+    /// `sensor_msgs`, ...), as `::tacto_msgs::<package>`.
+    pub fn tacto_msgs(mut self) -> Generator {
+        for name in TACTO_MSGS_PACKAGES {
+            self = self.extern_package(name, &format!("::tacto_msgs::{name}"));
+        }
+        self
+    }
+
+    /// The Rust code: one module per package.
+    pub fn generate(&self) -> Result<String, GenerateError> {
+        let packages = self
+            .packages
+            .iter()
+            .map(|dir| emit::load_package(dir))
+            .collect::<Result<Vec<_>, _>>()?;
+        emit::check_types(&packages, &self.externs)?;
+        Ok(emit::emit(&packages, &self.externs))
+    }
+
+    /// Generates the code into `$OUT_DIR/<file_name>` and tells Cargo to run the build script
+    /// again when a package folder changes. Returns the path written.
+    pub fn write_to_out_dir(&self, file_name: &str) -> Result<PathBuf, GenerateError> {
+        let out_dir = std::env::var_os("OUT_DIR").ok_or(GenerateError::NoOutDir)?;
+        let path = Path::new(&out_dir).join(file_name);
+        for dir in &self.packages {
+            println!("cargo::rerun-if-changed={}", dir.display());
+        }
+        let code = self.generate()?;
+        std::fs::write(&path, code).map_err(|source| GenerateError::Write {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(path)
+    }
+}

@@ -1,0 +1,79 @@
+//! Generates the Rust types of the packages in `interfaces/` into OUT_DIR, and for the tests
+//! (only they include them; both small) those of the packages in `tests/interfaces/` and a
+//! list of every message type, which the bad-input test decodes.
+
+use std::path::Path;
+
+const PACKAGES: [&str; 9] = [
+    "builtin_interfaces",
+    "example_interfaces",
+    "geometry_msgs",
+    "nav_msgs",
+    "rcl_interfaces",
+    "rosgraph_msgs",
+    "sensor_msgs",
+    "std_msgs",
+    "std_srvs",
+];
+const TEST_PACKAGES: [&str; 2] = ["tacto_test_msgs", "type_description_interfaces"];
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut generator = tacto_msggen::Generator::new();
+    for package in PACKAGES {
+        generator = generator.package(root.join("interfaces").join(package));
+    }
+    let mut tests = tacto_msggen::Generator::new().tacto_msgs();
+    for package in TEST_PACKAGES {
+        tests = tests.package(root.join("tests/interfaces").join(package));
+    }
+    for (generator, file) in [(generator, "interfaces.rs"), (tests, "test_interfaces.rs")] {
+        if let Err(error) = generator.write_to_out_dir(file) {
+            panic!("{error}");
+        }
+    }
+    write_message_list(root);
+}
+
+/// Writes the expression `every_message!(path, ...)` with the Rust path of every message type (services give
+/// two), for the tests to expand with a macro of their own.
+fn write_message_list(root: &Path) {
+    let mut paths = Vec::new();
+    let folders = PACKAGES
+        .iter()
+        .map(|p| {
+            (
+                root.join("interfaces").join(p),
+                format!("::tacto_msgs::{p}"),
+            )
+        })
+        .chain(TEST_PACKAGES.iter().map(|p| {
+            (
+                root.join("tests/interfaces").join(p),
+                format!("crate::test_msgs::{p}"),
+            )
+        }));
+    for (dir, module) in folders {
+        for (kind, suffixes) in [("msg", &[""][..]), ("srv", &["_Request", "_Response"][..])] {
+            let Ok(entries) = std::fs::read_dir(dir.join(kind)) else {
+                continue;
+            };
+            let mut names: Vec<String> = entries
+                .filter_map(|entry| {
+                    let path = entry.ok()?.path();
+                    (path.extension()? == kind).then_some(())?;
+                    path.file_stem()?.to_str().map(str::to_owned)
+                })
+                .collect();
+            names.sort();
+            for name in names {
+                for suffix in suffixes {
+                    paths.push(format!("{module}::{kind}::{name}{suffix}"));
+                }
+            }
+        }
+    }
+    let out = Path::new(&std::env::var_os("OUT_DIR").expect("OUT_DIR")).join("message_list.rs");
+    let list = format!("every_message!(\n    {},\n)\n", paths.join(",\n    "));
+    std::fs::write(&out, list).unwrap_or_else(|e| panic!("cannot write {}: {e}", out.display()));
+}

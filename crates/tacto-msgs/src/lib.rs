@@ -1,0 +1,46 @@
+//! The standard ROS 2 interface packages as tacto messages: `std_msgs`, `builtin_interfaces`,
+//! `geometry_msgs`, `sensor_msgs`, `nav_msgs`, `rosgraph_msgs`, `rcl_interfaces`, `std_srvs`
+//! and `example_interfaces` (ROS 2 Jazzy).
+//!
+//! Generated when the crate builds, by `tacto-msggen`, from the packages' own `.msg`/`.srv`
+//! files (in `interfaces/`, with their Apache-2.0 license notes): `<package>::msg::<Type>` for
+//! messages, `<package>::srv::<Service>` (a [`ServiceType`]) with
+//! `<Service>_Request`/`<Service>_Response` for services. Each message implements
+//! [`tacto::Message`], encodes to the bytes rclcpp and rclpy send, keeps its `.msg` constants
+//! as associated consts and its default values in `Default`. Bounded strings and sequences are
+//! checked when encoding and decoding (see [`tacto::idl`]).
+//!
+//! # Examples
+//! ```
+//! use tacto_msgs::geometry_msgs::msg::{Point, Pose, PoseStamped};
+//! use tacto_msgs::std_msgs::msg::Header;
+//!
+//! let pose = PoseStamped {
+//!     header: Header { frame_id: "map".into(), ..Default::default() },
+//!     pose: Pose { position: Point { x: 1.0, y: 2.0, z: 0.0 }, ..Default::default() },
+//! };
+//! assert_eq!(pose.pose.orientation.w, 1.0); // the .msg default
+//! let bytes = tacto::cdr::to_vec(&pose).unwrap();
+//! assert_eq!(tacto::cdr::from_bytes::<PoseStamped>(&bytes).unwrap(), pose);
+//! ```
+//!
+//! A service names its request and response types:
+//! ```
+//! use tacto_msgs::ServiceType;
+//! use tacto_msgs::example_interfaces::srv::{AddTwoInts, AddTwoInts_Request};
+//!
+//! let request: <AddTwoInts as ServiceType>::Request = AddTwoInts_Request { a: 2, b: 3 };
+//! assert_eq!(AddTwoInts::TYPE_NAME, "example_interfaces/srv/AddTwoInts");
+//! assert_eq!(<AddTwoInts_Request as tacto::Message>::TYPE_NAME, "example_interfaces/srv/AddTwoInts_Request");
+//! # let _ = request;
+//! ```
+//!
+//! `tacto::msg` keeps a few hand-written types of `std_msgs`, `builtin_interfaces` and
+//! `rosgraph_msgs` for the runtime's own use; the types here have the same type names and the
+//! same CDR, so either can be used on a topic.
+
+// The runtime's trait, which `Node::service` and `Node::client` take; re-exported so that
+// `tacto_msgs::ServiceType` works where only this crate is named.
+pub use tacto::ServiceType;
+
+include!(concat!(env!("OUT_DIR"), "/interfaces.rs"));

@@ -1,0 +1,373 @@
+//! Services: a node answers requests, one response per request, to the client that asked.
+//!
+//! A service is an executable like any other: its requests can trigger the node
+//! ([`Trigger::on_request`](crate::Trigger::on_request)), be polled by code that runs for
+//! another reason, or run a classic per-request callback ([`ServiceBuilder::callback`]).
+//! Clients are in [`crate::client`]. The design (threads, locks, bounds) is in
+//! `docs/services.md`.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::call_queue::{CallQueue, Payload};
+use crate::callback_group::CallbackGroup;
+use crate::context::TopicError;
+use crate::exchange::{Exchange, ExchangeError};
+use crate::executor::running;
+use crate::history::History;
+use crate::message::Message;
+use crate::node::{Executable, Node, remember};
+use crate::subscription::Input;
+use crate::trigger::Trigger;
+
+/// A service type: a request and a response message under one ROS 2 name
+/// (`package/srv/Type`), as a `.srv` file defines them.
+///
+/// By ROS 2's convention the request and response messages are named `package/srv/Type_Request`
+/// and `package/srv/Type_Response`; implement [`Message`] for them by hand, or generate them.
+///
+/// # Examples
+/// ```
+/// use tacto::serde::{Deserialize, Serialize};
+/// use tacto::{Message, ServiceType};
+///
+/// #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+/// #[serde(crate = "tacto::serde")]
+/// pub struct AddTwoIntsRequest {
+///     pub a: i64,
+///     pub b: i64,
+/// }
+/// impl Message for AddTwoIntsRequest {
+///     const TYPE_NAME: &'static str = "example_interfaces/srv/AddTwoInts_Request";
+/// }
+///
+/// #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+/// #[serde(crate = "tacto::serde")]
+/// pub struct AddTwoIntsResponse {
+///     pub sum: i64,
+/// }
+/// impl Message for AddTwoIntsResponse {
+///     const TYPE_NAME: &'static str = "example_interfaces/srv/AddTwoInts_Response";
+/// }
+///
+/// pub struct AddTwoInts;
+/// impl ServiceType for AddTwoInts {
+///     const TYPE_NAME: &'static str = "example_interfaces/srv/AddTwoInts";
+///     type Request = AddTwoIntsRequest;
+///     type Response = AddTwoIntsResponse;
+/// }
+/// ```
+pub trait ServiceType: Send + Sync + 'static {
+    /// The ROS 2 type name, `package/srv/Type`, e.g. `example_interfaces/srv/AddTwoInts`.
+    const TYPE_NAME: &'static str;
+    /// What a client sends.
+    type Request: Message;
+    /// What the service answers.
+    type Response: Message;
+}
+
+/// Names one request: the client that sent it and the client's sequence number for it.
+///
+/// The same two numbers as the request header of rmw_cyclonedds (the client's 64-bit id, then a
+/// signed sequence number counting from 1 per client), so a request keeps its identity on DDS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RequestId {
+    /// The id of the client that sent it ([`Client::id`](crate::Client::id)).
+    pub client: u64,
+    /// The client's sequence number for it.
+    pub sequence: i64,
+}
+
+/// Answers the requests of one service name.
+///
+/// Create one with [`Node::service`]; at most one service per name lives in a context
+/// ([`ServiceCreateError::AlreadyServed`]). Requests wait in a bounded queue (see
+/// [`ServiceBuilder::history`]) until the node takes them with
+/// [`take_request`](Self::take_request); each is answered with
+/// [`send_response`](Self::send_response), from any thread, at any later time.
+///
+/// # Examples
+/// A node triggered by its service's requests, and a blocking client:
+/// ```
+/// # use tacto::serde::{Deserialize, Serialize};
+/// # use tacto::{Message, ServiceType};
+/// # #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+/// # #[serde(crate = "tacto::serde")]
+/// # pub struct Req { pub a: i64, pub b: i64 }
+/// # impl Message for Req { const TYPE_NAME: &'static str = "example_interfaces/srv/AddTwoInts_Request"; }
+/// # #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+/// # #[serde(crate = "tacto::serde")]
+/// # pub struct Resp { pub sum: i64 }
+/// # impl Message for Resp { const TYPE_NAME: &'static str = "example_interfaces/srv/AddTwoInts_Response"; }
+/// # pub struct AddTwoInts;
+/// # impl ServiceType for AddTwoInts {
+/// #     const TYPE_NAME: &'static str = "example_interfaces/srv/AddTwoInts";
+/// #     type Request = Req;
+/// #     type Response = Resp;
+/// # }
+/// use std::time::Duration;
+/// use tacto::{Context, Executor, ExecutorThread, Trigger, WaitSetExecutor};
+///
+/// let ctx = Context::new();
+/// let mut server = ctx.node("adder").unwrap();
+/// let service = server.service::<AddTwoInts>("add_two_ints").create().unwrap();
+/// server
+///     .execute(Trigger::on_request(&service), move |_| {
+///         while let Some((id, request)) = service.take_request() {
+///             service.send_response(id, Resp { sum: request.a + request.b });
+///         }
+///     })
+///     .unwrap();
+/// let mut executor = WaitSetExecutor::new().unwrap();
+/// executor.add(server).unwrap();
+/// let running = ExecutorThread::builder().spawn(executor).unwrap();
+///
+/// let mut caller = ctx.node("caller").unwrap();
+/// let client = caller.client::<AddTwoInts>("add_two_ints").create().unwrap();
+/// let response = client.call(Req { a: 2, b: 3 }, Duration::from_secs(30)).unwrap();
+/// assert_eq!(response.sum, 5);
+/// running.stop();
+/// running.join().unwrap();
+/// ```
+pub struct Service<S: ServiceType> {
+    requests: Arc<CallQueue<S::Request>>,
+    exchange: Arc<Exchange<S>>,
+    encode_errors: AtomicU64,
+}
+
+impl<S: ServiceType> fmt::Debug for Service<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Service")
+            .field("name", &self.exchange.name())
+            .field("type", &S::TYPE_NAME)
+            .finish()
+    }
+}
+
+impl<S: ServiceType> Service<S> {
+    /// Takes the oldest request waiting, with the id to answer it under.
+    ///
+    /// A request that arrived serialized and does not decode is discarded and counted
+    /// ([`malformed_requests`](Self::malformed_requests)); the next one is returned instead.
+    pub fn take_request(&self) -> Option<(RequestId, S::Request)> {
+        self.exchange.set_served_by(running::current());
+        self.requests.take()
+    }
+
+    /// Sends `response` to the client that sent request `id`.
+    ///
+    /// A client that no longer exists gets nothing, and that is no error: in ROS 2 too a
+    /// client may go before its answer comes. A response the client's full queue cannot hold
+    /// is handled by that queue's policy (see [`ClientBuilder::history`](crate::client::ClientBuilder::history)).
+    /// A response that has to be serialized and cannot be is counted
+    /// ([`encode_errors`](Self::encode_errors)).
+    pub fn send_response(&self, id: RequestId, response: S::Response) {
+        let Some(client) = self.exchange.client(id.client) else {
+            return;
+        };
+        match Payload::new(response, self.exchange.delivery()) {
+            Ok(payload) => {
+                client.push(id, payload);
+            }
+            Err(_) => {
+                self.encode_errors.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// The number of requests waiting.
+    pub fn pending(&self) -> usize {
+        self.requests.len()
+    }
+
+    /// Requests lost to the queue's policy since creation: the oldest evicted by `KeepLast`,
+    /// or arrivals refused by a full `KeepAll` (their clients were told,
+    /// [`SendRequestError::Full`](crate::client::SendRequestError::Full)).
+    pub fn dropped_requests(&self) -> u64 {
+        self.requests.dropped()
+    }
+
+    /// Serialized requests that did not decode, since creation.
+    pub fn malformed_requests(&self) -> u64 {
+        self.requests.malformed()
+    }
+
+    /// Responses that had to be serialized and could not be, since creation: their type uses
+    /// a serde construct without a CDR form. Always 0 for types from `.srv` definitions.
+    pub fn encode_errors(&self) -> u64 {
+        self.encode_errors.load(Ordering::Relaxed)
+    }
+
+    /// The service's resolved name, e.g. `/add_two_ints`.
+    pub fn name(&self) -> &str {
+        self.exchange.name()
+    }
+
+    pub(crate) fn input(&self) -> Arc<dyn Input> {
+        self.requests.clone()
+    }
+}
+
+impl<S: ServiceType> Drop for Service<S> {
+    fn drop(&mut self) {
+        self.exchange.unserve(&self.requests);
+    }
+}
+
+/// Why a service could not be created.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ServiceCreateError {
+    /// The name breaks the ROS 2 naming rules (those of topics) or is too long.
+    #[error(transparent)]
+    Name(TopicError),
+    /// The name is in use for another service type.
+    #[error("service {service} has type {existing}, not {requested}")]
+    TypeMismatch {
+        /// The resolved service name.
+        service: String,
+        /// The type already in use.
+        existing: &'static str,
+        /// The type asked for.
+        requested: &'static str,
+    },
+    /// The name is in use for the same ROS 2 service type, but another Rust type: one
+    /// process uses one Rust type per service type.
+    #[error("service {service} is in use with another Rust type than {requested}")]
+    RustTypeMismatch {
+        /// The resolved service name.
+        service: String,
+        /// The Rust type asked for.
+        requested: &'static str,
+    },
+    /// A service of this name exists already in the context: a request must have one
+    /// answer. The name is free again once that service is dropped.
+    #[error("service {0} already has a server in this context")]
+    AlreadyServed(String),
+    /// A queue that holds nothing could never take a request.
+    #[error("a service's request queue must hold at least 1 request")]
+    ZeroCapacity,
+    /// The callback group was made by another node.
+    #[error("the callback group belongs to another node")]
+    ForeignCallbackGroup,
+}
+
+impl From<ExchangeError> for ServiceCreateError {
+    fn from(error: ExchangeError) -> Self {
+        match error {
+            ExchangeError::Name(e) => ServiceCreateError::Name(e),
+            ExchangeError::TypeMismatch {
+                service,
+                existing,
+                requested,
+            } => ServiceCreateError::TypeMismatch {
+                service,
+                existing,
+                requested,
+            },
+            ExchangeError::RustTypeMismatch { service, requested } => {
+                ServiceCreateError::RustTypeMismatch { service, requested }
+            }
+        }
+    }
+}
+
+/// Builds a [`Service`]; from [`Node::service`].
+#[derive(Debug)]
+#[must_use = "a builder does nothing until `create` or `callback` is called"]
+pub struct ServiceBuilder<'a, S> {
+    node: &'a mut Node,
+    name: String,
+    history: History,
+    _type: PhantomData<fn() -> S>,
+}
+
+impl<'a, S: ServiceType> ServiceBuilder<'a, S> {
+    pub(crate) fn new(node: &'a mut Node, name: &str) -> Self {
+        ServiceBuilder {
+            node,
+            name: name.to_owned(),
+            history: History::default(),
+            _type: PhantomData,
+        }
+    }
+
+    /// How many requests wait at most, and what happens when the queue is full (default
+    /// `KeepLast(10)`, the depth of ROS 2's services QoS): `KeepLast(n)` drops the oldest
+    /// waiting request, whose client then gets no answer (its call times out), as DDS does;
+    /// `KeepAll { max }` refuses the new request, and its client's send fails
+    /// ([`SendRequestError::Full`](crate::client::SendRequestError::Full)). Both count in
+    /// [`Service::dropped_requests`].
+    pub fn history(mut self, history: History) -> Self {
+        self.history = history;
+        self
+    }
+
+    /// Creates the service. Its requests wake nothing until a trigger names it
+    /// ([`Trigger::on_request`](crate::Trigger::on_request)); code may also poll it.
+    pub fn create(self) -> Result<Service<S>, ServiceCreateError> {
+        build(self.node, &self.name, self.history)
+    }
+
+    /// Creates a classic service: `callback` answers each request, one at a time, in arrival
+    /// order, in the node's default callback group.
+    pub fn callback(
+        self,
+        callback: impl FnMut(S::Request) -> S::Response + Send + 'static,
+    ) -> Result<(), ServiceCreateError> {
+        let group = self.node.default_group();
+        self.callback_in(&group, callback)
+    }
+
+    /// Creates a classic service whose `callback` runs in `group`; one request at a time,
+    /// whatever the group's kind.
+    pub fn callback_in(
+        self,
+        group: &CallbackGroup,
+        mut callback: impl FnMut(S::Request) -> S::Response + Send + 'static,
+    ) -> Result<(), ServiceCreateError> {
+        if !self.node.owns_group(group) {
+            return Err(ServiceCreateError::ForeignCallbackGroup);
+        }
+        let service = build::<S>(self.node, &self.name, self.history)?;
+        let mut trigger = Trigger::on_request(&service);
+        trigger.per_sample = true;
+        self.node.executables.push(Executable {
+            trigger,
+            group: *group,
+            run: Box::new(move |_| {
+                if let Some((id, request)) = service.take_request() {
+                    let response = callback(request);
+                    service.send_response(id, response);
+                }
+            }),
+        });
+        Ok(())
+    }
+}
+
+fn build<S: ServiceType>(
+    node: &mut Node,
+    name: &str,
+    history: History,
+) -> Result<Service<S>, ServiceCreateError> {
+    if history.capacity() == 0 {
+        return Err(ServiceCreateError::ZeroCapacity);
+    }
+    let ctx = node.context();
+    let exchange = ctx.exchanges().open::<S>(name, ctx.delivery())?;
+    let requests = Arc::new(CallQueue::new(history));
+    if !exchange.serve(&requests) {
+        return Err(ServiceCreateError::AlreadyServed(
+            exchange.name().to_owned(),
+        ));
+    }
+    let input: Arc<dyn Input> = requests.clone();
+    remember(&mut node.calls, Arc::downgrade(&input));
+    Ok(Service {
+        requests,
+        exchange,
+        encode_errors: AtomicU64::new(0),
+    })
+}
