@@ -320,20 +320,31 @@ fn malformed_payload_is_counted_and_skipped() {
 #[test]
 fn another_type_on_the_topic_is_refused_naming_both() {
     let topic = topic("mismatch");
+    // Another process made the topic, for std_msgs/String.
+    let child = Child::spawn(
+        "publish",
+        &topic,
+        12,
+        &[("COUNT", "0".into()), ("SIZE", "0".into())],
+    );
+    assert_eq!(child.next_line(), "done");
     let node = ShmNode::create("parent").unwrap();
-    let _text = node.subscriber::<Text>(&topic).create().unwrap();
-    let err = node.publisher::<TimeMsg>(&topic).create().unwrap_err();
+    let err = node.subscriber::<TimeMsg>(&topic).create().unwrap_err();
     match err {
-        tacto_shm::PublisherError::Topic(TopicError::TypeMismatch {
+        tacto_shm::SubscriberError::Topic(TopicError::TypeMismatch {
+            topic: service,
             existing,
             requested,
-            ..
         }) => {
+            assert_eq!(service, format!("rt{topic}"));
             assert_eq!(existing, "std_msgs/msg/String");
             assert_eq!(requested, "builtin_interfaces/msg/Time");
         }
         other => panic!("expected a type mismatch, got {other}"),
     }
+    // The topic itself is untouched: its own type still opens.
+    node.subscriber::<Text>(&topic).create().unwrap();
+    child.finish();
 }
 
 #[test]
