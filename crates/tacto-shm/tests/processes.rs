@@ -403,8 +403,11 @@ fn killed_publisher_is_reported_and_the_topic_reconnects() {
     });
     // Its port stays registered until a node cleans up dead nodes, as a node does when it
     // is created (a restarted process; maybe another process's node did it first).
+    // (Another process may be cleaning it right now, which this cleanup then skips.)
     let _restarted = ShmNode::create("restarted").unwrap();
-    assert_eq!(sub.publishers().unwrap(), Liveliness { alive: 0, dead: 0 });
+    wait_until("the dead publisher's port is removed", || {
+        sub.publishers().unwrap() == Liveliness { alive: 0, dead: 0 }
+    });
 
     // The subscriber still works, and a new publisher process reaches it.
     let child = Child::spawn(
