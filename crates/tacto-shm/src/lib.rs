@@ -1,0 +1,47 @@
+//! tacto on iceoryx2 shared memory: topics between processes of one host (groundwork).
+//!
+//! What is here: the process's [`ShmNode`] (signal handlers off, dead nodes of earlier runs
+//! cleaned at start), and per ROS topic a [`ShmPublisher`] / [`ShmSubscriber`] pair over an
+//! iceoryx2 publish-subscribe service of CDR bytes named `rt/<topic>`, the ROS type name in a
+//! service attribute (another type on the same topic is [`TopicError::TypeMismatch`]). Each
+//! sample carries publish time, publisher id, sequence number and the publishing process in
+//! a user header, so a [`Received`] sample has the same `tacto::SampleInfo` as on other
+//! transports; a subscriber drops its own process's samples (the intra-process path delivered
+//! them). A subscriber that asks for wake-ups gets a [`WakeUp`] fd for an epoll set; the
+//! publisher notifies only when such listeners exist.
+//!
+//! ```
+//! use tacto::msg::std_msgs::String as Text;
+//! use tacto_shm::ShmNode;
+//!
+//! let node = ShmNode::create("doc_lib")?;
+//! // Unique per process, so that parallel runs never share it.
+//! let topic = format!("/doc_lib_{}", std::process::id());
+//! let publisher = node.publisher::<Text>(&topic).create()?;
+//! let sub = node.subscriber::<Text>(&topic).create()?;
+//! publisher.publish(&Text { data: "hello".into() })?;
+//! // In another process, `sub.take()` returns it; here it is this process's own sample.
+//! assert!(sub.take()?.is_none());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Where this goes next (docs/shm.md): a tacto `Context` owns the `ShmNode`, a topic with
+//! subscribers in other processes gets a [`ShmPublisher`] as its shm link, a subscription's
+//! history is filled from its [`ShmSubscriber`], whose [`WakeUp`] is in the executor's poller
+//! when the subscription is triggering.
+
+mod header;
+pub mod node;
+pub mod publisher;
+pub mod subscriber;
+pub mod topic;
+pub mod wake_up;
+
+pub use node::{Cleanup, NodeError, ShmNode};
+pub use publisher::{Delivery, PublishError, PublisherBuilder, PublisherError, ShmPublisher};
+pub use subscriber::{
+    Liveliness, LivelinessError, Received, ShmStats, ShmSubscriber, SubscriberBuilder,
+    SubscriberError, TakeError,
+};
+pub use topic::{MAX_DEPTH, MAX_PUBLISHERS, MAX_SUBSCRIBERS, TopicError};
+pub use wake_up::{DrainError, WakeUp};

@@ -1,0 +1,137 @@
+//! The process's iceoryx2 node: what owns this process's shared-memory resources and what
+//! other processes see die when this one is killed.
+
+use iceoryx2::config::Config;
+use iceoryx2::node::{Node, NodeBuilder, NodeCreationFailure};
+use iceoryx2::prelude::NodeName;
+use iceoryx2::prelude::{LogLevel, SignalHandlingMode, set_log_level_from_env_or};
+use iceoryx2::service::ipc_threadsafe;
+use tacto::Message;
+
+use crate::publisher::PublisherBuilder;
+use crate::subscriber::SubscriberBuilder;
+
+/// The iceoryx2 service kind tacto uses: inter-process, ports `Send + Sync` (a tacto
+/// publisher or subscription is shared between threads).
+pub(crate) type Ipc = ipc_threadsafe::Service;
+
+/// Why the shared-memory node could not be created.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum NodeError {
+    /// The name is not an iceoryx2 node name (too long).
+    #[error("{name:?} is not a valid iceoryx2 node name")]
+    InvalidName {
+        /// The name given.
+        name: String,
+    },
+    /// iceoryx2 refused to create the node (permissions on its directories, an inconsistent
+    /// config).
+    #[error("cannot create the iceoryx2 node {name:?}: {source}")]
+    Create {
+        /// The name given.
+        name: String,
+        /// iceoryx2's reason.
+        source: NodeCreationFailure,
+    },
+}
+
+/// What a dead-node cleanup did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Cleanup {
+    /// Dead nodes (processes that died without cleaning up) whose resources were removed.
+    pub removed: u64,
+    /// Dead nodes that could not be cleaned (insufficient permissions, or another process is
+    /// cleaning them right now).
+    pub failed: u64,
+}
+
+/// One process's entry into shared memory: an iceoryx2 node with its signal handlers off.
+///
+/// tacto owns SIGINT and SIGTERM (`tacto::shutdown`), so the node is built with
+/// [`SignalHandlingMode::Disabled`]. Creating it removes what dead processes of an earlier run
+/// left behind ([`ShmNode::creation_cleanup`]).
+///
+/// # Examples
+/// ```
+/// use tacto::msg::std_msgs::String as Text;
+/// use tacto_shm::ShmNode;
+///
+/// let node = ShmNode::create("doc_node")?;
+/// // Unique per process, so that parallel runs never share it.
+/// let topic = format!("/doc_node_{}", std::process::id());
+/// let sub = node.subscriber::<Text>(&topic).create()?;
+/// let publisher = node.publisher::<Text>(&topic).create()?;
+/// let delivery = publisher.publish(&Text { data: "hi".into() })?;
+/// assert_eq!(delivery.subscribers, 1);
+/// // The subscriber is in the publishing process: it drops the sample (no self-echo).
+/// assert!(sub.take()?.is_none());
+/// assert_eq!(sub.stats().own_dropped, 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct ShmNode {
+    node: Node<Ipc>,
+    creation_cleanup: Cleanup,
+}
+
+impl ShmNode {
+    /// Creates this process's node named `name` (shown by iceoryx2's tools), after removing
+    /// the resources of dead nodes.
+    pub fn create(name: &str) -> Result<ShmNode, NodeError> {
+        // iceoryx2 logs to stderr by itself; warnings such as "no config file, using
+        // defaults" are noise for a tacto process. `IOX2_LOG_LEVEL` still overrides.
+        set_log_level_from_env_or(LogLevel::Error);
+        let node_name = NodeName::new(name).map_err(|_| NodeError::InvalidName {
+            name: name.to_owned(),
+        })?;
+        let node = NodeBuilder::new()
+            .name(&node_name)
+            .signal_handling_mode(SignalHandlingMode::Disabled)
+            .create::<Ipc>()
+            .map_err(|source| NodeError::Create {
+                name: name.to_owned(),
+                source,
+            })?;
+        let mut shm = ShmNode {
+            node,
+            creation_cleanup: Cleanup::default(),
+        };
+        shm.creation_cleanup = shm.cleanup_dead_nodes();
+        Ok(shm)
+    }
+
+    /// Removes the shared memory, ports and service entries of every dead node on this host
+    /// (a process killed before it could clean up), without waiting for a node that another
+    /// process is cleaning.
+    pub fn cleanup_dead_nodes(&self) -> Cleanup {
+        let state = self.node.try_cleanup_dead_nodes();
+        Cleanup {
+            removed: state.cleanups,
+            failed: state.failed_cleanups,
+        }
+    }
+
+    /// What the cleanup at creation did.
+    pub fn creation_cleanup(&self) -> Cleanup {
+        self.creation_cleanup
+    }
+
+    /// A publisher of `T` on ROS topic `topic` (`/chatter`).
+    pub fn publisher<T: Message>(&self, topic: &str) -> PublisherBuilder<'_, T> {
+        PublisherBuilder::new(self, topic)
+    }
+
+    /// A subscriber of `T` on ROS topic `topic` (`/chatter`).
+    pub fn subscriber<T: Message>(&self, topic: &str) -> SubscriberBuilder<'_, T> {
+        SubscriberBuilder::new(self, topic)
+    }
+
+    pub(crate) fn inner(&self) -> &Node<Ipc> {
+        &self.node
+    }
+
+    pub(crate) fn config(&self) -> &Config {
+        self.node.config()
+    }
+}

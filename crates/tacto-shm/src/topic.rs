@@ -1,0 +1,285 @@
+//! The iceoryx2 services of one ROS topic: a publish-subscribe service of CDR bytes and an
+//! event service for wake-ups, both named `rt/<topic>`, the type in an attribute.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
+
+use iceoryx2::port::event_id::EventId;
+use iceoryx2::prelude::{AttributeVerifier, MessagingPattern, ServiceName};
+use iceoryx2::service::Service as _;
+use iceoryx2::service::attribute::{AttributeKey, AttributeValue};
+use iceoryx2::service::builder::event::{EventOpenError, EventOpenOrCreateError};
+use iceoryx2::service::builder::publish_subscribe::{
+    PublishSubscribeOpenError, PublishSubscribeOpenOrCreateError,
+};
+use iceoryx2::service::port_factory::{event, publish_subscribe};
+use iceoryx2::service::service_hash::ServiceHash;
+
+use crate::header::SampleHeader;
+use crate::node::{Ipc, ShmNode};
+
+/// The attribute holding the ROS type name (`std_msgs/msg/String`).
+const TYPE_KEY: &str = "ros_type";
+
+/// Publishers per topic on this host (iceoryx2 reserves a slot for each).
+pub const MAX_PUBLISHERS: usize = 8;
+/// Subscribers per topic on this host.
+pub const MAX_SUBSCRIBERS: usize = 8;
+/// The deepest `KeepLast` a shared-memory subscriber can have: every publisher preallocates
+/// `MAX_SUBSCRIBERS * (MAX_DEPTH + 2)` slots of its largest message, so this bound is what
+/// keeps shared memory in check (the pages of a slot are only backed once written).
+pub const MAX_DEPTH: usize = 16;
+
+/// How often opening is retried while another process removes the same service.
+const OPEN_ATTEMPTS: u32 = 100;
+const OPEN_RETRY_PAUSE: Duration = Duration::from_millis(10);
+
+/// Why a topic's shared-memory services could not be opened.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TopicError {
+    /// The topic name breaks ROS 2's rules.
+    #[error(transparent)]
+    Name(#[from] tacto::TopicError),
+    /// The name is too long or otherwise not an iceoryx2 service name, or the type name does
+    /// not fit an iceoryx2 attribute.
+    #[error("{name:?} cannot name an iceoryx2 service or attribute")]
+    InvalidName {
+        /// The service name or type name.
+        name: String,
+    },
+    /// The topic exists in shared memory with another message type.
+    #[error(
+        "topic {topic:?} carries {existing:?} in shared memory; this endpoint wants {requested:?}"
+    )]
+    TypeMismatch {
+        /// The iceoryx2 service (`rt/chatter`).
+        topic: String,
+        /// The type of the existing service.
+        existing: String,
+        /// The type asked for here.
+        requested: String,
+    },
+    /// The service exists with a different header or iceoryx2 layout (another tacto-shm or
+    /// iceoryx2 version), or was left half-created by a process killed while creating it.
+    #[error(
+        "topic {topic:?} exists in shared memory with an incompatible layout (another tacto-shm \
+         or iceoryx2 version, or left half-created by a killed process): {source}"
+    )]
+    Incompatible {
+        /// The iceoryx2 service.
+        topic: String,
+        /// iceoryx2's reason.
+        source: PublishSubscribeOpenOrCreateError,
+    },
+    /// iceoryx2 could not open or create the publish-subscribe service.
+    #[error("cannot open the shared-memory service {topic:?}: {source}")]
+    Open {
+        /// The iceoryx2 service.
+        topic: String,
+        /// iceoryx2's reason.
+        source: PublishSubscribeOpenOrCreateError,
+    },
+    /// iceoryx2 could not open or create the event service.
+    #[error("cannot open the shared-memory event service {topic:?}: {source}")]
+    Event {
+        /// The iceoryx2 service.
+        topic: String,
+        /// iceoryx2's reason.
+        source: EventOpenOrCreateError,
+    },
+}
+
+/// The two services of one topic, opened (or created) by this process.
+#[derive(Debug)]
+pub(crate) struct Topic {
+    pub(crate) name: String,
+    pub(crate) data: publish_subscribe::PortFactory<Ipc, [u8], SampleHeader>,
+    pub(crate) events: event::PortFactory<Ipc>,
+}
+
+/// The one event every notification carries: "data arrived".
+pub(crate) const DATA_EVENT: EventId = EventId::new(0);
+
+impl Topic {
+    /// Opens topic `ros_name` of type `type_name`, creating its services if no process has.
+    pub(crate) fn open(
+        node: &ShmNode,
+        ros_name: &str,
+        type_name: &str,
+    ) -> Result<Topic, TopicError> {
+        let name = format!("rt{}", tacto::resolve_topic_name(ros_name)?);
+        let service_name =
+            ServiceName::new(&name).map_err(|_| TopicError::InvalidName { name: name.clone() })?;
+        let key = AttributeKey::try_from(TYPE_KEY).map_err(|_| TopicError::InvalidName {
+            name: TYPE_KEY.to_owned(),
+        })?;
+        let value = AttributeValue::try_from(type_name).map_err(|_| TopicError::InvalidName {
+            name: type_name.to_owned(),
+        })?;
+        let verifier = AttributeVerifier::new()
+            .require(&key, &value)
+            .map_err(|_| TopicError::InvalidName {
+                name: type_name.to_owned(),
+            })?;
+
+        let open_data = || {
+            retry(|| {
+                node.inner()
+                    .service_builder(&service_name)
+                    .publish_subscribe::<[u8]>()
+                    .user_header::<SampleHeader>()
+                    .max_publishers(MAX_PUBLISHERS)
+                    .max_subscribers(MAX_SUBSCRIBERS)
+                    .subscriber_max_buffer_size(MAX_DEPTH)
+                    .history_size(0)
+                    .enable_safe_overflow(true)
+                    .open_or_create_with_attributes(&verifier)
+            })
+        };
+        let data = match open_data() {
+            Err(PublishSubscribeOpenOrCreateError::PublishSubscribeOpenError(
+                PublishSubscribeOpenError::HangsInCreation,
+            )) if remove_half_created(node, &service_name, MessagingPattern::PublishSubscribe) => {
+                open_data()
+            }
+            opened => opened,
+        }
+        .map_err(|source| classify(node, &name, &service_name, type_name, source))?;
+
+        let open_events = || {
+            node.inner()
+                .service_builder(&service_name)
+                .event()
+                .max_notifiers(MAX_PUBLISHERS)
+                .max_listeners(MAX_SUBSCRIBERS)
+                .open_or_create()
+        };
+        let events = match open_events() {
+            Err(EventOpenOrCreateError::EventOpenError(EventOpenError::HangsInCreation))
+                if remove_half_created(node, &service_name, MessagingPattern::Event) =>
+            {
+                open_events()
+            }
+            opened => opened,
+        }
+        .map_err(|source| TopicError::Event {
+            topic: name.clone(),
+            source,
+        })?;
+        Ok(Topic { name, data, events })
+    }
+}
+
+/// Opens, retrying while the outcome says another process is removing or re-creating the
+/// service (iceoryx2 reports that as transient: repeat after a short pause).
+fn retry<R>(
+    mut open: impl FnMut() -> Result<R, PublishSubscribeOpenOrCreateError>,
+) -> Result<R, PublishSubscribeOpenOrCreateError> {
+    let mut attempt = 1;
+    loop {
+        match open() {
+            Err(
+                PublishSubscribeOpenOrCreateError::SystemInFlux
+                | PublishSubscribeOpenOrCreateError::PublishSubscribeOpenError(
+                    PublishSubscribeOpenError::IsMarkedForDestruction,
+                ),
+            ) if attempt < OPEN_ATTEMPTS => {
+                attempt += 1;
+                std::thread::sleep(OPEN_RETRY_PAUSE);
+            }
+            outcome => return outcome,
+        }
+    }
+}
+
+/// Turns iceoryx2's open failure into the error that names what differs.
+fn classify(
+    node: &ShmNode,
+    name: &str,
+    service_name: &ServiceName,
+    requested: &str,
+    source: PublishSubscribeOpenOrCreateError,
+) -> TopicError {
+    use PublishSubscribeOpenError as E;
+    match source {
+        PublishSubscribeOpenOrCreateError::PublishSubscribeOpenError(E::IncompatibleAttributes) => {
+            match existing_type(node, service_name) {
+                Some(existing) => TopicError::TypeMismatch {
+                    topic: name.to_owned(),
+                    existing,
+                    requested: requested.to_owned(),
+                },
+                None => TopicError::Open {
+                    topic: name.to_owned(),
+                    source,
+                },
+            }
+        }
+        PublishSubscribeOpenOrCreateError::PublishSubscribeOpenError(
+            E::IncompatibleTypes | E::HangsInCreation | E::ServiceInCorruptedState,
+        ) => TopicError::Incompatible {
+            topic: name.to_owned(),
+            source,
+        },
+        _ => TopicError::Open {
+            topic: name.to_owned(),
+            source,
+        },
+    }
+}
+
+/// The type name the existing service was created with, read from its static config.
+fn existing_type(node: &ShmNode, service_name: &ServiceName) -> Option<String> {
+    let details = Ipc::details(
+        service_name,
+        node.config(),
+        MessagingPattern::PublishSubscribe,
+    )
+    .ok()??;
+    let key = AttributeKey::try_from(TYPE_KEY).ok()?;
+    let value = details.static_details.attributes().key_value(&key, 0)?;
+    Some(value.to_string())
+}
+
+/// Removes the static config of a service whose creator was killed while creating it, if
+/// that is what blocks the service; returns whether it removed one.
+///
+/// iceoryx2 0.10 writes a service's static config file, then makes it read-only once the
+/// service is complete; opening waits for that, for `creation_timeout` (1 s by default),
+/// then fails with `HangsInCreation`. A process killed in between leaves a writable file
+/// that nothing removes (not `cleanup_dead_nodes`, not `force_remove_service`, which
+/// cannot read it), so the topic could never be opened again on this host (docs/shm.md).
+/// Such a file is removed here once it is older than the creation timeout: no process can
+/// have opened a service that was never completed, and its creator has been stuck for
+/// longer than iceoryx2 itself allows.
+fn remove_half_created(node: &ShmNode, service: &ServiceName, pattern: MessagingPattern) -> bool {
+    let path = static_config_path(node, service, pattern);
+    let Ok(meta) = std::fs::metadata(&path) else {
+        return false;
+    };
+    let unfinished = meta.permissions().mode() & 0o222 != 0;
+    let stale = meta
+        .modified()
+        .ok()
+        .and_then(|modified| SystemTime::now().duration_since(modified).ok())
+        .is_some_and(|age| age >= node.config().global.creation_timeout);
+    unfinished && stale && std::fs::remove_file(&path).is_ok()
+}
+
+/// Where iceoryx2 keeps the static config of `service` (`<root>/services/iox2_<hash>.service`).
+fn static_config_path(node: &ShmNode, service: &ServiceName, pattern: MessagingPattern) -> PathBuf {
+    let global = &node.config().global;
+    let hash = ServiceHash::new::<<Ipc as iceoryx2::service::Service>::ServiceNameHasher>(
+        service, pattern,
+    );
+    PathBuf::from(global.root_path().to_string())
+        .join(global.service.directory.to_string())
+        .join(format!(
+            "{}{}{}",
+            global.prefix,
+            hash.as_str(),
+            global.service.static_config_storage_suffix
+        ))
+}
