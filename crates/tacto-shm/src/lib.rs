@@ -35,6 +35,7 @@ pub mod node;
 pub mod publisher;
 pub mod subscriber;
 pub mod topic;
+pub mod transport;
 pub mod wake_up;
 
 pub use node::{Cleanup, NodeError, ShmNode};
@@ -44,4 +45,5 @@ pub use subscriber::{
     SubscriberError, TakeError,
 };
 pub use topic::{MAX_DEPTH, MAX_PUBLISHERS, MAX_SUBSCRIBERS, TopicError};
+pub use transport::ShmTransport;
 pub use wake_up::{DrainError, WakeUp};

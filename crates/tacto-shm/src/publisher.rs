@@ -2,7 +2,11 @@
 //! wake-up for the subscribers that asked for one.
 
 use std::marker::PhantomData;
+use std::mem::MaybeUninit;
 use std::sync::Mutex;
+
+use iceoryx2::identifiers::UniqueNodeId;
+use iceoryx2::prelude::CallbackProgression;
 
 use iceoryx2::port::notifier::{Notifier, NotifierCreateError, NotifierNotifyError};
 use iceoryx2::port::publisher::{Publisher, PublisherCreateError};
@@ -68,6 +72,15 @@ pub enum PublishError {
     /// The sample could not be handed to the subscribers.
     #[error("cannot deliver the sample: {0}")]
     Send(SendError),
+    /// The encoder wrote another length than it announced (a `Serialize` implementation that
+    /// encodes differently each time); nothing was sent.
+    #[error("the encoding took {written} bytes of the {len} announced")]
+    Length {
+        /// The length announced.
+        len: usize,
+        /// The length written.
+        written: usize,
+    },
     /// The sample was delivered, but waking the listeners failed.
     #[error("sample delivered, but the wake-up failed: {0}")]
     Notify(NotifierNotifyError),
@@ -113,7 +126,133 @@ impl<'a, T: Message> PublisherBuilder<'a, T> {
 
     /// Opens the topic (creating it if needed) and the publisher and notifier ports.
     pub fn create(self) -> Result<ShmPublisher<T>, PublisherError> {
-        let topic = Topic::open(self.node, &self.topic, T::TYPE_NAME)?;
+        let port = Port::open(self.node, &self.topic, T::TYPE_NAME, self.id)?;
+        Ok(ShmPublisher {
+            sequence: Mutex::new(0),
+            port,
+            _message: PhantomData,
+        })
+    }
+}
+
+/// Publishes messages of type `T` on one topic through shared memory.
+///
+/// Each sample is CDR (as on the DDS wire) in a slot loaned from the publisher's
+/// shared-memory segment, with a [user header](crate) carrying publish time, publisher id,
+/// sequence number and process id. Subscribers read it in place.
+///
+/// **Slot size.** The publisher starts with 4 KiB slots and grows: a larger message makes
+/// iceoryx2 allocate a new segment whose slots are the next power of two at least as large
+/// (`AllocationStrategy::PowerOfTwo`); the old segment is released once its samples are
+/// returned. There is no configured maximum: a message larger than shared memory can hold
+/// fails with [`PublishError::Loan`].
+///
+/// **Copies.** [`publish`](Self::publish) measures the encoding
+/// ([`tacto::cdr::encoded_len`]), loans a slot of exactly that size and encodes into it: one
+/// pass over the payload. [`publish_cdr`](Self::publish_cdr) copies given bytes once.
+///
+/// Thread-safe: publishes are serialized, so sequence numbers follow the order of sending.
+///
+/// # Examples
+/// ```
+/// use tacto::msg::std_msgs::String as Text;
+/// use tacto_shm::ShmNode;
+///
+/// let node = ShmNode::create("doc_publisher")?;
+/// // Unique per process, so that parallel runs never share it.
+/// let topic = format!("/doc_publisher_{}", std::process::id());
+/// let publisher = node.publisher::<Text>(&topic).create()?;
+/// // Nobody listens yet: the sample goes nowhere, nobody is woken.
+/// let delivery = publisher.publish(&Text { data: "hello".into() })?;
+/// assert_eq!((delivery.subscribers, delivery.woken), (0, 0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct ShmPublisher<T> {
+    /// The last sequence number sent; held for a whole publish, so sequence numbers follow
+    /// the order of sending.
+    sequence: Mutex<u64>,
+    port: Port,
+    _message: PhantomData<fn(&T)>,
+}
+
+impl<T: Message> ShmPublisher<T> {
+    /// Encodes `message` as CDR straight into a loaned slot of its exact size and publishes
+    /// it: one pass over the payload.
+    pub fn publish(&self, message: &T) -> Result<Delivery, PublishError> {
+        let len = tacto::cdr::encoded_len(message)?;
+        let mut sequence = self.lock();
+        let delivery = self
+            .port
+            .send(now_ns(), *sequence + 1, self.port.id, len, |slot| {
+                tacto::cdr::encode_to_slice(message, slot).map_err(PublishError::Encode)
+            })?;
+        *sequence += 1;
+        Ok(delivery)
+    }
+
+    /// Publishes a CDR payload as it goes on the wire: encapsulation header, then the body.
+    /// Subscribers decode it as `T`; bytes that do not decode are counted there as malformed.
+    pub fn publish_cdr(&self, payload: &[u8]) -> Result<Delivery, PublishError> {
+        if payload.len() < 4 {
+            return Err(PublishError::MissingHeader { len: payload.len() });
+        }
+        let mut sequence = self.lock();
+        let delivery = self.port.send(
+            now_ns(),
+            *sequence + 1,
+            self.port.id,
+            payload.len(),
+            |slot| Ok(copy_into(slot, payload)),
+        )?;
+        *sequence += 1;
+        Ok(delivery)
+    }
+
+    /// The id subscribers see for this publisher.
+    pub fn id(&self) -> PublisherId {
+        self.port.id
+    }
+
+    /// The iceoryx2 service name (`rt/chatter`).
+    pub fn service_name(&self) -> &str {
+        &self.port.topic.name
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, u64> {
+        // A panic while holding the lock (in a user's `Serialize`) leaves a consistent state:
+        // the sequence only moves after a successful send.
+        self.sequence.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The ports of one publisher, whatever its message type: what [`ShmPublisher`] and the
+/// transport's link writer share.
+#[derive(Debug)]
+pub(crate) struct Port {
+    pub(crate) id: PublisherId,
+    /// When the port was created (Unix ns), taken just before.
+    created_ns: i64,
+    process_id: u32,
+    /// This process's iceoryx2 node: its subscribers are not "remote".
+    node_id: UniqueNodeId,
+    // Ports before the topic: iceoryx2 ports hold their service alive themselves, but drop
+    // order keeps the intent visible.
+    port: Publisher<Ipc, [u8], SampleHeader>,
+    notifier: Notifier<Ipc>,
+    pub(crate) topic: Topic,
+}
+
+impl Port {
+    /// Opens topic `topic` of ROS type `type_name` and the ports; `id` as in
+    /// [`PublisherBuilder::id`].
+    pub(crate) fn open(
+        node: &ShmNode,
+        topic: &str,
+        type_name: &str,
+        id: Option<PublisherId>,
+    ) -> Result<Port, PublisherError> {
+        let topic = Topic::open(node, topic, type_name)?;
         // Taken before the port exists: see `SampleHeader::publisher_created_ns`.
         let created_ns = now_ns();
         let port = topic
@@ -135,135 +274,65 @@ impl<'a, T: Message> PublisherBuilder<'a, T> {
                 topic: topic.name.clone(),
                 source,
             })?;
-        let id = self
-            .id
-            .unwrap_or_else(|| PublisherId(port.id().value().to_le_bytes()));
-        Ok(ShmPublisher {
-            state: Mutex::new(State {
-                sequence: 0,
-                scratch: Vec::new(),
-            }),
+        let id = id.unwrap_or_else(|| PublisherId(port.id().value().to_le_bytes()));
+        Ok(Port {
             id,
             created_ns,
             process_id: std::process::id(),
+            node_id: *node.inner().id(),
             port,
             notifier,
             topic,
-            _message: PhantomData,
         })
     }
-}
 
-/// Publishes messages of type `T` on one topic through shared memory.
-///
-/// Each sample is CDR (as on the DDS wire) in a slot loaned from the publisher's
-/// shared-memory segment, with a [user header](crate) carrying publish time, publisher id,
-/// sequence number and process id. Subscribers read it in place.
-///
-/// **Slot size.** The publisher starts with 4 KiB slots and grows: a larger message makes
-/// iceoryx2 allocate a new segment whose slots are the next power of two at least as large
-/// (`AllocationStrategy::PowerOfTwo`); the old segment is released once its samples are
-/// returned. There is no configured maximum: a message larger than shared memory can hold
-/// fails with [`PublishError::Loan`].
-///
-/// **Copies.** [`publish`](Self::publish) encodes into a buffer the publisher reuses, then
-/// copies it into the slot with one `memcpy` ([`publish_cdr`](Self::publish_cdr) is that
-/// second half alone). Encoding straight into the slot needs a CDR encoder that writes into
-/// a slice of pre-computed size; `tacto::cdr` has none yet (see docs/shm.md).
-///
-/// Thread-safe: publishes are serialized, so sequence numbers follow the order of sending.
-///
-/// # Examples
-/// ```
-/// use tacto::msg::std_msgs::String as Text;
-/// use tacto_shm::ShmNode;
-///
-/// let node = ShmNode::create("doc_publisher")?;
-/// // Unique per process, so that parallel runs never share it.
-/// let topic = format!("/doc_publisher_{}", std::process::id());
-/// let publisher = node.publisher::<Text>(&topic).create()?;
-/// // Nobody listens yet: the sample goes nowhere, nobody is woken.
-/// let delivery = publisher.publish(&Text { data: "hello".into() })?;
-/// assert_eq!((delivery.subscribers, delivery.woken), (0, 0));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[derive(Debug)]
-pub struct ShmPublisher<T> {
-    state: Mutex<State>,
-    id: PublisherId,
-    /// When the port was created (Unix ns), taken just before.
-    created_ns: i64,
-    process_id: u32,
-    // Ports before the topic: iceoryx2 ports hold their service alive themselves, but drop
-    // order keeps the intent visible.
-    port: Publisher<Ipc, [u8], SampleHeader>,
-    notifier: Notifier<Ipc>,
-    topic: Topic,
-    _message: PhantomData<fn(&T)>,
-}
-
-#[derive(Debug)]
-struct State {
-    /// The last sequence number sent.
-    sequence: u64,
-    /// The CDR encoding of the message being published; keeps its capacity.
-    scratch: Vec<u8>,
-}
-
-impl<T: Message> ShmPublisher<T> {
-    /// Encodes `message` as CDR and publishes it.
-    pub fn publish(&self, message: &T) -> Result<Delivery, PublishError> {
-        let mut state = self.lock();
-        let State { sequence, scratch } = &mut *state;
-        tacto::cdr::encode_into(message, scratch)?;
-        self.send(sequence, scratch)
+    /// True while a subscriber of another node (another process) is connected to the topic.
+    pub(crate) fn has_remote_subscribers(&self) -> bool {
+        let mut remote = false;
+        self.topic
+            .data
+            .dynamic_config()
+            .list_subscribers(|subscriber| {
+                remote = subscriber.node_id != self.node_id;
+                match remote {
+                    true => CallbackProgression::Stop,
+                    false => CallbackProgression::Continue,
+                }
+            });
+        remote
     }
 
-    /// Publishes a CDR payload as it goes on the wire: encapsulation header, then the body.
-    /// Subscribers decode it as `T`; bytes that do not decode are counted there as malformed.
-    pub fn publish_cdr(&self, payload: &[u8]) -> Result<Delivery, PublishError> {
-        if payload.len() < 4 {
-            return Err(PublishError::MissingHeader { len: payload.len() });
-        }
-        let mut state = self.lock();
-        self.send(&mut state.sequence, payload)
-    }
-
-    /// The id subscribers see for this publisher.
-    pub fn id(&self) -> PublisherId {
-        self.id
-    }
-
-    /// The iceoryx2 service name (`rt/chatter`).
-    pub fn service_name(&self) -> &str {
-        &self.topic.name
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        // A panic while holding the lock (in a user's `Serialize`) leaves a consistent state:
-        // the sequence only moves after a successful send.
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn send(&self, sequence: &mut u64, payload: &[u8]) -> Result<Delivery, PublishError> {
+    /// Loans a slot of `len` bytes, has `fill` write all of them (it returns how many it
+    /// wrote), stamps the header and sends; then wakes the listeners, if any.
+    pub(crate) fn send(
+        &self,
+        publish_time_ns: i64,
+        sequence: u64,
+        publisher: PublisherId,
+        len: usize,
+        fill: impl FnOnce(&mut [MaybeUninit<u8>]) -> Result<usize, PublishError>,
+    ) -> Result<Delivery, PublishError> {
         let mut sample = self
             .port
-            .loan_slice_uninit(payload.len())
-            .map_err(|source| PublishError::Loan {
-                len: payload.len(),
-                source,
-            })?;
+            .loan_slice_uninit(len)
+            .map_err(|source| PublishError::Loan { len, source })?;
         *sample.user_header_mut() = SampleHeader {
-            publish_time_ns: now_ns(),
+            publish_time_ns,
             publisher_created_ns: self.created_ns,
-            sequence: *sequence + 1,
-            publisher: self.id.0,
+            sequence,
+            publisher: publisher.0,
             process_id: self.process_id,
             reserved: 0,
         };
-        let sample = sample.write_from_slice(payload);
+        let written = fill(sample.payload_mut())?;
+        if written != len {
+            return Err(PublishError::Length { len, written });
+        }
+        // SAFETY: `fill` wrote `written` bytes from the start of the `len`-byte slot
+        // (`encode_to_slice` and `copy_into` initialize every byte they count),
+        // and `written == len`: every byte of the payload is initialized.
+        let sample = unsafe { sample.assume_init() };
         let subscribers = sample.send().map_err(PublishError::Send)?;
-        *sequence += 1;
         // Listeners exist only for subscribers that asked for wake-ups; with none, a
         // polling-only topic costs no system call here.
         let woken = if self.topic.events.dynamic_config().number_of_listeners() > 0 {
@@ -273,6 +342,15 @@ impl<T: Message> ShmPublisher<T> {
         };
         Ok(Delivery { subscribers, woken })
     }
+}
+
+/// Copies `bytes` to the start of `slot` (as long at least); returns how many it wrote.
+pub(crate) fn copy_into(slot: &mut [MaybeUninit<u8>], bytes: &[u8]) -> usize {
+    // `write_copy_of_slice` is newer than the crate's MSRV; this compiles to a memcpy.
+    slot.iter_mut().zip(bytes).for_each(|(to, from)| {
+        to.write(*from);
+    });
+    bytes.len().min(slot.len())
 }
 
 /// Now, in nanoseconds since the Unix epoch (the system clock, as tacto stamps samples).

@@ -112,39 +112,14 @@ impl<'a, T: Message> SubscriberBuilder<'a, T> {
             History::KeepLast(n) if (1..=MAX_DEPTH).contains(&n) => n,
             history => return Err(SubscriberError::History { history }),
         };
-        let topic = Topic::open(self.node, &self.topic, T::TYPE_NAME)?;
-        let port = topic
-            .data
-            .subscriber_builder()
-            .buffer_size(depth)
-            .create()
-            .map_err(|source| SubscriberError::Port {
-                topic: topic.name.clone(),
-                source,
-            })?;
-        let wake_up = if self.wake_ups {
-            let listener = topic.events.listener_builder().create().map_err(|source| {
-                SubscriberError::Listener {
-                    topic: topic.name.clone(),
-                    source,
-                }
-            })?;
-            Some(WakeUp::new(listener))
-        } else {
-            None
+        let inlet = Inlet::open(self.node, &self.topic, T::TYPE_NAME, depth)?;
+        let wake_up = match self.wake_ups {
+            true => Some(inlet.wake_up()?),
+            false => None,
         };
         Ok(ShmSubscriber {
-            // Taken once the port exists: see `SampleHeader::publisher_created_ns`.
-            created_ns: crate::publisher::now_ns(),
-            port,
+            inlet,
             wake_up,
-            process_id: std::process::id(),
-            config: self.node.config().clone(),
-            sequences: Mutex::new(Sequences::default()),
-            lost: AtomicU64::new(0),
-            malformed: AtomicU64::new(0),
-            own_dropped: AtomicU64::new(0),
-            topic,
             _message: PhantomData,
         })
     }
@@ -215,8 +190,55 @@ pub struct Liveliness {
 /// ```
 #[derive(Debug)]
 pub struct ShmSubscriber<T> {
-    port: Subscriber<Ipc, [u8], SampleHeader>,
+    inlet: Inlet,
     wake_up: Option<WakeUp>,
+    _message: PhantomData<fn() -> T>,
+}
+
+impl<T: Message> ShmSubscriber<T> {
+    /// The oldest sample not yet taken that another process published and that decodes, or
+    /// `None` when there is none. Own samples and malformed ones are skipped and counted.
+    pub fn take(&self) -> Result<Option<Received<T>>, TakeError> {
+        loop {
+            let decoded = self.inlet.receive(|payload, info| {
+                tacto::cdr::from_bytes::<T>(payload).map(|message| Received { message, info })
+            })?;
+            match decoded {
+                None => return Ok(None),
+                Some(Ok(received)) => return Ok(Some(received)),
+                Some(Err(_)) => self.inlet.count_malformed(),
+            }
+        }
+    }
+
+    /// The wake-up of a subscriber created with
+    /// [`wake_ups`](SubscriberBuilder::wake_ups); `None` for a polling-only one.
+    pub fn wake_up(&self) -> Option<&WakeUp> {
+        self.wake_up.as_ref()
+    }
+
+    /// The counts so far.
+    pub fn stats(&self) -> ShmStats {
+        self.inlet.stats()
+    }
+
+    /// Which of the topic's publishers are alive: polled, e.g. to notice a publisher process
+    /// killed with SIGKILL (its port stays registered until a dead-node cleanup).
+    pub fn publishers(&self) -> Result<Liveliness, LivelinessError> {
+        self.inlet.publishers()
+    }
+
+    /// The iceoryx2 service name (`rt/chatter`).
+    pub fn service_name(&self) -> &str {
+        &self.inlet.topic.name
+    }
+}
+
+/// The subscriber port of one topic, whatever its message type: what [`ShmSubscriber`] and
+/// the transport's link reader share. Drops its own process's samples and counts gaps.
+#[derive(Debug)]
+pub(crate) struct Inlet {
+    port: Subscriber<Ipc, [u8], SampleHeader>,
     process_id: u32,
     /// When the port was created (Unix ns), taken just after.
     created_ns: i64,
@@ -225,14 +247,62 @@ pub struct ShmSubscriber<T> {
     lost: AtomicU64,
     malformed: AtomicU64,
     own_dropped: AtomicU64,
-    topic: Topic,
-    _message: PhantomData<fn() -> T>,
+    pub(crate) topic: Topic,
 }
 
-impl<T: Message> ShmSubscriber<T> {
-    /// The oldest sample not yet taken that another process published and that decodes, or
-    /// `None` when there is none. Own samples and malformed ones are skipped and counted.
-    pub fn take(&self) -> Result<Option<Received<T>>, TakeError> {
+impl Inlet {
+    /// Opens topic `topic` of ROS type `type_name` and a subscriber port buffering `depth`
+    /// samples (1 to [`MAX_DEPTH`]).
+    pub(crate) fn open(
+        node: &ShmNode,
+        topic: &str,
+        type_name: &str,
+        depth: usize,
+    ) -> Result<Inlet, SubscriberError> {
+        let topic = Topic::open(node, topic, type_name)?;
+        let port = topic
+            .data
+            .subscriber_builder()
+            .buffer_size(depth)
+            .create()
+            .map_err(|source| SubscriberError::Port {
+                topic: topic.name.clone(),
+                source,
+            })?;
+        Ok(Inlet {
+            // Taken once the port exists: see `SampleHeader::publisher_created_ns`.
+            created_ns: crate::publisher::now_ns(),
+            port,
+            process_id: std::process::id(),
+            config: node.config().clone(),
+            sequences: Mutex::new(Sequences::default()),
+            lost: AtomicU64::new(0),
+            malformed: AtomicU64::new(0),
+            own_dropped: AtomicU64::new(0),
+            topic,
+        })
+    }
+
+    /// A new listener on the topic's wake-ups.
+    pub(crate) fn wake_up(&self) -> Result<WakeUp, SubscriberError> {
+        let listener = self
+            .topic
+            .events
+            .listener_builder()
+            .create()
+            .map_err(|source| SubscriberError::Listener {
+                topic: self.topic.name.clone(),
+                source,
+            })?;
+        Ok(WakeUp::new(listener))
+    }
+
+    /// Hands the oldest sample another process published, in place, with its facts to `use_`;
+    /// `None` when there is none. Own samples are skipped and counted, gaps counted as lost.
+    pub(crate) fn receive<R>(
+        &self,
+        use_: impl FnOnce(&[u8], SampleInfo) -> R,
+    ) -> Result<Option<R>, TakeError> {
         loop {
             let Some(sample) = self.port.receive().map_err(TakeError::Receive)? else {
                 return Ok(None);
@@ -252,28 +322,15 @@ impl<T: Message> ShmSubscriber<T> {
                     header.publisher_created_ns >= self.created_ns,
                 );
             self.lost.fetch_add(lost, Ordering::Relaxed);
-            match tacto::cdr::from_bytes::<T>(sample.payload()) {
-                Ok(message) => {
-                    return Ok(Some(Received {
-                        message,
-                        info: header.info(now()),
-                    }));
-                }
-                Err(_) => {
-                    self.malformed.fetch_add(1, Ordering::Relaxed);
-                }
-            }
+            return Ok(Some(use_(sample.payload(), header.info(now()))));
         }
     }
 
-    /// The wake-up of a subscriber created with
-    /// [`wake_ups`](SubscriberBuilder::wake_ups); `None` for a polling-only one.
-    pub fn wake_up(&self) -> Option<&WakeUp> {
-        self.wake_up.as_ref()
+    pub(crate) fn count_malformed(&self) {
+        self.malformed.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// The counts so far.
-    pub fn stats(&self) -> ShmStats {
+    pub(crate) fn stats(&self) -> ShmStats {
         ShmStats {
             lost: self.lost.load(Ordering::Relaxed),
             malformed: self.malformed.load(Ordering::Relaxed),
@@ -281,9 +338,7 @@ impl<T: Message> ShmSubscriber<T> {
         }
     }
 
-    /// Which of the topic's publishers are alive: polled, e.g. to notice a publisher process
-    /// killed with SIGKILL (its port stays registered until a dead-node cleanup).
-    pub fn publishers(&self) -> Result<Liveliness, LivelinessError> {
+    fn publishers(&self) -> Result<Liveliness, LivelinessError> {
         let mut nodes = Vec::new();
         self.topic
             .data
@@ -312,11 +367,6 @@ impl<T: Message> ShmSubscriber<T> {
         })
         .map_err(LivelinessError::List)?;
         Ok(liveliness)
-    }
-
-    /// The iceoryx2 service name (`rt/chatter`).
-    pub fn service_name(&self) -> &str {
-        &self.topic.name
     }
 }
 

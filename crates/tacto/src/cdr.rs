@@ -21,6 +21,7 @@
 use serde::de::{self, DeserializeOwned, DeserializeSeed, SeqAccess, Visitor};
 use serde::ser::{self, Impossible, Serialize};
 use std::fmt::Display;
+use std::mem::MaybeUninit;
 
 /// The encapsulation header we write: CDR little-endian, options 0.
 const CDR_LE: [u8; 4] = [0x00, 0x01, 0x00, 0x00];
@@ -49,6 +50,12 @@ pub enum EncodeError {
     /// A `Serialize` implementation reported its own error.
     #[error("{0}")]
     Custom(String),
+    /// The buffer given to [`encode_to_slice`] is shorter than the encoding.
+    #[error("the encoding does not fit the {len}-byte buffer")]
+    BufferTooSmall {
+        /// The buffer's length.
+        len: usize,
+    },
 }
 
 /// Why bytes could not be decoded as a CDR message.
@@ -164,13 +171,165 @@ pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, EncodeError> 
 /// On error `buf` holds a partial encoding and must not be sent.
 pub fn encode_into<T: Serialize + ?Sized>(value: &T, buf: &mut Vec<u8>) -> Result<(), EncodeError> {
     buf.clear();
-    buf.extend_from_slice(&CDR_LE);
-    value.serialize(&mut Encoder { buf })?;
+    encode(value, buf)
+}
+
+/// The exact length of `value`'s encoding, header and padding included, without writing it:
+/// what [`encode_to_slice`] needs, e.g. to loan a shared-memory slot of the right size.
+///
+/// # Examples
+/// ```
+/// use tacto::msg::std_msgs::String as Text;
+///
+/// let msg = Text { data: "hi".into() };
+/// assert_eq!(tacto::cdr::encoded_len(&msg)?, tacto::cdr::to_vec(&msg)?.len());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn encoded_len<T: Serialize + ?Sized>(value: &T) -> Result<usize, EncodeError> {
+    let mut count = Count(0);
+    encode(value, &mut count)?;
+    Ok(count.0)
+}
+
+/// Encodes `value` at the start of `out`, which may be uninitialized (a slot loaned from
+/// shared memory), in one pass; returns the encoding's length. Every byte up to that length is
+/// written, padding included, so `out[..len]` is initialized afterwards.
+///
+/// Fails with [`EncodeError::BufferTooSmall`] if the encoding does not fit; size `out` with
+/// [`encoded_len`].
+///
+/// # Examples
+/// ```
+/// use std::mem::MaybeUninit;
+/// use tacto::msg::std_msgs::String as Text;
+///
+/// let msg = Text { data: "hi".into() };
+/// let mut slot = [MaybeUninit::<u8>::uninit(); 64];
+/// let len = tacto::cdr::encode_to_slice(&msg, &mut slot)?;
+/// assert_eq!(len, tacto::cdr::encoded_len(&msg)?);
+/// assert!(tacto::cdr::encode_to_slice(&msg, &mut slot[..len - 1]).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn encode_to_slice<T: Serialize + ?Sized>(
+    value: &T,
+    out: &mut [MaybeUninit<u8>],
+) -> Result<usize, EncodeError> {
+    let mut slice = Slice { out, len: 0 };
+    encode(value, &mut slice)?;
+    Ok(slice.len)
+}
+
+/// A message whose CDR a transport can ask for in the form it needs, behind `dyn` (serde's
+/// `Serialize` cannot be): its length, in place into a buffer, or in a new `Vec`. Implemented
+/// for every `Serialize` type; see [`LinkWriter::write_message`](crate::transport::LinkWriter).
+pub trait Encodable {
+    /// [`encoded_len`] of the message.
+    fn encoded_len(&self) -> Result<usize, EncodeError>;
+    /// [`encode_to_slice`] of the message.
+    fn encode_to_slice(&self, out: &mut [MaybeUninit<u8>]) -> Result<usize, EncodeError>;
+    /// [`to_vec`] of the message.
+    fn to_vec(&self) -> Result<Vec<u8>, EncodeError>;
+}
+
+impl<T: Serialize> Encodable for T {
+    fn encoded_len(&self) -> Result<usize, EncodeError> {
+        encoded_len(self)
+    }
+    fn encode_to_slice(&self, out: &mut [MaybeUninit<u8>]) -> Result<usize, EncodeError> {
+        encode_to_slice(self, out)
+    }
+    fn to_vec(&self) -> Result<Vec<u8>, EncodeError> {
+        to_vec(self)
+    }
+}
+
+/// The encapsulation header, the value, and the zero padding to a multiple of 4 bytes.
+fn encode<T: Serialize + ?Sized, S: Sink>(value: &T, sink: &mut S) -> Result<(), EncodeError> {
+    sink.bytes(&CDR_LE)?;
+    value.serialize(&mut Encoder { sink })?;
     // rmw_cyclonedds sends its payloads zero-padded to 4 bytes; matching it byte for byte
     // keeps recordings and captures comparable.
-    let padded = buf.len().next_multiple_of(4);
-    buf.resize(padded, 0);
-    Ok(())
+    let len = sink.len();
+    sink.zeros(len.next_multiple_of(4) - len)
+}
+
+/// Where an encoding goes: a growing `Vec`, a bounded slice, or nowhere (counting only).
+trait Sink {
+    /// Bytes written so far, encapsulation header included.
+    fn len(&self) -> usize;
+    fn bytes(&mut self, bytes: &[u8]) -> Result<(), EncodeError>;
+    fn zeros(&mut self, n: usize) -> Result<(), EncodeError>;
+}
+
+impl Sink for Vec<u8> {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    fn bytes(&mut self, bytes: &[u8]) -> Result<(), EncodeError> {
+        self.extend_from_slice(bytes);
+        Ok(())
+    }
+    fn zeros(&mut self, n: usize) -> Result<(), EncodeError> {
+        self.resize(Vec::len(self) + n, 0);
+        Ok(())
+    }
+}
+
+/// Counts the bytes an encoding would take.
+struct Count(usize);
+
+impl Sink for Count {
+    fn len(&self) -> usize {
+        self.0
+    }
+    fn bytes(&mut self, bytes: &[u8]) -> Result<(), EncodeError> {
+        self.0 += bytes.len();
+        Ok(())
+    }
+    fn zeros(&mut self, n: usize) -> Result<(), EncodeError> {
+        self.0 += n;
+        Ok(())
+    }
+}
+
+/// Writes into a buffer of fixed length, possibly uninitialized.
+struct Slice<'a> {
+    out: &'a mut [MaybeUninit<u8>],
+    len: usize,
+}
+
+impl Slice<'_> {
+    fn next(&mut self, n: usize) -> Result<&mut [MaybeUninit<u8>], EncodeError> {
+        let full = EncodeError::BufferTooSmall {
+            len: self.out.len(),
+        };
+        let end = self
+            .len
+            .checked_add(n)
+            .ok_or(EncodeError::TooLong { len: n })?;
+        let next = self.out.get_mut(self.len..end).ok_or(full)?;
+        self.len = end;
+        Ok(next)
+    }
+}
+
+impl Sink for Slice<'_> {
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn bytes(&mut self, bytes: &[u8]) -> Result<(), EncodeError> {
+        // `write_copy_of_slice` is newer than the crate's MSRV; this compiles to a memcpy.
+        for (to, from) in self.next(bytes.len())?.iter_mut().zip(bytes) {
+            to.write(*from);
+        }
+        Ok(())
+    }
+    fn zeros(&mut self, n: usize) -> Result<(), EncodeError> {
+        self.next(n)?.iter_mut().for_each(|byte| {
+            byte.write(0);
+        });
+        Ok(())
+    }
 }
 
 /// Decodes a ROS 2 CDR payload, encapsulation header included, little- or big-endian.
@@ -211,24 +370,22 @@ pub fn from_bytes<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, DecodeError> {
     })
 }
 
-struct Encoder<'a> {
+struct Encoder<'a, S> {
     /// Starts with the encapsulation header, which alignment does not count.
-    buf: &'a mut Vec<u8>,
+    sink: &'a mut S,
 }
 
-impl Encoder<'_> {
+impl<S: Sink> Encoder<'_, S> {
     /// Writes a primitive, after the zero padding that aligns it to its size.
-    fn put<const N: usize>(&mut self, bytes: [u8; N]) {
-        let offset = self.buf.len() - HEADER_LEN;
-        let aligned = HEADER_LEN + offset.next_multiple_of(N);
-        self.buf.resize(aligned, 0);
-        self.buf.extend_from_slice(&bytes);
+    fn put<const N: usize>(&mut self, bytes: [u8; N]) -> Result<(), EncodeError> {
+        let offset = self.sink.len() - HEADER_LEN;
+        self.sink.zeros(offset.next_multiple_of(N) - offset)?;
+        self.sink.bytes(&bytes)
     }
 
     fn put_len(&mut self, len: usize) -> Result<(), EncodeError> {
         let len = u32::try_from(len).map_err(|_| EncodeError::TooLong { len })?;
-        self.put(len.to_le_bytes());
-        Ok(())
+        self.put(len.to_le_bytes())
     }
 }
 
@@ -240,13 +397,12 @@ fn unsupported<T>(what: &'static str) -> Result<T, EncodeError> {
 macro_rules! encode_numbers {
     ($($method:ident($ty:ty)),* $(,)?) => {$(
         fn $method(self, v: $ty) -> Result<(), EncodeError> {
-            self.put(v.to_le_bytes());
-            Ok(())
+            self.put(v.to_le_bytes())
         }
     )*};
 }
 
-impl ser::Serializer for &mut Encoder<'_> {
+impl<S: Sink> ser::Serializer for &mut Encoder<'_, S> {
     type Ok = ();
     type Error = EncodeError;
     type SerializeSeq = Self;
@@ -258,8 +414,7 @@ impl ser::Serializer for &mut Encoder<'_> {
     type SerializeStructVariant = Impossible<(), EncodeError>;
 
     fn serialize_bool(self, v: bool) -> Result<(), EncodeError> {
-        self.put([u8::from(v)]);
-        Ok(())
+        self.put([u8::from(v)])
     }
     encode_numbers!(
         serialize_i8(i8),
@@ -279,15 +434,13 @@ impl ser::Serializer for &mut Encoder<'_> {
     }
     fn serialize_str(self, v: &str) -> Result<(), EncodeError> {
         self.put_len(v.len() + 1)?;
-        self.buf.extend_from_slice(v.as_bytes());
-        self.buf.push(0);
-        Ok(())
+        self.sink.bytes(v.as_bytes())?;
+        self.sink.bytes(&[0])
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<(), EncodeError> {
         // `serde_bytes` buffers are `sequence<octet>`.
         self.put_len(v.len())?;
-        self.buf.extend_from_slice(v);
-        Ok(())
+        self.sink.bytes(v)
     }
     fn serialize_none(self) -> Result<(), EncodeError> {
         unsupported("Option")
@@ -364,7 +517,7 @@ impl ser::Serializer for &mut Encoder<'_> {
     }
 }
 
-impl ser::SerializeSeq for &mut Encoder<'_> {
+impl<S: Sink> ser::SerializeSeq for &mut Encoder<'_, S> {
     type Ok = ();
     type Error = EncodeError;
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), EncodeError> {
@@ -375,7 +528,7 @@ impl ser::SerializeSeq for &mut Encoder<'_> {
     }
 }
 
-impl ser::SerializeTuple for &mut Encoder<'_> {
+impl<S: Sink> ser::SerializeTuple for &mut Encoder<'_, S> {
     type Ok = ();
     type Error = EncodeError;
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), EncodeError> {
@@ -386,7 +539,7 @@ impl ser::SerializeTuple for &mut Encoder<'_> {
     }
 }
 
-impl ser::SerializeTupleStruct for &mut Encoder<'_> {
+impl<S: Sink> ser::SerializeTupleStruct for &mut Encoder<'_, S> {
     type Ok = ();
     type Error = EncodeError;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), EncodeError> {
@@ -397,7 +550,7 @@ impl ser::SerializeTupleStruct for &mut Encoder<'_> {
     }
 }
 
-impl ser::SerializeStruct for &mut Encoder<'_> {
+impl<S: Sink> ser::SerializeStruct for &mut Encoder<'_, S> {
     type Ok = ();
     type Error = EncodeError;
     fn serialize_field<T: Serialize + ?Sized>(

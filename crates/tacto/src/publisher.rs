@@ -6,6 +6,7 @@ use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use crate::cdr::EncodeError;
 use crate::clock::system_now;
 use crate::message::Message;
 use crate::pi_mutex::PiMutex;
@@ -213,44 +214,53 @@ impl<T: Message> Publisher<T> {
 }
 
 impl<T: Message> PublisherShared<T> {
+    /// The next sample's facts; called under the lock of the fan-out that delivers it.
+    #[inline(always)]
+    fn stamp(&self) -> SampleInfo {
+        // Under the fan-out's lock: a plain load and store is enough.
+        let sequence = self.sequence.load(Ordering::Relaxed) + 1;
+        self.sequence.store(sequence, Ordering::Relaxed);
+        // Intra-process delivery is immediate: one clock read stamps both ends.
+        let now = system_now();
+        SampleInfo {
+            publish_time: now,
+            receive_time: now,
+            publisher: self.id,
+            sequence,
+        }
+    }
+
     #[inline(always)]
     fn send(&self, msg: Arc<T>) {
-        let stamp = || {
-            // Under the fan-out's lock: a plain load and store is enough.
-            let sequence = self.sequence.load(Ordering::Relaxed) + 1;
-            self.sequence.store(sequence, Ordering::Relaxed);
-            // Intra-process delivery is immediate: one clock read stamps both ends.
-            let now = system_now();
-            SampleInfo {
-                publish_time: now,
-                receive_time: now,
-                publisher: self.id,
-                sequence,
-            }
+        let delivered = match &self.link {
+            None => self.topic.deliver(msg, || self.stamp(), &self.order),
+            Some(link) => self.send_linked(&**link, msg),
         };
-        if let Some(link) = &self.link {
-            self.send_remote(&**link, &msg);
-        }
-        if self.topic.deliver(msg, stamp, &self.order).is_err() {
+        if delivered.is_err() {
             self.encode_errors.fetch_add(1, Ordering::Relaxed);
         }
     }
 
-    /// Encodes `msg` once and writes it to the link, if a reader outside the process listens.
-    /// Out of line: a context without a transport never comes here.
+    /// [`send`](Self::send) on a topic with a link out of the process: if a reader outside
+    /// listens, the link gets the message too, under the fan-out's lock with the sample's
+    /// facts, so that it sees this publisher's samples in sequence order. Out of line: a
+    /// context without a transport never comes here.
     #[inline(never)]
-    fn send_remote(&self, link: &dyn LinkWriter, msg: &T) {
+    fn send_linked(&self, link: &dyn LinkWriter, msg: Arc<T>) -> Result<(), EncodeError> {
         if !link.has_remote_readers() {
-            return;
+            return self.topic.deliver(msg, || self.stamp(), &self.order);
         }
-        let written = crate::cdr::to_vec(msg)
-            .ok()
-            .is_some_and(|bytes| link.write(&bytes).is_ok());
-        let counter = match written {
-            true => &self.remote_writes,
-            false => &self.encode_errors,
+        let message = msg.clone();
+        let stamp = || {
+            let info = self.stamp();
+            let counter = match link.write_message(&*message, &info) {
+                Ok(()) => &self.remote_writes,
+                Err(_) => &self.encode_errors,
+            };
+            counter.fetch_add(1, Ordering::Relaxed);
+            info
         };
-        counter.fetch_add(1, Ordering::Relaxed);
+        self.topic.deliver(msg, stamp, &self.order)
     }
 }
 

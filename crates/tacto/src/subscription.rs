@@ -5,6 +5,7 @@
 //! [`Trigger`](crate::Trigger) wakes an executor when a sample arrives.
 
 use std::fmt;
+use std::os::fd::BorrowedFd;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -66,7 +67,12 @@ impl<T: Message> Inbox<T> {
         if self.listener.set(listener.clone()).is_err() {
             return Ok(false);
         }
-        if let Some(remote) = &self.remote {
+        // A link that wakes through an fd is watched by the executor's poller instead.
+        if let Some(remote) = self
+            .remote
+            .as_ref()
+            .filter(|r| matches!(r.wake_fd(), Ok(None)))
+        {
             let arrivals = self.remote_arrivals.clone();
             remote.on_data(Arc::new(move || {
                 // Counted before the wake-up, which the executor follows by reading it.
@@ -290,6 +296,16 @@ pub(crate) trait Input: Send + Sync + fmt::Debug {
     /// Attaches the listener; `Ok(false)` if one is attached already.
     fn attach(&self, listener: Arc<dyn Listener>) -> Result<bool, LinkError>;
     fn freeze(&self);
+    /// The fd of the transport's reader for the executor's poller, if it wakes through one
+    /// (see [`LinkReader::wake_fd`]); asked before [`attach`](Self::attach).
+    fn wake_fd(&self) -> Result<Option<BorrowedFd<'_>>, LinkError> {
+        Ok(None)
+    }
+    /// The poller reported [`wake_fd`](Self::wake_fd) readable: drains it, counts the
+    /// samples that arrived as arrivals, and returns how many.
+    fn on_wake_fd(&self) -> usize {
+        0
+    }
 }
 
 impl<T: Message> Input for Inbox<T> {
@@ -307,6 +323,20 @@ impl<T: Message> Input for Inbox<T> {
 
     fn attach(&self, listener: Arc<dyn Listener>) -> Result<bool, LinkError> {
         self.attach_listener(listener)
+    }
+
+    fn wake_fd(&self) -> Result<Option<BorrowedFd<'_>>, LinkError> {
+        self.remote
+            .as_ref()
+            .map_or(Ok(None), |remote| remote.wake_fd())
+    }
+
+    fn on_wake_fd(&self) -> usize {
+        let arrived = self.remote.as_ref().map_or(0, |remote| remote.drain_wake());
+        // Counted before the executor looks at the trigger, which reads it.
+        self.remote_arrivals
+            .fetch_add(arrived as u64, Ordering::SeqCst);
+        arrived
     }
 
     fn freeze(&self) {
@@ -480,9 +510,15 @@ impl<T: Message> Subscription<T> {
     }
 
     /// Samples lost to the history policy since creation: unread samples overwritten by
-    /// `KeepLast`, or arrivals refused by a full `KeepAll`.
+    /// `KeepLast`, or arrivals refused by a full `KeepAll`; with a transport, also those its
+    /// link lost before they were read (see [`LinkReader::dropped`]).
     pub fn dropped(&self) -> u64 {
-        self.inbox.cache().dropped()
+        let remote = self
+            .inbox
+            .remote
+            .as_ref()
+            .map_or(0, |remote| remote.dropped());
+        self.inbox.cache().dropped() + remote
     }
 
     /// Samples from another transport or message type that failed to decode as `T`, since

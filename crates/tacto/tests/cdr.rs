@@ -4,8 +4,12 @@
 //! elements, and the whole payload zero-padded to a multiple of 4 as rmw_cyclonedds sends it.
 
 use serde::{Deserialize, Serialize};
+use std::mem::MaybeUninit;
 use tacto::Message;
-use tacto::cdr::{DecodeError, EncodeError, encode_into, from_bytes, to_vec};
+
+use tacto::cdr::{
+    DecodeError, EncodeError, encode_into, encode_to_slice, encoded_len, from_bytes, to_vec,
+};
 use tacto::msg::builtin_interfaces::{Duration, Time};
 use tacto::msg::rosgraph_msgs::Clock;
 use tacto::msg::std_msgs::{Empty, Header, String};
@@ -24,6 +28,26 @@ where
     let bytes = to_vec(value).expect("encodes");
     assert_eq!(bytes.len() % 4, 0, "payload is padded to 4 bytes");
     assert_eq!(&from_bytes::<T>(&bytes).expect("decodes"), value);
+    assert_eq!(encoded_len(value).unwrap(), bytes.len(), "measured exactly");
+    let mut slot = vec![MaybeUninit::uninit(); bytes.len()];
+    assert_eq!(encode_to_slice(value, &mut slot).unwrap(), bytes.len());
+}
+
+#[test]
+fn encoding_in_place_needs_a_buffer_of_the_measured_length() {
+    let msg = Header {
+        stamp: Time { sec: 1, nanosec: 2 },
+        frame_id: "map".into(),
+    };
+    let len = encoded_len(&msg).unwrap();
+    assert_eq!(len, to_vec(&msg).unwrap().len());
+    let mut short = vec![MaybeUninit::new(0); len - 1];
+    assert!(matches!(
+        encode_to_slice(&msg, &mut short),
+        Err(EncodeError::BufferTooSmall { len: l }) if l == len - 1
+    ));
+    let mut long = vec![MaybeUninit::new(0); len + 8];
+    assert_eq!(encode_to_slice(&msg, &mut long).unwrap(), len);
 }
 
 #[test]

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use super::AddError;
 use super::base::Base;
-use super::poller::{FdListener, Watch};
+use super::poller::{FdListener, Rearm, Watch};
 use super::signal::Signal;
 use crate::callback_group::CallbackGroup;
 use crate::clock::{Clock, ClockKind, Time, os_now};
@@ -49,6 +49,22 @@ impl FdListener for Pending {
     fn on_readable(&self) {
         // On the executor's thread, which looks for work next: no notification needed.
         self.flag.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Hears from the poller that a triggering subscription's transport fd is readable: drains it
+/// and, if samples arrived, marks the entry as a sample would (on the executor's thread).
+#[derive(Debug)]
+struct InputWake<L> {
+    input: Arc<dyn Input>,
+    listener: Arc<L>,
+}
+
+impl<L: FdListener> FdListener for InputWake<L> {
+    fn on_readable(&self) {
+        if self.input.on_wake_fd() > 0 {
+            self.listener.on_readable();
+        }
     }
 }
 
@@ -198,16 +214,39 @@ pub(crate) fn admit<L: Listener + FdListener + 'static>(
     let listeners: Vec<Arc<L>> = (node.executables.iter().enumerate())
         .map(|(i, exe)| listener(existing.len() + i, exe))
         .collect();
-    let fds: Vec<(_, Arc<dyn FdListener>)> = (node.executables.iter().zip(&listeners))
-        .filter_map(|(exe, listener)| Some((exe.trigger.fd()?, listener.clone() as _)))
+    let mut fds: Vec<(_, Arc<dyn FdListener>, Rearm)> = (node.executables.iter())
+        .zip(&listeners)
+        .filter_map(|(exe, listener)| {
+            Some((exe.trigger.fd()?, listener.clone() as _, Rearm::AfterRun))
+        })
         .collect();
+    let readable = fds.len();
+    // Triggering subscriptions whose transport wakes through an fd: asked before they are
+    // attached, so that the transport calls no listener of its own for them.
+    for (exe, listener) in node.executables.iter().zip(&listeners) {
+        for input in &exe.trigger.inputs {
+            let fd = input.wake_fd().map_err(|error| AddError::Link {
+                node: name.to_string(),
+                error,
+            })?;
+            if let Some(fd) = fd {
+                let wake = Arc::new(InputWake {
+                    input: input.clone(),
+                    listener: listener.clone(),
+                });
+                fds.push((fd, wake, Rearm::Never));
+            }
+        }
+    }
     let mut watches = (base.poller)
         .watch_all(&fds)
         .map_err(|source| AddError::Watch {
             node: name.to_string(),
             source,
         })?
-        .into_iter();
+        .into_iter()
+        .take(readable);
+    drop(fds);
     let signal = base.poller.signal().clone();
     let mut entries = Vec::with_capacity(node.executables.len());
     for (exe, listener) in node.executables.into_iter().zip(listeners) {

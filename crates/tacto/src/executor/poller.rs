@@ -18,6 +18,12 @@
 //! level is the re-check, and it is never reported while its code is queued or running (a
 //! thread-pool leader waiting meanwhile would otherwise be woken by it over and over).
 //!
+//! A transport's wake-up fd (a triggering subscription's [`LinkReader::wake_fd`]) is watched
+//! level-triggered without one-shot ([`Rearm::Never`]): its listener drains it as it is
+//! reported, so it is reported again only when new samples arrive.
+//!
+//! [`LinkReader::wake_fd`]: crate::transport::LinkReader::wake_fd
+//!
 //! Watched fds are only seen when the executor calls `epoll_wait`. An executor that is busy
 //! does not block, so it looks at them without blocking once per pass over its work (see
 //! [`Poller::poll_watched`]): a node that always has work cannot starve a driver.
@@ -75,6 +81,14 @@ impl Watch {
 /// Level-triggered, reported once per arming (see the module docs).
 const WATCHED_FLAGS: epoll::EventFlags = epoll::EventFlags::IN.union(epoll::EventFlags::ONESHOT);
 
+/// How a watched fd is reported again after a report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rearm {
+    /// Once its [`Watch`] re-arms it, after the code it triggered ran: a readable trigger.
+    AfterRun,
+    /// Whenever it is readable: its listener drains it as it is reported.
+    Never,
+}
 /// Why [`Poller::wait`] returned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Woken {
@@ -178,15 +192,19 @@ impl Poller {
     /// all or none: if the OS refuses one, those added before it are removed.
     pub(crate) fn watch_all(
         &mut self,
-        fds: &[(BorrowedFd<'_>, Arc<dyn FdListener>)],
+        fds: &[(BorrowedFd<'_>, Arc<dyn FdListener>, Rearm)],
     ) -> io::Result<Vec<Watch>> {
         let first = self.watched.len();
         let mut watches = Vec::with_capacity(fds.len());
-        for (fd, listener) in fds {
+        for (fd, listener, rearm) in fds {
             let token = FIRST_WATCHED + self.watched.len() as u64;
             let data = epoll::EventData::new_u64(token);
-            if let Err(e) = epoll::add(&*self.epoll, fd, data, WATCHED_FLAGS) {
-                for (fd, _) in &fds[..watches.len()] {
+            let flags = match rearm {
+                Rearm::AfterRun => WATCHED_FLAGS,
+                Rearm::Never => epoll::EventFlags::IN,
+            };
+            if let Err(e) = epoll::add(&*self.epoll, fd, data, flags) {
+                for (fd, _, _) in &fds[..watches.len()] {
                     let _ = epoll::delete(&*self.epoll, fd);
                 }
                 self.watched.truncate(first);

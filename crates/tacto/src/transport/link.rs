@@ -2,8 +2,10 @@
 //! module for the rules every transport keeps).
 
 use std::fmt;
+use std::os::fd::BorrowedFd;
 use std::sync::Arc;
 
+use crate::cdr::Encodable;
 use crate::qos::Qos;
 use crate::sample::SampleInfo;
 
@@ -83,6 +85,20 @@ pub trait LinkWriter: Send + Sync + fmt::Debug {
     /// Sends one sample's CDR bytes, encapsulation header included.
     fn write(&self, cdr: &[u8]) -> Result<(), LinkError>;
 
+    /// Sends one message with its delivery facts (`info`: publish time, publisher, sequence),
+    /// encoding it in whatever form the link needs: a shared-memory link encodes it once,
+    /// straight into the slot it loans ([`Encodable::encode_to_slice`]). The default encodes
+    /// it into a new buffer and calls [`write`](Self::write).
+    ///
+    /// A publisher calls it under the lock that orders its deliveries, after
+    /// [`has_remote_readers`](Self::has_remote_readers) said yes, so samples reach the link in
+    /// sequence order.
+    fn write_message(&self, message: &dyn Encodable, info: &SampleInfo) -> Result<(), LinkError> {
+        let _ = info;
+        let cdr = message.to_vec().map_err(|e| LinkError(e.to_string()))?;
+        self.write(&cdr)
+    }
+
     /// Remote readers found on the topic whose QoS cannot match this writer's, since creation.
     fn incompatible_qos(&self) -> u64;
 }
@@ -138,6 +154,31 @@ pub trait LinkReader: Send + Sync + fmt::Debug {
 
     /// Calls `wake` on the transport's thread whenever samples arrive from now on. Called
     /// once per reader, and only for a reader named in a trigger: a reader without it wakes
-    /// nothing.
+    /// nothing. Not called for a reader that gives a [`wake_fd`](Self::wake_fd).
     fn on_data(&self, wake: Arc<dyn Fn() + Send + Sync>) -> Result<(), LinkError>;
+
+    /// A file descriptor that is readable while samples may have arrived, for the executor's
+    /// epoll set: executors prefer it to [`on_data`](Self::on_data), as it needs no thread.
+    /// Asked only for a reader named in a trigger (the reader may create its wake-up source
+    /// then), every time returning the same fd. The executor watches it level-triggered and
+    /// calls [`drain_wake`](Self::drain_wake) on every report. The default, `None`, has the
+    /// executor call `on_data`.
+    fn wake_fd(&self) -> Result<Option<BorrowedFd<'_>>, LinkError> {
+        Ok(None)
+    }
+
+    /// Consumes the readiness of [`wake_fd`](Self::wake_fd), on the executor's thread, and
+    /// returns how many samples arrived since the last call (0 for a spurious wake, which
+    /// then runs nothing). The fd must not be readable afterwards unless samples arrived
+    /// meanwhile.
+    fn drain_wake(&self) -> usize {
+        0
+    }
+
+    /// Samples the link lost for this subscription since creation (overwritten in its buffer
+    /// before they were read), counted in [`Subscription::dropped`](crate::Subscription::dropped).
+    /// The default, 0, is for links that do not count them.
+    fn dropped(&self) -> u64 {
+        0
+    }
 }

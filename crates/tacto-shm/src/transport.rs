@@ -1,0 +1,278 @@
+//! The shared-memory transport of a tacto [`Context`](tacto::Context): a topic with a
+//! subscriber in another process of this host is served through iceoryx2, encoded once,
+//! straight into the loaned slot; each subscription gets a subscriber port whose samples join
+//! its history, and, if a trigger names it, a listener whose fd is in the executor's epoll set.
+
+use std::collections::VecDeque;
+use std::os::fd::{AsFd, BorrowedFd};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+
+use tacto::cdr::Encodable;
+use tacto::transport::{LinkError, LinkReader, LinkWriter, ReadOp, RemoteSample, Transport};
+use tacto::{History, Qos, SampleInfo};
+
+use crate::node::{NodeError, ShmNode};
+use crate::publisher::{Port, PublishError, copy_into};
+use crate::subscriber::Inlet;
+use crate::topic::MAX_DEPTH;
+use crate::wake_up::WakeUp;
+
+/// Carries a tacto context's topics between the processes of one host through iceoryx2
+/// shared memory (docs/shm.md).
+///
+/// - A publication is written to shared memory only while a subscriber of another process
+///   exists on the topic ([`LinkWriter::has_remote_readers`]); it is then encoded once, into
+///   the slot it is sent in. Subscriptions of the same process keep the `Arc` path and never
+///   see their own process's samples twice.
+/// - Each subscription has a subscriber port of its own, buffering up to its
+///   `KeepLast(n)` (at most [`MAX_DEPTH`]); its samples wait there until the node reads, in a
+///   cache with DDS sample states bounded by the subscription's history. Samples lost to
+///   either bound count in [`Subscription::dropped`](tacto::Subscription::dropped).
+/// - Only a subscription named in a trigger has a listener, whose fd the executor watches:
+///   a polling-only subscription wakes nothing.
+/// - `SampleInfo` comes from the sample's header: publish time, the tacto publisher's id and
+///   its sequence number, as in the publishing process.
+///
+/// # Examples
+/// ```
+/// use tacto::Context;
+/// use tacto::msg::std_msgs::String as Text;
+/// use tacto_shm::ShmTransport;
+///
+/// let ctx = Context::builder().transport(ShmTransport::new("doc_transport")?).create();
+/// let mut node = ctx.node("talker")?;
+/// // Unique per process, so that parallel runs never share it.
+/// let topic = format!("/doc_transport_{}", std::process::id());
+/// let chatter = node.publisher::<Text>(&topic).create()?;
+/// let local = node.subscription::<Text>(&topic).create()?;
+/// chatter.publish(Text { data: "hello".into() });
+/// assert_eq!(local.take().unwrap().data, "hello"); // the Arc path
+/// assert_eq!(chatter.remote_writes(), 0); // no other process listens: nothing encoded
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct ShmTransport {
+    node: ShmNode,
+}
+
+impl ShmTransport {
+    /// A transport on this process's iceoryx2 node named `name` (see [`ShmNode::create`]).
+    pub fn new(name: &str) -> Result<Arc<ShmTransport>, NodeError> {
+        Ok(Arc::new(ShmTransport {
+            node: ShmNode::create(name)?,
+        }))
+    }
+
+    /// The process's iceoryx2 node.
+    pub fn node(&self) -> &ShmNode {
+        &self.node
+    }
+}
+
+fn link_error(error: impl std::fmt::Display) -> LinkError {
+    LinkError(error.to_string())
+}
+
+impl Transport for ShmTransport {
+    fn writer(
+        &self,
+        _node: Option<&str>,
+        topic: &str,
+        ros_type: &'static str,
+        _qos: &Qos,
+    ) -> Result<Arc<dyn LinkWriter>, LinkError> {
+        let port = Port::open(&self.node, topic, ros_type, None).map_err(link_error)?;
+        Ok(Arc::new(ShmLinkWriter { port }))
+    }
+
+    fn reader(
+        &self,
+        _node: Option<&str>,
+        topic: &str,
+        ros_type: &'static str,
+        qos: &Qos,
+    ) -> Result<Box<dyn LinkReader>, LinkError> {
+        let depth = qos.history.capacity().clamp(1, MAX_DEPTH);
+        let inlet = Inlet::open(&self.node, topic, ros_type, depth).map_err(link_error)?;
+        Ok(Box::new(ShmLinkReader {
+            inlet,
+            history: qos.history,
+            cache: Mutex::default(),
+            wake: OnceLock::new(),
+        }))
+    }
+}
+
+/// A topic's publisher port, shared by the publishers of one node and QoS; each sample
+/// carries its own tacto publisher's id and sequence number.
+#[derive(Debug)]
+struct ShmLinkWriter {
+    port: Port,
+}
+
+impl LinkWriter for ShmLinkWriter {
+    fn has_remote_readers(&self) -> bool {
+        self.port.has_remote_subscribers()
+    }
+
+    fn write(&self, cdr: &[u8]) -> Result<(), LinkError> {
+        // Raw bytes carry no facts of their own: stamped now, sequence 0 (no gap counting).
+        let now = crate::publisher::now_ns();
+        let id = self.port.id;
+        self.port
+            .send(now, 0, id, cdr.len(), |slot| Ok(copy_into(slot, cdr)))
+            .map(drop)
+            .map_err(link_error)
+    }
+
+    fn write_message(&self, message: &dyn Encodable, info: &SampleInfo) -> Result<(), LinkError> {
+        let len = message.encoded_len().map_err(link_error)?;
+        let publish_time = info.publish_time.as_nanos();
+        self.port
+            .send(publish_time, info.sequence, info.publisher, len, |slot| {
+                message.encode_to_slice(slot).map_err(PublishError::Encode)
+            })
+            .map(drop)
+            .map_err(link_error)
+    }
+
+    fn incompatible_qos(&self) -> u64 {
+        0
+    }
+}
+
+/// One subscription's port and the cache its samples wait in, with sample states.
+#[derive(Debug)]
+struct ShmLinkReader {
+    inlet: Inlet,
+    /// The subscription's history: the cache's bound and overflow policy.
+    history: History,
+    cache: Mutex<Cache>,
+    /// The listener, made when a trigger names the subscription.
+    wake: OnceLock<WakeUp>,
+}
+
+#[derive(Debug, Default)]
+struct Cache {
+    /// Oldest first, each with its READ state.
+    samples: VecDeque<(RemoteSample, bool)>,
+    /// Samples the history policy evicted unread or refused.
+    dropped: u64,
+}
+
+impl ShmLinkReader {
+    /// The cache, with what waits in the port moved into it first (a bounded number: a
+    /// publisher that keeps sending cannot keep a reader here).
+    fn cache(&self) -> MutexGuard<'_, Cache> {
+        let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        self.pull(&mut cache);
+        cache
+    }
+
+    /// Moves the port's samples into the cache; returns how many it stored.
+    fn pull(&self, cache: &mut Cache) -> usize {
+        let mut stored = 0;
+        for _ in 0..MAX_DEPTH {
+            // A failed receive reads as "nothing there", as for the DDS cache; the next
+            // operation tries again.
+            let received = self.inlet.receive(|payload, info| RemoteSample {
+                cdr: payload.to_vec(),
+                info,
+            });
+            let Ok(Some(sample)) = received else { break };
+            match self.history {
+                History::KeepAll { max } if cache.samples.len() >= max => cache.dropped += 1,
+                History::KeepAll { .. } => {
+                    cache.samples.push_back((sample, false));
+                    stored += 1;
+                }
+                History::KeepLast(n) => {
+                    cache.samples.push_back((sample, false));
+                    stored += 1;
+                    while cache.samples.len() > n {
+                        if let Some((_, false)) = cache.samples.pop_front() {
+                            cache.dropped += 1;
+                        }
+                    }
+                }
+            }
+        }
+        stored
+    }
+}
+
+impl LinkReader for ShmLinkReader {
+    fn next(&self, op: ReadOp) -> Option<RemoteSample> {
+        let mut cache = self.cache();
+        let samples = &mut cache.samples;
+        match op {
+            ReadOp::PeekNewest => samples.back().map(|(s, _)| s.clone()),
+            ReadOp::Latest => {
+                samples.iter_mut().for_each(|(_, read)| *read = true);
+                samples.back().map(|(s, _)| s.clone())
+            }
+            ReadOp::Take => samples.pop_front().map(|(s, _)| s),
+            ReadOp::TakeNew => {
+                let at = samples.iter().position(|(_, read)| !read)?;
+                samples.remove(at).map(|(s, _)| s)
+            }
+            ReadOp::ReadNew => {
+                let (sample, read) = samples.iter_mut().find(|(_, read)| !read)?;
+                *read = true;
+                Some(sample.clone())
+            }
+        }
+    }
+
+    fn oldest_info(&self, new_only: bool) -> Option<SampleInfo> {
+        let cache = self.cache();
+        let mut candidates = cache.samples.iter().filter(|(_, read)| !new_only || !read);
+        candidates.next().map(|(s, _)| s.info)
+    }
+
+    fn unread(&self) -> usize {
+        self.cache()
+            .samples
+            .iter()
+            .filter(|(_, read)| !read)
+            .count()
+    }
+
+    fn len(&self) -> usize {
+        self.cache().samples.len()
+    }
+
+    fn incompatible_qos(&self) -> u64 {
+        0
+    }
+
+    fn on_data(&self, _wake: Arc<dyn Fn() + Send + Sync>) -> Result<(), LinkError> {
+        Err(link_error(
+            "a shared-memory reader wakes through its fd (LinkReader::wake_fd)",
+        ))
+    }
+
+    fn wake_fd(&self) -> Result<Option<BorrowedFd<'_>>, LinkError> {
+        if self.wake.get().is_none() {
+            let wake_up = self.inlet.wake_up().map_err(link_error)?;
+            // Two threads asking at once: one listener is kept, the other dropped.
+            let _ = self.wake.set(wake_up);
+        }
+        Ok(self.wake.get().map(|wake| wake.as_fd()))
+    }
+
+    fn drain_wake(&self) -> usize {
+        // Drained first, then the port read: a sample whose notification was drained here
+        // was sent before, so it is pulled now; a later one notifies again.
+        if let Some(wake) = self.wake.get() {
+            let _ = wake.drain();
+        }
+        let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        self.pull(&mut cache)
+    }
+
+    fn dropped(&self) -> u64 {
+        let cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        cache.dropped + self.inlet.stats().lost
+    }
+}

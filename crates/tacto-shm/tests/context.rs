@@ -1,0 +1,369 @@
+//! `ShmTransport` in a tacto `Context`, across real processes: this test binary re-executes
+//! itself as the other process (`child_role`, selected by `TACTO_SHM_CONTEXT_ROLE`), which
+//! builds its own context on shared memory. Topic names carry the parent's pid and the test's
+//! name, so parallel runs never share a service.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use tacto::msg::std_msgs::String as Text;
+use tacto::{Context, Executor, History, SampleInfo, Trigger, WaitSetExecutor};
+use tacto_shm::ShmTransport;
+
+const ROLE: &str = "TACTO_SHM_CONTEXT_ROLE";
+/// How long anything may take on a loaded 2-core machine before the test gives up.
+const PATIENCE: Duration = Duration::from_secs(60);
+/// What a child prints for the parent, to tell its lines from libtest's.
+const SAY: &str = "shm-child:";
+
+fn topic(test: &str) -> String {
+    format!("/c{}_{test}", std::process::id())
+}
+
+fn context(name: &str) -> Context {
+    Context::builder()
+        .transport(ShmTransport::new(name).unwrap())
+        .create()
+}
+
+fn now_ns() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as i64
+}
+
+/// The other process: does what the role says, then waits for its stdin to close, its
+/// endpoints alive (iceoryx2 discards what a dropped publisher sent and was not yet
+/// received). Without the variable it is a no-op.
+#[test]
+fn child_role() {
+    let Ok(role) = std::env::var(ROLE) else {
+        return;
+    };
+    let topic = std::env::var("TOPIC").unwrap();
+    let count: usize = std::env::var("COUNT").map_or(0, |c| c.parse().unwrap());
+    let ctx = context("child");
+    let mut node = ctx.node("child").unwrap();
+    let mut lines = std::io::stdin().lines().map_while(Result::ok);
+    match role.as_str() {
+        "publish" => {
+            let publisher = node.publisher::<Text>(&topic).create().unwrap();
+            println!("{SAY} id {:?}", publisher.id().0);
+            for i in 1..=count {
+                publisher.publish(Text {
+                    data: format!("m{i}"),
+                });
+            }
+            println!("{SAY} sent {}", publisher.remote_writes());
+            lines.for_each(drop);
+        }
+        "two_phases" => {
+            // Paced: each sample is its own wake-up if anyone is woken.
+            let polled = node.publisher::<Text>(&topic).create().unwrap();
+            let triggering = (node.publisher::<Text>(&format!("{topic}_trig")))
+                .create()
+                .unwrap();
+            for (phase, publisher) in [polled, triggering].iter().enumerate() {
+                assert_eq!(lines.next().as_deref(), Some("go"));
+                for i in 1..=count {
+                    publisher.publish(Text {
+                        data: format!("p{phase}-{i}"),
+                    });
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                println!("{SAY} phase {phase} sent {}", publisher.remote_writes());
+            }
+            lines.for_each(drop);
+        }
+        "subscribe" => {
+            let sub = node
+                .subscription::<Text>(&topic)
+                .history(History::KeepLast(16))
+                .create()
+                .unwrap();
+            println!("{SAY} ready");
+            let mut got = Vec::new();
+            let start = Instant::now();
+            while got.len() < count && start.elapsed() < PATIENCE {
+                got.extend(sub.take_all().map(|s| s.data.clone()));
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            println!("{SAY} got {}", got.join(","));
+            lines.for_each(drop);
+        }
+        "burst" => {
+            let publisher = node.publisher::<Text>(&topic).create().unwrap();
+            println!("{SAY} bursting");
+            loop {
+                publisher.publish(Text {
+                    data: "burst".into(),
+                });
+                std::thread::sleep(Duration::from_micros(200));
+            }
+        }
+        other => panic!("unknown role {other}"),
+    }
+}
+
+/// A child process running `child_role`; killed if the test fails before it finishes.
+struct Child {
+    process: std::process::Child,
+    said: mpsc::Receiver<String>,
+}
+
+impl Child {
+    fn spawn(role: &str, topic: &str, count: usize) -> Child {
+        let mut process = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "child_role", "--nocapture", "--test-threads=1"])
+            .env(ROLE, role)
+            .env("TOPIC", topic)
+            .env("COUNT", count.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = BufReader::new(process.stdout.take().unwrap());
+        let (tx, said) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines().map_while(Result::ok) {
+                if let Some((_, words)) = line.split_once(SAY) {
+                    let _ = tx.send(words.trim().to_owned());
+                }
+            }
+        });
+        Child { process, said }
+    }
+
+    fn next_line(&self) -> String {
+        self.said
+            .recv_timeout(PATIENCE)
+            .expect("the child said nothing (it died or hangs)")
+    }
+
+    fn tell(&mut self, line: &str) {
+        let stdin = self.process.stdin.as_mut().unwrap();
+        writeln!(stdin, "{line}").unwrap();
+    }
+
+    fn finish(mut self) {
+        drop(self.process.stdin.take());
+        let status = self.process.wait().unwrap();
+        assert!(status.success(), "child failed: {status}");
+    }
+}
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        if let Ok(None) = self.process.try_wait() {
+            let _ = self.process.kill();
+            let _ = self.process.wait();
+        }
+    }
+}
+
+/// Spins `executor` in short windows until `done` holds; returns the number of windows.
+fn spin_until(executor: &mut impl Executor, what: &str, mut done: impl FnMut() -> bool) -> u64 {
+    let start = Instant::now();
+    let mut windows = 0;
+    while !done() {
+        assert!(start.elapsed() < PATIENCE, "timed out waiting until {what}");
+        executor.spin_for(Duration::from_millis(20)).unwrap();
+        windows += 1;
+    }
+    windows
+}
+
+#[test]
+fn a_triggered_subscription_gets_every_sample_in_order_with_its_info() {
+    let topic = topic("triggered");
+    let ctx = context("parent");
+    let mut node = ctx.node("listener").unwrap();
+    let sub = node
+        .subscription::<Text>(&topic)
+        .history(History::KeepLast(16))
+        .create()
+        .unwrap();
+    let (tx, rx) = mpsc::channel::<(String, SampleInfo)>();
+    let trigger = Trigger::on(&sub);
+    node.execute(trigger, move |_| {
+        for sample in sub.take_all() {
+            tx.send((sample.data.clone(), *sample.info())).unwrap();
+        }
+    })
+    .unwrap();
+    let mut executor = WaitSetExecutor::new().unwrap();
+    executor.add(node).unwrap();
+
+    let before = now_ns();
+    let child = Child::spawn("publish", &topic, 10);
+    let id = child.next_line();
+    assert_eq!(
+        child.next_line(),
+        "sent 10",
+        "every sample went to shared memory"
+    );
+    let mut received = Vec::new();
+    spin_until(&mut executor, "10 samples ran the code", || {
+        received.extend(rx.try_iter());
+        received.len() >= 10
+    });
+    let after = now_ns();
+    for (i, (data, info)) in received.iter().enumerate() {
+        assert_eq!(*data, format!("m{}", i + 1), "in order");
+        assert_eq!(info.sequence, i as u64 + 1);
+        assert_eq!(
+            format!("id {:?}", info.publisher.0),
+            id,
+            "the tacto publisher's id"
+        );
+        let published = info.publish_time.as_nanos();
+        assert!(before <= published && published <= after, "{info:?}");
+        assert!(info.receive_time >= info.publish_time, "{info:?}");
+    }
+    assert_eq!(received.len(), 10, "each sample once");
+    assert!(executor.stats().executions >= 1);
+    child.finish();
+}
+
+#[test]
+fn a_polling_subscription_reads_the_latest_and_its_samples_wake_nothing() {
+    let topic = topic("polling");
+    let ctx = context("parent");
+    let mut poller = ctx.node("poller").unwrap();
+    let polled = poller.subscription::<Text>(&topic).create().unwrap();
+    let mut reactor = ctx.node("reactor").unwrap();
+    let triggering = (reactor.subscription::<Text>(&format!("{topic}_trig")))
+        .history(History::KeepLast(16))
+        .create()
+        .unwrap();
+    let (tx, rx) = mpsc::channel::<String>();
+    reactor
+        .execute(Trigger::on(&triggering), move |_| {
+            for sample in triggering.take_all() {
+                tx.send(sample.data.clone()).unwrap();
+            }
+        })
+        .unwrap();
+    let mut executor = WaitSetExecutor::new().unwrap();
+    executor.add(poller).unwrap();
+    executor.add(reactor).unwrap();
+
+    let count = 20;
+    let mut child = Child::spawn("two_phases", &topic, count);
+    // Phase 0: paced samples on the polled topic only.
+    child.tell("go");
+    let last = format!("p0-{count}");
+    let start = executor.stats();
+    let windows = spin_until(&mut executor, "the polled topic's last sample", || {
+        polled.latest().is_some_and(|s| s.data == last)
+    });
+    let polled_stats = executor.stats();
+    assert_eq!(child.next_line(), format!("phase 0 sent {count}"));
+    assert_eq!(polled_stats.executions, start.executions, "no code ran");
+    // Each window ends with its deadline: at most one wake-up each, none from the samples.
+    assert!(
+        polled_stats.wakeups - start.wakeups <= windows,
+        "{count} polled samples woke the executor: {} wake-ups in {windows} windows",
+        polled_stats.wakeups - start.wakeups
+    );
+    assert!(!polled.has_new(), "latest marked everything read");
+
+    // Phase 1: the same on the triggering topic wakes the executor and runs the code.
+    child.tell("go");
+    let mut received = Vec::new();
+    spin_until(&mut executor, "the triggering topic's samples", || {
+        received.extend(rx.try_iter());
+        received.len() >= count
+    });
+    let triggered_stats = executor.stats();
+    assert!(triggered_stats.executions > polled_stats.executions);
+    assert!(triggered_stats.wakeups > polled_stats.wakeups);
+    assert_eq!(child.next_line(), format!("phase 1 sent {count}"));
+    child.finish();
+}
+
+#[test]
+fn a_process_never_receives_its_own_samples_through_shared_memory() {
+    let topic = topic("no_echo");
+    let ctx = context("parent");
+    let mut node = ctx.node("talker").unwrap();
+    let publisher = node.publisher::<Text>(&topic).create().unwrap();
+    let local = node
+        .subscription::<Text>(&topic)
+        .history(History::KeepLast(16))
+        .create()
+        .unwrap();
+    publisher.publish(Text { data: "m0".into() });
+    assert_eq!(
+        publisher.remote_writes(),
+        0,
+        "no other process listens: not encoded"
+    );
+    assert_eq!(local.take().unwrap().data, "m0");
+
+    let child = Child::spawn("subscribe", &topic, 3);
+    assert_eq!(child.next_line(), "ready");
+    for i in 1..=3 {
+        publisher.publish(Text {
+            data: format!("m{i}"),
+        });
+    }
+    assert_eq!(
+        publisher.remote_writes(),
+        3,
+        "a subscriber in another process"
+    );
+    assert_eq!(child.next_line(), "got m1,m2,m3");
+    // The local subscription's port received them too, and dropped them: each arrived once,
+    // through the intra-process path.
+    let got: Vec<_> = local.take_all().map(|s| s.data.clone()).collect();
+    assert_eq!(got, ["m1", "m2", "m3"]);
+    assert!(local.take().is_none());
+    assert_eq!(local.dropped(), 0);
+    child.finish();
+}
+
+#[test]
+fn a_killed_publisher_leaves_the_subscriber_running() {
+    let topic = topic("killed");
+    let ctx = context("parent");
+    let mut node = ctx.node("listener").unwrap();
+    let sub = node
+        .subscription::<Text>(&topic)
+        .history(History::KeepLast(16))
+        .create()
+        .unwrap();
+    let (tx, rx) = mpsc::channel::<String>();
+    node.execute(Trigger::on(&sub), move |_| {
+        for sample in sub.take_all() {
+            tx.send(sample.data.clone()).unwrap();
+        }
+    })
+    .unwrap();
+    let mut executor = WaitSetExecutor::new().unwrap();
+    executor.add(node).unwrap();
+
+    let mut burst = Child::spawn("burst", &topic, 0);
+    assert_eq!(burst.next_line(), "bursting");
+    spin_until(&mut executor, "burst samples", || {
+        rx.try_iter().any(|data| data == "burst")
+    });
+    burst.process.kill().unwrap();
+    burst.process.wait().unwrap();
+    // The executor goes on, and a new publisher process reaches it.
+    executor.spin_for(Duration::from_millis(50)).unwrap();
+    rx.try_iter().for_each(drop);
+    let child = Child::spawn("publish", &topic, 3);
+    child.next_line();
+    assert_eq!(child.next_line(), "sent 3");
+    let mut received = Vec::new();
+    spin_until(&mut executor, "the new publisher's samples", || {
+        received.extend(rx.try_iter());
+        received.len() >= 3
+    });
+    assert_eq!(received, ["m1", "m2", "m3"]);
+    child.finish();
+}
