@@ -1,27 +1,30 @@
 //! One-way latency between two processes through shared memory, by payload size: raw
 //! iceoryx2 (a `[u8]` slice, read in place) against tacto-shm (a `std_msgs/String` of the
-//! same size, CDR-encoded, decoded on receipt), in the same run.
+//! same size, CDR-encoded straight into the slot, decoded on receipt) and against the same
+//! through a tacto `Context` on `ShmTransport` (a publisher's loan; a triggered subscription
+//! on a wait-set executor), in the same run.
 //!
 //! `cargo bench -p tacto-shm --bench latency` (`TACTO_SHM_BENCH_COUNT=200` for a quick run).
 //!
 //! The sender stamps `CLOCK_MONOTONIC` (one clock for every process of the host) into the
 //! payload, sends, and waits for the receiver's acknowledgement before the next message, so
 //! one message is in flight. The receiver blocks on its iceoryx2 listener (raw) or polls the
-//! subscriber's wake-up fd (tacto-shm), takes the sample, and reads the clock: one-way
-//! latency includes the wake-up. CPU per message is user + system time of both processes
+//! subscriber's wake-up fd (tacto-shm) or spins its executor (Context, whose code stops the
+//! spin), takes the sample, and reads the clock: one-way latency includes the wake-up. CPU per message is user + system time of both processes
 //! over the measured messages, divided by their number.
 
 use std::io::{BufRead, BufReader};
 use std::os::fd::AsRawFd;
 use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use iceoryx2::port::listener::Listener;
 use iceoryx2::port::notifier::Notifier;
 use iceoryx2::prelude::*;
-use tacto::History;
 use tacto::msg::std_msgs::String as Text;
-use tacto_shm::ShmNode;
+use tacto::{Context, Executor, History, SpinOutcome, Trigger, WaitSetExecutor};
+use tacto_shm::{ShmNode, ShmTransport};
 
 const SIZES: [usize; 6] = [64, 4 << 10, 64 << 10, 1 << 20, 4 << 20, 8 << 20];
 const WARMUP: usize = 20;
@@ -34,6 +37,7 @@ const STAMP_DIGITS: usize = 20;
 enum Path {
     Raw,
     Shm,
+    Ctx,
 }
 
 impl Path {
@@ -41,6 +45,7 @@ impl Path {
         match self {
             Path::Raw => "raw",
             Path::Shm => "shm",
+            Path::Ctx => "ctx",
         }
     }
 }
@@ -51,7 +56,11 @@ fn main() -> Result<()> {
     // Quiet iceoryx2's "no config file, using defaults" (tacto-shm's node does the same).
     set_log_level_from_env_or(LogLevel::Error);
     if let Ok(role) = std::env::var(ROLE) {
-        let path = if role == "raw" { Path::Raw } else { Path::Shm };
+        let path = match role.as_str() {
+            "raw" => Path::Raw,
+            "shm" => Path::Shm,
+            _ => Path::Ctx,
+        };
         let var = |name: &str| std::env::var(name).unwrap();
         return receive(
             path,
@@ -68,45 +77,52 @@ fn main() -> Result<()> {
         .unwrap_or(1000);
     println!("one-way latency, 2 processes, {count} messages per size after {WARMUP} warm-up");
     println!(
-        "{:>8} | {:>9} {:>9} {:>9} | {:>9} {:>9} {:>9} | {:>6} {:>6} | {:>10} {:>10}",
+        "{:>8} | {:>8} {:>8} | {:>8} {:>8} | {:>8} {:>8} | {:>5} {:>5} {:>5} {:>5} | {:>8} {:>8} {:>8}",
         "payload",
         "raw p50",
         "raw p99",
-        "raw max",
         "shm p50",
         "shm p99",
-        "shm max",
-        "p50 x",
-        "p99 x",
-        "raw CPU/m",
-        "shm CPU/m"
+        "ctx p50",
+        "ctx p99",
+        "shm x",
+        "ctx x",
+        "shm99x",
+        "ctx99x",
+        "raw CPU",
+        "shm CPU",
+        "ctx CPU",
     );
     for size in SIZES {
         let raw = run(Path::Raw, size, count)?;
         let shm = run(Path::Shm, size, count)?;
+        let ctx = run(Path::Ctx, size, count)?;
+        let x = |a: u64, b: u64| a as f64 / b as f64;
         println!(
-            "{:>8} | {:>9} {:>9} {:>9} | {:>9} {:>9} {:>9} | {:>6.2} {:>6.2} | {:>10} {:>10}",
+            "{:>8} | {:>8} {:>8} | {:>8} {:>8} | {:>8} {:>8} | {:>5.2} {:>5.2} {:>5.2} {:>5.2} | {:>8} {:>8} {:>8}",
             bytes(size),
             micros(raw.p50),
             micros(raw.p99),
-            micros(raw.max),
             micros(shm.p50),
             micros(shm.p99),
-            micros(shm.max),
-            shm.p50 as f64 / raw.p50 as f64,
-            shm.p99 as f64 / raw.p99 as f64,
+            micros(ctx.p50),
+            micros(ctx.p99),
+            x(shm.p50, raw.p50),
+            x(ctx.p50, raw.p50),
+            x(shm.p99, raw.p99),
+            x(ctx.p99, raw.p99),
             micros(raw.cpu_per_message),
             micros(shm.cpu_per_message),
+            micros(ctx.cpu_per_message),
         );
     }
-    println!("(times in µs; x = shm / raw)");
+    println!("(times in µs; CPU per message, both processes; x = p50 / raw p50, 99x = p99 / raw p99)");
     Ok(())
 }
 
 struct Outcome {
     p50: u64,
     p99: u64,
-    max: u64,
     cpu_per_message: u64,
 }
 
@@ -157,13 +173,12 @@ fn run(path: Path, size: usize, count: usize) -> Result<Outcome> {
         .split_whitespace()
         .map(str::parse)
         .collect::<std::result::Result<_, _>>()?;
-    let [p50, p99, max, receiver_cpu] = numbers[..] else {
+    let [p50, p99, _max, receiver_cpu] = numbers[..] else {
         return Err(format!("unexpected receiver output {line:?}").into());
     };
     Ok(Outcome {
         p50,
         p99,
-        max,
         cpu_per_message: (sender_cpu + receiver_cpu) / count as u64,
     })
 }
@@ -175,6 +190,11 @@ enum Sender {
     ),
     /// The publisher and the message, built once; each send restamps it in place.
     Shm(tacto_shm::ShmPublisher<Text>, std::cell::RefCell<Text>),
+    /// A context's publisher, its context kept alive; each send loans the message back.
+    Ctx {
+        publisher: tacto::Publisher<Text>,
+        _context: Context,
+    },
 }
 
 impl Sender {
@@ -211,6 +231,19 @@ impl Sender {
                     data: "x".repeat(size),
                 }),
             ),
+            Path::Ctx => {
+                let ctx = Context::builder()
+                    .transport(ShmTransport::new("bench_ctx_sender")?)
+                    .create();
+                let publisher = ctx
+                    .node("bench_sender")?
+                    .publisher::<Text>(&format!("/{service}"))
+                    .create()?;
+                Sender::Ctx {
+                    publisher,
+                    _context: ctx,
+                }
+            }
         })
     }
 
@@ -228,6 +261,19 @@ impl Sender {
                 let mut text = text.borrow_mut();
                 text.data.replace_range(..STAMP_DIGITS, &stamp);
                 publisher.publish(&text)?;
+            }
+            Sender::Ctx { publisher, .. } => {
+                let stamp = format!("{:0width$}", monotonic_ns(), width = STAMP_DIGITS);
+                // The loan is the message published last time, once the pool has it back.
+                let mut text = publisher.loan();
+                if text.data.len() != payload.len() {
+                    text.data = "x".repeat(payload.len());
+                }
+                text.data.replace_range(..STAMP_DIGITS, &stamp);
+                text.publish();
+                if publisher.remote_writes() == 0 {
+                    return Err("the context path did not reach shared memory".into());
+                }
             }
         }
         Ok(())
@@ -294,6 +340,38 @@ fn receive(path: Path, service: &str, size: usize, count: usize) -> Result<()> {
                     poll_readable(wake_up.as_raw_fd())?;
                     wake_up.drain()?;
                 }
+            })
+        }
+        Path::Ctx => {
+            let ctx = Context::builder()
+                .transport(ShmTransport::new("bench_ctx_receiver")?)
+                .create();
+            let mut node = ctx.node("bench_receiver")?;
+            let sub = node
+                .subscription::<Text>(&format!("/{service}"))
+                .history(History::KeepLast(1))
+                .create()?;
+            let mut executor = WaitSetExecutor::new()?;
+            let stop = executor.stop_handle();
+            let latest = Arc::new(Mutex::new(None));
+            let seen = latest.clone();
+            node.execute(Trigger::on(&sub), move |_| {
+                if let Some(sample) = sub.take() {
+                    let now = monotonic_ns();
+                    *seen.lock().unwrap() = Some((now, sample));
+                    stop.stop();
+                }
+            })?;
+            executor.add(node)?;
+            Box::new(move || {
+                let _keep = &ctx;
+                if executor.spin_for(PATIENCE)? != SpinOutcome::Stopped {
+                    return Err("no sample within the patience".into());
+                }
+                let (now, sample) = latest.lock().unwrap().take().ok_or("no sample")?;
+                let stamp: u64 = sample.data[..STAMP_DIGITS].parse()?;
+                assert_eq!(sample.data.len(), size);
+                Ok(now - stamp)
             })
         }
     };
