@@ -116,7 +116,9 @@ fn main() -> Result<()> {
             micros(ctx.cpu_per_message),
         );
     }
-    println!("(times in µs; CPU per message, both processes; x = p50 / raw p50, 99x = p99 / raw p99)");
+    println!(
+        "(times in µs; CPU per message, both processes; x = p50 / raw p50, 99x = p99 / raw p99)"
+    );
     Ok(())
 }
 

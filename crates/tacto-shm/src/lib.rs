@@ -1,14 +1,19 @@
-//! tacto on iceoryx2 shared memory: topics between processes of one host (groundwork).
+//! tacto on iceoryx2 shared memory: topics between processes of one host.
 //!
-//! What is here: the process's [`ShmNode`] (signal handlers off, dead nodes of earlier runs
-//! cleaned at start), and per ROS topic a [`ShmPublisher`] / [`ShmSubscriber`] pair over an
-//! iceoryx2 publish-subscribe service of CDR bytes named `rt/<topic>`, the ROS type name in a
-//! service attribute (another type on the same topic is [`TopicError::TypeMismatch`]). Each
-//! sample carries publish time, publisher id, sequence number and the publishing process in
-//! a user header, so a [`Received`] sample has the same `tacto::SampleInfo` as on other
-//! transports; a subscriber drops its own process's samples (the intra-process path delivered
-//! them). A subscriber that asks for wake-ups gets a [`WakeUp`] fd for an epoll set; the
-//! publisher notifies only when such listeners exist.
+//! [`ShmTransport`] plugs it into a tacto `Context`
+//! (`Context::builder().transport(ShmTransport::new("name")?)`): a topic with a subscriber in
+//! another process is served through shared memory, encoded once straight into the loaned
+//! slot; a triggering subscription's listener fd is in its executor's epoll set.
+//!
+//! Under it, usable alone: the process's [`ShmNode`] (signal handlers off, dead nodes of
+//! earlier runs cleaned at start), and per ROS topic a [`ShmPublisher`] / [`ShmSubscriber`]
+//! pair over an iceoryx2 publish-subscribe service of CDR bytes named `rt/<topic>`, the ROS
+//! type name in a service attribute (another type on the same topic is
+//! [`TopicError::TypeMismatch`]). Each sample carries publish time, publisher id, sequence
+//! number and the publishing process in a user header, so a [`Received`] sample has the same
+//! `tacto::SampleInfo` as on other transports; a subscriber drops its own process's samples
+//! (the intra-process path delivered them). A subscriber that asks for wake-ups gets a
+//! [`WakeUp`] fd for an epoll set; the publisher notifies only when such listeners exist.
 //!
 //! ```
 //! use tacto::msg::std_msgs::String as Text;
@@ -24,11 +29,6 @@
 //! assert!(sub.take()?.is_none());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-//!
-//! Where this goes next (docs/shm.md): a tacto `Context` owns the `ShmNode`, a topic with
-//! subscribers in other processes gets a [`ShmPublisher`] as its shm link, a subscription's
-//! history is filled from its [`ShmSubscriber`], whose [`WakeUp`] is in the executor's poller
-//! when the subscription is triggering.
 
 mod header;
 pub mod node;

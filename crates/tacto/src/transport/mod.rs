@@ -16,19 +16,20 @@
 //!   did already.
 //! - **Encode only for someone**: a publisher asks [`LinkWriter::has_remote_readers`] before it
 //!   encodes anything, so a topic nobody outside reads costs what it costs without a transport.
-//! - **Wake only those who asked**: a [`LinkReader`] wakes nothing until
-//!   [`LinkReader::on_data`] gives it a callback, which only an executor running a trigger that
-//!   names the subscription does.
+//! - **Wake only those who asked**: a [`LinkReader`] wakes nothing until an executor running
+//!   a trigger that names the subscription asks: for its [`LinkReader::wake_fd`], which the
+//!   executor's poller then watches (no thread; iceoryx2 listeners), or, if it has none, by
+//!   giving [`LinkReader::on_data`] a callback (Cyclone's listener thread).
 //!
 //! A subscription's operations are DDS's sample states, so they map one to one onto a
 //! transport's cache ([`ReadOp`]); each looks at both sources, the older (or, for `latest`,
 //! the newer) by publish time first. A LET executor's freeze moves the transport's samples
 //! into the local history at each period start. `tacto_dds::DdsTransport` is the Cyclone DDS
-//! transport.
+//! transport, `tacto_shm::ShmTransport` the shared-memory (iceoryx2) one.
 //!
-//! Readiness through a file descriptor (iceoryx2 listeners) needs no link reader: an
-//! executor's poller watches any fd (the mechanism behind
-//! [`Trigger::readable`](crate::Trigger::readable)).
+//! A publisher writes to its link under the lock that orders its deliveries, with the
+//! sample's facts ([`LinkWriter::write_message`]), so a link sees its samples in sequence
+//! order and can encode them where it likes (a shared-memory slot: one pass).
 
 pub(crate) mod intra;
 mod link;
