@@ -33,4 +33,6 @@
 pub(crate) mod intra;
 mod link;
 
-pub use link::{LinkError, LinkReader, LinkWriter, ReadOp, RemoteSample, Transport};
+pub use link::{
+    ClientLink, LinkError, LinkReader, LinkWriter, ReadOp, RemoteSample, ServiceLink, Transport,
+};
