@@ -1,0 +1,293 @@
+//! tacto's `Service` and `Client` on the ROS 2 graph: a context with a `DdsTransport` serves
+//! and calls services in other processes, checked against an independent Cyclone peer (the
+//! PyPI `cyclonedds` package, `tests/cyclonedds/add_two_ints.py`) and against tacto in a
+//! second process (this test binary, run again as a child). Domains 142-149.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use tacto::{Context, Executor, ExecutorThread, Trigger, WaitSetExecutor};
+use tacto_dds::DdsTransport;
+use tacto_msgs::example_interfaces::srv::{AddTwoInts, AddTwoInts_Request, AddTwoInts_Response};
+
+mod support;
+use support::{PATIENCE, RclpyNode, loopback_participant};
+
+fn dds_context(domain: u32) -> Context {
+    Context::builder()
+        .transport(DdsTransport::new(loopback_participant(domain)))
+        .create()
+}
+
+fn expect_line(peer: &RclpyNode, prefix: &str) -> String {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        match peer.next_line(deadline) {
+            Some(line) if line.starts_with(prefix) => return line,
+            Some(_) => {}
+            None => panic!(
+                "no {prefix:?} line from the peer; it said:\n{}",
+                peer.stderr()
+            ),
+        }
+    }
+}
+
+/// A node whose requests trigger it, answering `a + b`, on a wait-set executor thread.
+fn serve_sums(ctx: &Context) -> ExecutorThread<WaitSetExecutor> {
+    let mut server = ctx.node("adder").expect("node");
+    let service = (server.service::<AddTwoInts>("add_two_ints").create()).expect("service");
+    server
+        .execute(Trigger::on_request(&service), move |_| {
+            while let Some((id, request)) = service.take_request() {
+                let sum = request.a + request.b;
+                service.send_response(id, AddTwoInts_Response { sum });
+            }
+        })
+        .expect("trigger");
+    let mut executor = WaitSetExecutor::new().expect("executor");
+    executor.add(server).expect("add");
+    ExecutorThread::builder().spawn(executor).expect("spawn")
+}
+
+#[test]
+fn a_tacto_client_calls_a_cyclonedds_server_and_gets_only_its_own_replies() {
+    let domain = 142;
+    let server = RclpyNode::spawn_in(
+        "cyclonedds",
+        "add_two_ints.py",
+        domain,
+        &["server", &domain.to_string()],
+    );
+    expect_line(&server, "ready");
+    let ctx = dds_context(domain);
+    let mut node = ctx.node("caller").expect("node");
+    let client = node
+        .client::<AddTwoInts>("add_two_ints")
+        .create()
+        .expect("client");
+    assert!(
+        client.wait_for_service(PATIENCE),
+        "no server matched; the peer said:\n{}",
+        server.stderr()
+    );
+    assert!(client.service_is_ready());
+    // The peer answers another client id first: that reply must not reach this client.
+    let response = client
+        .call(AddTwoInts_Request { a: 40, b: 2 }, PATIENCE)
+        .unwrap_or_else(|e| panic!("{e}; the peer said:\n{}", server.stderr()));
+    assert_eq!(response.sum, 42);
+    assert!(
+        expect_line(&server, "answered").ends_with(" 1"),
+        "sequence 1"
+    );
+    let response = client
+        .call(AddTwoInts_Request { a: -5, b: 3 }, PATIENCE)
+        .expect("second call");
+    assert_eq!(response.sum, -2);
+    assert_eq!(client.pending(), 0, "the foreign reply was skipped");
+}
+
+#[test]
+fn a_cyclonedds_client_is_answered_by_a_triggered_tacto_service() {
+    let domain = 143;
+    let ctx = dds_context(domain);
+    let running = serve_sums(&ctx);
+    let peer = RclpyNode::spawn_in(
+        "cyclonedds",
+        "add_two_ints.py",
+        domain,
+        &["client", &domain.to_string(), "20", "22"],
+    );
+    // The peer's request header: client id 0x1234abcd, sequence 7; the reply carries both.
+    let line = expect_line(&peer, "reply");
+    assert_eq!(line, format!("reply {} 7 42", 0x1234_abcd));
+    running.stop();
+    running.join().expect("executor").1.expect("spin");
+}
+
+/// The child's side of [`a_tacto_client_calls_a_tacto_service_in_another_process`]: serves
+/// sums in domain `TACTO_TEST_DOMAIN` until killed (at most [`PATIENCE`] twice).
+#[test]
+#[ignore = "run as a child process by a_tacto_client_calls_a_tacto_service_in_another_process"]
+fn child_serves_add_two_ints() {
+    let domain = std::env::var("TACTO_TEST_DOMAIN")
+        .expect("TACTO_TEST_DOMAIN")
+        .parse()
+        .expect("a domain id");
+    let ctx = dds_context(domain);
+    let running = serve_sums(&ctx);
+    println!("ready");
+    thread::sleep(2 * PATIENCE);
+    running.stop();
+}
+
+/// A child process, killed when dropped.
+struct ChildProcess(Child);
+
+impl Drop for ChildProcess {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn a_tacto_client_calls_a_tacto_service_in_another_process() {
+    let domain = 144;
+    let mut child = ChildProcess(
+        Command::new(std::env::current_exe().expect("test binary"))
+            .args([
+                "--exact",
+                "child_serves_add_two_ints",
+                "--ignored",
+                "--nocapture",
+            ])
+            .env("TACTO_TEST_DOMAIN", domain.to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("child"),
+    );
+    let stdout = child.0.stdout.take().expect("piped");
+    let (lines, from_child) = mpsc::channel();
+    thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = lines.send(line);
+        }
+    });
+    let ready = loop {
+        match from_child.recv_timeout(PATIENCE) {
+            Ok(line) if line == "ready" => break true,
+            Ok(_) => {}
+            Err(_) => break false,
+        }
+    };
+    assert!(ready, "the child never served");
+
+    let ctx = dds_context(domain);
+    let mut node = ctx.node("caller").expect("node");
+    let client = node
+        .client::<AddTwoInts>("add_two_ints")
+        .create()
+        .expect("client");
+    for (a, b) in [(1, 2), (30, 12), (-7, 7)] {
+        let response = (client.call(AddTwoInts_Request { a, b }, PATIENCE))
+            .unwrap_or_else(|e| panic!("call {a} + {b}: {e}"));
+        assert_eq!(response.sum, a + b);
+    }
+
+    // Non-blocking: a node that its responses trigger, on this process's executor.
+    let mut asker = ctx.node("asker").expect("node");
+    let asking = std::sync::Arc::new(
+        asker
+            .client::<AddTwoInts>("add_two_ints")
+            .create()
+            .expect("client"),
+    );
+    assert!(asking.wait_for_service(PATIENCE));
+    let id = asking
+        .send_request(AddTwoInts_Request { a: 100, b: 1 })
+        .expect("send");
+    let (sums, got) = mpsc::channel();
+    let answers = asking.clone();
+    asker
+        .execute(Trigger::on_response(&answers), move |_| {
+            while let Some(answer) = answers.take_response() {
+                let _ = sums.send(answer);
+            }
+        })
+        .expect("trigger");
+    let mut executor = WaitSetExecutor::new().expect("executor");
+    executor.add(asker).expect("add");
+    let running = ExecutorThread::builder().spawn(executor).expect("spawn");
+    let (answered, response) = got.recv_timeout(PATIENCE).expect("a triggered response");
+    assert_eq!((answered, response.sum), (id, 101));
+    running.stop();
+    running.join().expect("executor").1.expect("spin");
+
+    // A service in this process takes over: calls stay in the process.
+    let mut local = ctx.node("local_adder").expect("node");
+    let service = (local.service::<AddTwoInts>("add_two_ints"))
+        .callback(|request| AddTwoInts_Response {
+            sum: request.a * request.b,
+        })
+        .map(|()| ());
+    service.expect("local service");
+    let mut executor = WaitSetExecutor::new().expect("executor");
+    executor.add(local).expect("add");
+    let running = ExecutorThread::builder().spawn(executor).expect("spawn");
+    let response = client
+        .call(AddTwoInts_Request { a: 6, b: 7 }, PATIENCE)
+        .expect("local call");
+    assert_eq!(
+        response.sum, 42,
+        "answered by the local service, which multiplies"
+    );
+    running.stop();
+    running.join().expect("executor").1.expect("spin");
+    drop(child);
+}
+
+/// The built `talker` and `listener` examples, as two processes: the listener hears the
+/// talker's messages. Both stop by `--count`.
+#[test]
+fn the_talker_example_reaches_the_listener_example() {
+    let examples = std::env::current_exe()
+        .expect("test binary")
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("target dir")
+        .join("examples");
+    let binary = |name: &str| {
+        let path = examples.join(name);
+        assert!(
+            path.exists(),
+            "{} is not built: run `cargo test -p tacto-dds` (which builds the examples) or \
+             `cargo build -p tacto-dds --examples` first",
+            path.display()
+        );
+        path
+    };
+    let domain = "145";
+    let spawn = |name: &str, count: &str| {
+        ChildProcess(
+            Command::new(binary(name))
+                .args(["--count", count])
+                .env("ROS_DOMAIN_ID", domain)
+                .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+                .env_remove("CYCLONEDDS_URI")
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap_or_else(|e| panic!("cannot start {name}: {e}")),
+        )
+    };
+    let mut listener = spawn("listener", "3");
+    // Talks long enough for discovery on a loaded machine; the listener needs 3 messages.
+    let _talker = spawn("talker", "90");
+    let deadline = Instant::now() + PATIENCE;
+    let status = loop {
+        if let Some(status) = listener.0.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the listener heard fewer than 3 messages"
+        );
+        thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "the listener failed: {status}");
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut listener.0.stdout.take().expect("piped"), &mut out)
+        .expect("stdout");
+    let heard: Vec<&str> = out.lines().collect();
+    assert_eq!(heard.len(), 3, "{out}");
+    for line in heard {
+        assert!(line.starts_with("I heard: [Hello World: "), "{line}");
+    }
+}
