@@ -37,7 +37,7 @@ use crate::writer::write_cdr;
 
 /// How long a service waits for the reply reader of a request's client to match before it
 /// answers anyway.
-pub const REPLY_MATCH_PATIENCE: Duration = Duration::from_secs(1);
+pub(crate) const REPLY_MATCH_PATIENCE: Duration = Duration::from_secs(1);
 
 /// How often the wait for a reply reader looks again.
 const MATCH_POLL: Duration = Duration::from_millis(5);

@@ -211,12 +211,11 @@ fn a_tacto_client_calls_a_tacto_service_in_another_process() {
 
     // A service in this process takes over: calls stay in the process.
     let mut local = ctx.node("local_adder").expect("node");
-    let service = (local.service::<AddTwoInts>("add_two_ints"))
+    (local.service::<AddTwoInts>("add_two_ints"))
         .callback(|request| AddTwoInts_Response {
             sum: request.a * request.b,
         })
-        .map(|()| ());
-    service.expect("local service");
+        .expect("local service");
     let mut executor = WaitSetExecutor::new().expect("executor");
     executor.add(local).expect("add");
     let running = ExecutorThread::builder().spawn(executor).expect("spawn");

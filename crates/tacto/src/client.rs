@@ -97,8 +97,9 @@ impl<S: ServiceType> fmt::Debug for Client<S> {
 }
 
 impl<S: ServiceType> Client<S> {
-    /// Sends `request` to the service and returns its id; the response comes later, through
-    /// [`take_response`](Self::take_response) (a
+    /// Sends `request` to the service and returns its id: to the service of this context if
+    /// one exists, else to a service of another process that the transport has matched. The
+    /// response comes later, through [`take_response`](Self::take_response) (a
     /// [`Trigger::on_response`](crate::Trigger::on_response) runs code when it does). Never
     /// blocks.
     pub fn send_request(&self, request: S::Request) -> Result<RequestId, SendRequestError> {
@@ -216,7 +217,9 @@ impl<S: ServiceType> Client<S> {
         }
     }
 
-    /// This client's id, the [`RequestId::client`] of its requests.
+    /// This client's id, the [`RequestId::client`] of its requests and their responses.
+    /// Requests to another process carry the transport's id for the client on the wire (DDS:
+    /// its request writer's instance handle); their responses come back under this one.
     pub fn id(&self) -> u64 {
         self.id
     }

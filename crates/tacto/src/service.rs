@@ -89,6 +89,10 @@ pub struct RequestId {
 /// [`take_request`](Self::take_request); each is answered with
 /// [`send_response`](Self::send_response), from any thread, at any later time.
 ///
+/// In a context with a [`Transport`](crate::transport::Transport) that carries services (the
+/// DDS one), the service also answers clients of other processes: their requests wait in the
+/// transport's cache, taken after the local ones (see `docs/services.md`).
+///
 /// # Examples
 /// A node triggered by its service's requests, and a blocking client:
 /// ```
@@ -232,7 +236,9 @@ impl<S: ServiceType> Service<S> {
         self.requests.take()
     }
 
-    /// Sends `response` to the client that sent request `id`.
+    /// Sends `response` to the client that sent request `id`: the client of this context
+    /// with that id, else a client of another process through the transport (which may first
+    /// wait, briefly, until that client can receive it; see `docs/services.md`).
     ///
     /// A client that no longer exists gets nothing, and that is no error: in ROS 2 too a
     /// client may go before its answer comes. A response the client's full queue cannot hold
