@@ -1,7 +1,7 @@
 //! tacto's `Service` and `Client` on the ROS 2 graph: a context with a `DdsTransport` serves
 //! and calls services in other processes, checked against an independent Cyclone peer (the
 //! PyPI `cyclonedds` package, `tests/cyclonedds/add_two_ints.py`) and against tacto in a
-//! second process (this test binary, run again as a child). Domains 142-149.
+//! second process (this test binary, run again as a child). Domains 142-146.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -9,7 +9,8 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use tacto::{Context, Executor, ExecutorThread, Trigger, WaitSetExecutor};
+use tacto::msg::std_msgs::String as Text;
+use tacto::{Context, Executor, ExecutorThread, SpinOutcome, Trigger, WaitSetExecutor};
 use tacto_dds::DdsTransport;
 use tacto_msgs::example_interfaces::srv::{AddTwoInts, AddTwoInts_Request, AddTwoInts_Response};
 
@@ -107,6 +108,85 @@ fn a_cyclonedds_client_is_answered_by_a_triggered_tacto_service() {
     assert_eq!(line, format!("reply {} 7 42", 0x1234_abcd));
     running.stop();
     running.join().expect("executor").1.expect("spin");
+}
+
+#[test]
+fn remote_requests_wake_an_executor_only_for_a_triggered_service() {
+    let domain = 146;
+    let peer = RclpyNode::spawn_in(
+        "cyclonedds",
+        "add_two_ints.py",
+        domain,
+        &["flood", &domain.to_string()],
+    );
+
+    // A service polled by its node, which a topic nobody publishes triggers.
+    let polling_ctx = dds_context(domain);
+    let mut poller = polling_ctx.node("polled_adder").expect("node");
+    let polled = (poller.service::<AddTwoInts>("add_two_ints").create()).expect("service");
+    let quiet = (poller.subscription::<Text>("quiet").create()).expect("subscription");
+    poller
+        .execute(Trigger::on(&quiet), |_| {})
+        .expect("trigger");
+    let mut polling = WaitSetExecutor::new().expect("executor");
+    polling.add(poller).expect("add");
+
+    // The same service in another context, triggered by its requests.
+    let triggered_ctx = dds_context(domain);
+    let mut reactor = triggered_ctx.node("triggered_adder").expect("node");
+    let triggering = (reactor.service::<AddTwoInts>("add_two_ints").create()).expect("service");
+    let trigger = Trigger::on_request(&triggering);
+    reactor
+        .execute(
+            trigger,
+            move |_| while triggering.take_request().is_some() {},
+        )
+        .expect("trigger");
+    let mut reacting = WaitSetExecutor::new().expect("executor");
+    reacting.add(reactor).expect("add");
+
+    let deadline = Instant::now() + PATIENCE;
+    while polled.pending() == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "no request arrived; the peer said:\n{}",
+            peer.stderr()
+        );
+        thread::sleep(Duration::from_millis(10));
+    }
+    while polled.take_request().is_some() {}
+
+    // Windows of 200 ms: the polling executor wakes at most once per window, for its
+    // deadline, while requests arrive every 10 ms; the triggered one runs its node for them.
+    let windows = 5;
+    let before = polling.stats().wakeups;
+    for _ in 0..windows {
+        let outcome = polling.spin_for(Duration::from_millis(200)).expect("spin");
+        assert_eq!(outcome, SpinOutcome::Elapsed);
+    }
+    let wakeups = polling.stats().wakeups - before;
+    assert!(polled.pending() > 0, "requests arrived during the windows");
+    assert!(
+        wakeups <= windows,
+        "{wakeups} wake-ups of the executor of a polled service"
+    );
+    let (_, request) = polled.take_request().expect("a request");
+    assert_eq!(request.b, 1, "the flood's requests add 1");
+
+    let before = reacting.stats().executions;
+    for _ in 0..windows {
+        reacting.spin_for(Duration::from_millis(200)).expect("spin");
+    }
+    let runs = reacting.stats().executions - before;
+    assert!(
+        runs > windows,
+        "{runs} runs of the triggered service's node"
+    );
+    assert_eq!(
+        polling.stats().executions,
+        0,
+        "the quiet trigger never fired"
+    );
 }
 
 /// The child's side of [`a_tacto_client_calls_a_tacto_service_in_another_process`]: serves
