@@ -1,7 +1,7 @@
 //! tacto's `Service` and `Client` on the ROS 2 graph: a context with a `DdsTransport` serves
 //! and calls services in other processes, checked against an independent Cyclone peer (the
 //! PyPI `cyclonedds` package, `tests/cyclonedds/add_two_ints.py`) and against tacto in a
-//! second process (this test binary, run again as a child). Domains 142-146.
+//! second process (this test binary, run again as a child). Domains 142-147.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -311,62 +311,95 @@ fn a_tacto_client_calls_a_tacto_service_in_another_process() {
     drop(child);
 }
 
-/// The built `talker` and `listener` examples, as two processes: the listener hears the
-/// talker's messages. Both stop by `--count`.
-#[test]
-fn the_talker_example_reaches_the_listener_example() {
-    let examples = std::env::current_exe()
+/// The built example `name`, which `cargo test -p tacto-dds` builds before the tests.
+fn example(name: &str) -> std::path::PathBuf {
+    let path = std::env::current_exe()
         .expect("test binary")
         .parent()
         .and_then(|deps| deps.parent())
         .expect("target dir")
-        .join("examples");
-    let binary = |name: &str| {
-        let path = examples.join(name);
-        assert!(
-            path.exists(),
-            "{} is not built: run `cargo test -p tacto-dds` (which builds the examples) or \
-             `cargo build -p tacto-dds --examples` first",
-            path.display()
-        );
-        path
-    };
-    let domain = "145";
-    let spawn = |name: &str, count: &str| {
-        ChildProcess(
-            Command::new(binary(name))
-                .args(["--count", count])
-                .env("ROS_DOMAIN_ID", domain)
-                .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
-                .env_remove("CYCLONEDDS_URI")
-                .stdin(Stdio::null())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap_or_else(|e| panic!("cannot start {name}: {e}")),
-        )
-    };
-    let mut listener = spawn("listener", "3");
-    // Talks long enough for discovery on a loaded machine; the listener needs 3 messages.
-    let _talker = spawn("talker", "90");
+        .join("examples")
+        .join(name);
+    assert!(
+        path.exists(),
+        "{} is not built: run `cargo test -p tacto-dds` (which builds the examples) or \
+         `cargo build -p tacto-dds --examples` first",
+        path.display()
+    );
+    path
+}
+
+/// The loopback interface for Cyclone, where rclpy's Fast DDS meets it under LOCALHOST
+/// discovery (the README's setting for this).
+const LOOPBACK_URI: &str = "<CycloneDDS><Domain><General><Interfaces>\
+    <NetworkInterface name=\"lo\"/></Interfaces></General></Domain></CycloneDDS>";
+
+/// Starts example `name` with `--count count` in DDS domain `domain`, loopback discovery.
+fn spawn_example(name: &str, count: &str, domain: u32) -> ChildProcess {
+    ChildProcess(
+        Command::new(example(name))
+            .args(["--count", count])
+            .env("ROS_DOMAIN_ID", domain.to_string())
+            .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+            .env("CYCLONEDDS_URI", LOOPBACK_URI)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {name}: {e}")),
+    )
+}
+
+/// Waits for `child` to exit by itself, successfully, and returns its stdout.
+fn output_of(mut child: ChildProcess, what: &str) -> String {
     let deadline = Instant::now() + PATIENCE;
     let status = loop {
-        if let Some(status) = listener.0.try_wait().expect("wait") {
+        if let Some(status) = child.0.try_wait().expect("wait") {
             break status;
         }
-        assert!(
-            Instant::now() < deadline,
-            "the listener heard fewer than 3 messages"
-        );
+        assert!(Instant::now() < deadline, "{what} within {PATIENCE:?}");
         thread::sleep(Duration::from_millis(50));
     };
-    assert!(status.success(), "the listener failed: {status}");
+    assert!(status.success(), "{what}: it failed, {status}");
     let mut out = String::new();
-    std::io::Read::read_to_string(&mut listener.0.stdout.take().expect("piped"), &mut out)
+    std::io::Read::read_to_string(&mut child.0.stdout.take().expect("piped"), &mut out)
         .expect("stdout");
+    out
+}
+
+/// The built `talker` and `listener` examples, as two processes: the listener hears the
+/// talker's messages. Both stop by `--count`.
+#[test]
+fn the_talker_example_reaches_the_listener_example() {
+    let domain = 145;
+    let listener = spawn_example("listener", "3", domain);
+    // Talks long enough for discovery on a loaded machine; the listener needs 3 messages.
+    let _talker = spawn_example("talker", "90", domain);
+    let out = output_of(listener, "the listener heard 3 messages");
     let heard: Vec<&str> = out.lines().collect();
     assert_eq!(heard.len(), 3, "{out}");
     for line in heard {
         assert!(line.starts_with("I heard: [Hello World: "), "{line}");
+    }
+}
+
+/// The examples and rclpy's nodes (Fast DDS) on one topic: the `listener` example hears an
+/// rclpy talker, an rclpy listener hears the `talker` example.
+#[test]
+fn the_examples_talk_with_rclpy() {
+    let domain = 147;
+    let _rclpy_talker = RclpyNode::spawn("talker.py", domain, &["chatter", "from rclpy"]);
+    let listener = spawn_example("listener", "3", domain);
+    let out = output_of(listener, "the listener heard 3 messages of rclpy");
+    for line in out.lines() {
+        assert!(line.starts_with("I heard: [from rclpy "), "{line}");
+    }
+    assert_eq!(out.lines().count(), 3, "{out}");
+
+    let rclpy_listener = RclpyNode::spawn("listener.py", domain, &["chatter", "Hello World:", "3"]);
+    expect_line(&rclpy_listener, "ready");
+    let _talker = spawn_example("talker", "90", domain);
+    for _ in 0..3 {
+        expect_line(&rclpy_listener, "Hello World: ");
     }
 }
