@@ -4,12 +4,13 @@
 use std::io;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::AddError;
 use super::base::Base;
 use super::poller::{FdListener, Watch};
 use super::signal::Signal;
+use super::stats::ExecutableStats;
 use crate::callback_group::CallbackGroup;
 use crate::clock::{Clock, ClockKind, Time, os_now};
 
@@ -54,8 +55,9 @@ impl FdListener for Pending {
 
 /// One executable inside an executor; `L` is what its triggering subscriptions call.
 pub(crate) struct Entry<L = Pending> {
-    pub(crate) node: Arc<str>,
     exe: Executable,
+    /// What it did so far; names its node.
+    stats: ExecutableStats,
     /// Set for periodic triggers.
     schedule: Option<Schedule>,
     listener: Arc<L>,
@@ -68,7 +70,7 @@ pub(crate) struct Entry<L = Pending> {
 impl<L> std::fmt::Debug for Entry<L> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Entry")
-            .field("node", &self.node)
+            .field("node", &self.stats.node)
             .field("trigger", &self.exe.trigger)
             .field("schedule", &self.schedule)
             .finish_non_exhaustive()
@@ -119,9 +121,18 @@ impl<L> Entry<L> {
         })
     }
 
-    /// Runs the code; fails only if a readable trigger's fd could not be re-armed.
+    /// Runs the code and counts the run; fails only if a readable trigger's fd could not be
+    /// re-armed.
     pub(crate) fn run(&mut self, activation: &Activation) -> io::Result<()> {
+        let start = os_now(ClockKind::Steady);
         (self.exe.run)(activation);
+        let took = os_now(ClockKind::Steady) - start;
+        // The activation's time was read just before the run, on the trigger's clock.
+        let delay = match &self.schedule {
+            Some(schedule) => activation.time - schedule.served(),
+            None => Duration::ZERO,
+        };
+        (self.stats).record(delay, took, activation.missed_periods);
         // Level trigger, for an fd: epoll looks at its level as it is re-armed, so an fd left
         // readable is reported again, by the next wait.
         match (&self.watch, self.exe.trigger.fd()) {
@@ -132,6 +143,10 @@ impl<L> Entry<L> {
 
     pub(crate) fn group(&self) -> CallbackGroup {
         self.exe.group
+    }
+
+    pub(crate) fn stats(&self) -> &ExecutableStats {
+        &self.stats
     }
 
     pub(crate) fn steady_deadline(&self) -> Option<Time> {
@@ -210,7 +225,7 @@ pub(crate) fn admit<L: Listener + FdListener + 'static>(
         .into_iter();
     let signal = base.poller.signal().clone();
     let mut entries = Vec::with_capacity(node.executables.len());
-    for (exe, listener) in node.executables.into_iter().zip(listeners) {
+    for (index, (exe, listener)) in node.executables.into_iter().zip(listeners).enumerate() {
         for input in &exe.trigger.inputs {
             let attached = input
                 .attach(listener.clone())
@@ -232,8 +247,8 @@ pub(crate) fn admit<L: Listener + FdListener + 'static>(
             Schedule::on_grid(period, exe.trigger.clock, epoch, now)
         });
         entries.push(Entry {
-            node: name.clone(),
             exe,
+            stats: ExecutableStats::new(name.clone(), index),
             schedule,
             listener,
             watch,
