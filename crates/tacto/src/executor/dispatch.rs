@@ -4,13 +4,13 @@
 use std::io;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::AddError;
 use super::base::Base;
 use super::poller::{FdListener, Watch};
 use super::signal::Signal;
-use super::stats::ExecutableStats;
+use super::stats::{Counters, ExecutableStats, nanos_between};
 use crate::callback_group::CallbackGroup;
 use crate::clock::{Clock, ClockKind, Time, os_now};
 
@@ -56,8 +56,11 @@ impl FdListener for Pending {
 /// One executable inside an executor; `L` is what its triggering subscriptions call.
 pub(crate) struct Entry<L = Pending> {
     exe: Executable,
-    /// What it did so far; names its node.
-    stats: ExecutableStats,
+    node: Arc<str>,
+    /// Its position among its node's executables.
+    index: usize,
+    /// What it did so far.
+    counters: Counters,
     /// Set for periodic triggers.
     schedule: Option<Schedule>,
     listener: Arc<L>,
@@ -70,7 +73,7 @@ pub(crate) struct Entry<L = Pending> {
 impl<L> std::fmt::Debug for Entry<L> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Entry")
-            .field("node", &self.stats.node)
+            .field("node", &self.node)
             .field("trigger", &self.exe.trigger)
             .field("schedule", &self.schedule)
             .finish_non_exhaustive()
@@ -124,15 +127,20 @@ impl<L> Entry<L> {
     /// Runs the code and counts the run; fails only if a readable trigger's fd could not be
     /// re-armed.
     pub(crate) fn run(&mut self, activation: &Activation) -> io::Result<()> {
-        let start = os_now(ClockKind::Steady);
+        // The activation's time is when the run starts; on the steady clock (the default) it
+        // serves as the start, and a run costs one clock read for its figures, not two.
+        let start = match self.exe.trigger.clock {
+            ClockKind::Steady => activation.time,
+            ClockKind::System | ClockKind::Ros => os_now(ClockKind::Steady),
+        };
         (self.exe.run)(activation);
-        let took = os_now(ClockKind::Steady) - start;
+        let took = nanos_between(start, os_now(ClockKind::Steady));
         // The activation's time was read just before the run, on the trigger's clock.
         let delay = match &self.schedule {
-            Some(schedule) => activation.time - schedule.served(),
-            None => Duration::ZERO,
+            Some(schedule) => nanos_between(schedule.served(), activation.time),
+            None => 0,
         };
-        (self.stats).record(delay, took, activation.missed_periods);
+        (self.counters).record(delay, took, activation.missed_periods);
         // Level trigger, for an fd: epoll looks at its level as it is re-armed, so an fd left
         // readable is reported again, by the next wait.
         match (&self.watch, self.exe.trigger.fd()) {
@@ -145,8 +153,8 @@ impl<L> Entry<L> {
         self.exe.group
     }
 
-    pub(crate) fn stats(&self) -> &ExecutableStats {
-        &self.stats
+    pub(crate) fn stats(&self) -> ExecutableStats {
+        self.counters.stats(&self.node, self.index)
     }
 
     pub(crate) fn steady_deadline(&self) -> Option<Time> {
@@ -248,7 +256,9 @@ pub(crate) fn admit<L: Listener + FdListener + 'static>(
         });
         entries.push(Entry {
             exe,
-            stats: ExecutableStats::new(name.clone(), index),
+            node: name.clone(),
+            index,
+            counters: Counters::default(),
             schedule,
             listener,
             watch,

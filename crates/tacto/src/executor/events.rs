@@ -310,7 +310,7 @@ impl Executor for EventsExecutor {
     }
 
     fn executable_stats(&self) -> Vec<ExecutableStats> {
-        self.entries.iter().map(|e| e.stats().clone()).collect()
+        self.entries.iter().map(Entry::stats).collect()
     }
 }
 

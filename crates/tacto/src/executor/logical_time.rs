@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use super::base::Base;
 use super::dispatch::steady_time;
 use super::poller::Woken;
+use super::stats::{Counters, nanos_between};
 use super::{
     AddError, ExecutableStats, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle,
 };
@@ -140,8 +141,11 @@ impl fmt::Debug for LetExecutor {
 /// One executable of a LET executor.
 struct Entry {
     exe: Executable,
-    /// What it did so far; names its node.
-    stats: ExecutableStats,
+    node: Arc<str>,
+    /// Its position among its node's executables.
+    index: usize,
+    /// What it did so far.
+    counters: Counters,
     /// Set for periodic triggers.
     due: Option<Due>,
     /// The node's clocks, for the time of an input trigger on another clock.
@@ -351,12 +355,12 @@ impl LetExecutor {
                 let began = os_now(ClockKind::Steady);
                 // How late in its period the run starts: the nodes before it ran first.
                 let delay = match entry.due {
-                    Some(_) => self.clock.now(self.kind) - start,
-                    None => Duration::ZERO,
+                    Some(_) => nanos_between(start, self.clock.now(self.kind)),
+                    None => 0,
                 };
                 (entry.exe.run)(&activation);
-                let took = os_now(ClockKind::Steady) - began;
-                (entry.stats).record(delay, took, activation.missed_periods());
+                let took = nanos_between(began, os_now(ClockKind::Steady));
+                (entry.counters).record(delay, took, activation.missed_periods());
                 self.base.stats.executions += 1;
                 if entry.due.is_none() && entry.exe.trigger.holds() {
                     self.base.stats.left_unread += 1;
@@ -411,7 +415,9 @@ impl Executor for LetExecutor {
         self.entries
             .extend(entries.map(|(index, (exe, every))| Entry {
                 exe,
-                stats: ExecutableStats::new(name.clone(), index),
+                node: name.clone(),
+                index,
+                counters: Counters::default(),
                 due: every.map(|every| Due { every, next }),
                 clock: clock.clone(),
             }));
@@ -461,6 +467,8 @@ impl Executor for LetExecutor {
     }
 
     fn executable_stats(&self) -> Vec<ExecutableStats> {
-        self.entries.iter().map(|e| e.stats.clone()).collect()
+        (self.entries.iter())
+            .map(|e| e.counters.stats(&e.node, e.index))
+            .collect()
     }
 }

@@ -107,7 +107,7 @@ impl SingleThreaded {
     }
 
     pub(crate) fn executable_stats(&self) -> Vec<ExecutableStats> {
-        self.entries.iter().map(|e| e.stats().clone()).collect()
+        self.entries.iter().map(Entry::stats).collect()
     }
 }
 

@@ -4,11 +4,15 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::clock::Time;
+
 /// Counters and timings of one executable (a node's code registered with a trigger, a callback
 /// or a timer) since it joined its executor.
 ///
-/// Kept by the executor's own thread as it runs the code, at the cost of two reads of the
-/// monotonic clock per run; reading them copies a few numbers per executable.
+/// Kept by the executor's own thread as it runs the code, at the cost of one read of the
+/// monotonic clock per run (two for a trigger on another clock); reading them copies a few
+/// numbers per executable. A run's time counts from its activation's
+/// [`time`](crate::Activation::time) to its end.
 ///
 /// # Examples
 /// ```
@@ -56,19 +60,6 @@ pub struct ExecutableStats {
 }
 
 impl ExecutableStats {
-    pub(crate) fn new(node: Arc<str>, index: usize) -> Self {
-        ExecutableStats {
-            node,
-            index,
-            runs: 0,
-            run_time_total: Duration::ZERO,
-            run_time_max: Duration::ZERO,
-            start_delay_total: Duration::ZERO,
-            start_delay_max: Duration::ZERO,
-            missed_periods: 0,
-        }
-    }
-
     /// The mean run time; zero before the first run.
     pub fn run_time_mean(&self) -> Duration {
         mean(self.run_time_total, self.runs)
@@ -78,16 +69,48 @@ impl ExecutableStats {
     pub fn start_delay_mean(&self) -> Duration {
         mean(self.start_delay_total, self.runs)
     }
+}
 
-    /// Counts one run that started `delay` after its deadline and took `took`.
-    pub(crate) fn record(&mut self, delay: Duration, took: Duration, missed_periods: u64) {
+/// What an executor keeps per executable on its hot path: plain nanoseconds, turned into
+/// [`ExecutableStats`] only when someone asks.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Counters {
+    runs: u64,
+    run_ns_total: u64,
+    run_ns_max: u64,
+    delay_ns_total: u64,
+    delay_ns_max: u64,
+    missed_periods: u64,
+}
+
+impl Counters {
+    /// Counts one run that started `delay_ns` after its deadline and took `took_ns`.
+    pub(crate) fn record(&mut self, delay_ns: u64, took_ns: u64, missed_periods: u64) {
         self.runs += 1;
-        self.run_time_total = self.run_time_total.saturating_add(took);
-        self.run_time_max = self.run_time_max.max(took);
-        self.start_delay_total = self.start_delay_total.saturating_add(delay);
-        self.start_delay_max = self.start_delay_max.max(delay);
+        self.run_ns_total = self.run_ns_total.saturating_add(took_ns);
+        self.run_ns_max = self.run_ns_max.max(took_ns);
+        self.delay_ns_total = self.delay_ns_total.saturating_add(delay_ns);
+        self.delay_ns_max = self.delay_ns_max.max(delay_ns);
         self.missed_periods += missed_periods;
     }
+
+    pub(crate) fn stats(&self, node: &Arc<str>, index: usize) -> ExecutableStats {
+        ExecutableStats {
+            node: node.clone(),
+            index,
+            runs: self.runs,
+            run_time_total: Duration::from_nanos(self.run_ns_total),
+            run_time_max: Duration::from_nanos(self.run_ns_max),
+            start_delay_total: Duration::from_nanos(self.delay_ns_total),
+            start_delay_max: Duration::from_nanos(self.delay_ns_max),
+            missed_periods: self.missed_periods,
+        }
+    }
+}
+
+/// The nanoseconds from `from` to `to`, zero if `to` is earlier.
+pub(crate) fn nanos_between(from: Time, to: Time) -> u64 {
+    u64::try_from(to.as_nanos().saturating_sub(from.as_nanos())).unwrap_or(0)
 }
 
 fn mean(total: Duration, runs: u64) -> Duration {

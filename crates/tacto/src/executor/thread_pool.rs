@@ -334,7 +334,7 @@ impl Executor for ThreadPoolExecutor {
     }
 
     fn executable_stats(&self) -> Vec<ExecutableStats> {
-        self.entries.iter().map(|e| e.stats().clone()).collect()
+        self.entries.iter().map(Entry::stats).collect()
     }
 }
 
