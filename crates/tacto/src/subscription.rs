@@ -504,7 +504,8 @@ impl<T: Message> Subscription<T> {
 
     /// Samples from another transport or message type that failed to decode as `T`, since
     /// creation: each was discarded when a read or take reached it, and the read or take went
-    /// on to the next sample. Never from this process's own publishers of `T`.
+    /// on to the next sample. Never from this process's own publishers of `T`. The first one
+    /// is logged on stderr (topic and decoding error), the rest only counted.
     pub fn malformed(&self) -> u64 {
         self.inbox.cache().malformed()
     }
