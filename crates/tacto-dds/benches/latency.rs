@@ -6,13 +6,16 @@
 //! wire (`std_msgs/msg/UInt8MultiArray`, reliable, volatile, keep last 10).
 //!
 //! `cargo bench -p tacto-dds --bench latency` (`TACTO_DDS_BENCH_COUNT=200` for a quick run).
+//! Each size runs `TACTO_DDS_BENCH_ROUNDS` (3) rounds of raw then tacto, a receiver process
+//! per round; the figures pool the rounds.
 //!
 //! The sender writes `CLOCK_MONOTONIC` (one clock for every process of the host) and the
 //! message's index into the payload, sends, and waits for the receiver's acknowledgement (a
 //! line on its stdout) before the next message, so one message is in flight. The receiver
 //! reads the clock once it holds the payload: one-way latency includes the wake-up. CPU per
 //! message is user + system time of both processes (every thread, Cyclone's included) over
-//! the measured messages, divided by their number. A message not acknowledged within 10 s
+//! the measured messages, divided by their number; the same for minor page faults (a fresh
+//! large buffer is faulted in page by page). A message not acknowledged within 10 s
 //! is counted lost (reliable QoS: there should be none). Domains 170 (raw) and 171 (tacto).
 
 use std::ffi::CString;
@@ -76,9 +79,17 @@ fn main() -> Result<()> {
         .map(|c| c.parse())
         .transpose()?
         .unwrap_or(1000);
-    println!("one-way latency over DDS (loopback), 2 processes, {count} messages per size");
+    let rounds: u64 = std::env::var("TACTO_DDS_BENCH_ROUNDS")
+        .ok()
+        .map(|c| c.parse())
+        .transpose()?
+        .unwrap_or(3);
     println!(
-        "{:>8} | {:>8} {:>8} {:>8} | {:>8} {:>8} {:>8} | {:>5} {:>5} | {:>9} {:>9} {:>5} | {:>4}",
+        "one-way latency over DDS (loopback), 2 processes, {rounds} rounds of {count} messages \
+         per size and path"
+    );
+    println!(
+        "{:>8} | {:>8} {:>8} {:>8} | {:>8} {:>8} {:>8} | {:>5} {:>5} | {:>9} {:>9} {:>5} | {:>11} | {:>4}",
         "payload",
         "raw p50",
         "raw p99",
@@ -91,29 +102,44 @@ fn main() -> Result<()> {
         "raw CPU/m",
         "tac CPU/m",
         "CPUx",
+        "faults/m",
         "lost"
     );
     for size in SIZES {
-        let raw = run(Path::Raw, size, count)?;
-        let tacto = run(Path::Tacto, size, count)?;
+        // Alternating, so that a change of the machine's load hits both paths alike.
+        let (mut raw, mut tacto) = (Outcome::default(), Outcome::default());
+        for _ in 0..rounds {
+            raw.add(run(Path::Raw, size, count)?);
+            tacto.add(run(Path::Tacto, size, count)?);
+        }
+        let (raw_p50, raw_p99, raw_max) = (raw.at(0.5), raw.at(0.99), raw.at(1.0));
+        let (tacto_p50, tacto_p99, tacto_max) = (tacto.at(0.5), tacto.at(0.99), tacto.at(1.0));
         println!(
-            "{:>8} | {:>8} {:>8} {:>8} | {:>8} {:>8} {:>8} | {:>5.2} {:>5.2} | {:>9} {:>9} {:>5.2} | {:>4}",
+            "{:>8} | {:>8} {:>8} {:>8} | {:>8} {:>8} {:>8} | {:>5.2} {:>5.2} | {:>9} {:>9} {:>5.2} | {:>11} | {:>4}",
             bytes(size),
-            micros(raw.p50),
-            micros(raw.p99),
-            micros(raw.max),
-            micros(tacto.p50),
-            micros(tacto.p99),
-            micros(tacto.max),
-            tacto.p50 as f64 / raw.p50 as f64,
-            tacto.p99 as f64 / raw.p99 as f64,
-            micros(raw.cpu_per_message),
-            micros(tacto.cpu_per_message),
-            tacto.cpu_per_message as f64 / raw.cpu_per_message as f64,
+            micros(raw_p50),
+            micros(raw_p99),
+            micros(raw_max),
+            micros(tacto_p50),
+            micros(tacto_p99),
+            micros(tacto_max),
+            tacto_p50 as f64 / raw_p50 as f64,
+            tacto_p99 as f64 / raw_p99 as f64,
+            micros(raw.cpu_per_message()),
+            micros(tacto.cpu_per_message()),
+            tacto.cpu_per_message() as f64 / raw.cpu_per_message() as f64,
+            format!(
+                "{}/{}",
+                raw.faults_per_message(),
+                tacto.faults_per_message()
+            ),
             format!("{}/{}", raw.lost, tacto.lost),
         );
     }
-    println!("(times in µs; x = tacto / raw; lost = raw/tacto, reliable QoS)");
+    println!(
+        "(times in µs; x = tacto / raw; faults/m: minor page faults per message, both processes, \
+         raw/tacto; lost = raw/tacto, reliable QoS)"
+    );
     Ok(())
 }
 
@@ -129,12 +155,38 @@ fn config(domain: u32) -> DomainConfig {
     config
 }
 
+/// What runs of one path measured, pooled.
+#[derive(Default)]
 struct Outcome {
-    p50: u64,
-    p99: u64,
-    max: u64,
-    cpu_per_message: u64,
+    latencies: Vec<u64>,
+    cpu: u64,
+    faults: u64,
+    messages: u64,
     lost: u64,
+}
+
+impl Outcome {
+    fn add(&mut self, run: Outcome) {
+        self.latencies.extend(run.latencies);
+        self.cpu += run.cpu;
+        self.faults += run.faults;
+        self.messages += run.messages;
+        self.lost += run.lost;
+    }
+
+    /// The latency at quantile `q`.
+    fn at(&mut self, q: f64) -> u64 {
+        self.latencies.sort_unstable();
+        self.latencies[((self.latencies.len() - 1) as f64 * q) as usize]
+    }
+
+    fn cpu_per_message(&self) -> u64 {
+        self.cpu / self.messages.max(1)
+    }
+
+    fn faults_per_message(&self) -> u64 {
+        self.faults / self.messages.max(1)
+    }
 }
 
 /// How one path sends: the message built around `data`, stamped, written.
@@ -273,7 +325,7 @@ fn run(path: Path, size: usize, count: u64) -> Result<Outcome> {
             }
         }
     }
-    let cpu_start = cpu_ns();
+    let start = usage();
     let mut lost = 0;
     for index in WARMUP..WARMUP + count {
         sender.send(index)?;
@@ -281,14 +333,16 @@ fn run(path: Path, size: usize, count: u64) -> Result<Outcome> {
             lost += 1;
         }
     }
-    let sender_cpu = cpu_ns() - cpu_start;
+    let sent = usage().since(start);
     drop(child.stdin.take()); // end of run: the receiver reports and exits
-    let (mut latencies, mut receiver_cpu) = (Vec::new(), 0);
+    let (mut latencies, mut receiver) = (Vec::new(), Usage::default());
     while let Ok(line) = received.recv_timeout(PATIENCE) {
         if let Some(ns) = line.strip_prefix("latency ") {
             latencies.push(ns.parse::<u64>()?);
         } else if let Some(ns) = line.strip_prefix("cpu ") {
-            receiver_cpu = ns.parse()?;
+            receiver.cpu_ns = ns.parse()?;
+        } else if let Some(n) = line.strip_prefix("faults ") {
+            receiver.faults = n.parse()?;
         }
     }
     child.wait()?;
@@ -296,13 +350,11 @@ fn run(path: Path, size: usize, count: u64) -> Result<Outcome> {
     if latencies.is_empty() {
         return Err(format!("{path:?} {size}: nothing measured").into());
     }
-    latencies.sort_unstable();
-    let at = |q: f64| latencies[((latencies.len() - 1) as f64 * q) as usize];
     Ok(Outcome {
-        p50: at(0.5),
-        p99: at(0.99),
-        max: at(1.0),
-        cpu_per_message: (sender_cpu + receiver_cpu) / count,
+        latencies,
+        cpu: sent.cpu_ns + receiver.cpu_ns,
+        faults: sent.faults + receiver.faults,
+        messages: count,
         lost,
     })
 }
@@ -311,8 +363,8 @@ fn run(path: Path, size: usize, count: u64) -> Result<Outcome> {
 #[derive(Default)]
 struct Record {
     latencies: Vec<u64>,
-    cpu_first: Option<u64>,
-    cpu_last: u64,
+    first: Option<Usage>,
+    last: Usage,
 }
 
 impl Record {
@@ -322,13 +374,13 @@ impl Record {
         let word = |at: usize| u64::from_le_bytes(payload[at..at + 8].try_into().unwrap());
         let (stamp, index) = (word(0), word(8));
         if index >= WARMUP {
-            self.cpu_first.get_or_insert_with(cpu_ns);
+            self.first.get_or_insert_with(usage);
             self.latencies.push(now.saturating_sub(stamp));
         }
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "ack {index}").and_then(|()| out.flush());
         if index >= WARMUP {
-            self.cpu_last = cpu_ns();
+            self.last = usage();
         }
     }
 
@@ -337,8 +389,9 @@ impl Record {
         for ns in &self.latencies {
             let _ = writeln!(out, "latency {ns}");
         }
-        let cpu = self.cpu_last.saturating_sub(self.cpu_first.unwrap_or(0));
-        let _ = writeln!(out, "cpu {cpu}");
+        let used = self.last.since(self.first.unwrap_or_default());
+        let _ = writeln!(out, "cpu {}", used.cpu_ns);
+        let _ = writeln!(out, "faults {}", used.faults);
     }
 }
 
@@ -505,13 +558,32 @@ fn monotonic_ns() -> u64 {
     now.tv_sec as u64 * 1_000_000_000 + now.tv_nsec as u64
 }
 
-/// CPU time of this process, every thread.
-fn cpu_ns() -> u64 {
-    // SAFETY: an all-zero timespec is a valid value.
-    let mut now: libc::timespec = unsafe { std::mem::zeroed() };
-    // SAFETY: a valid, writable timespec.
-    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut now) };
-    now.tv_sec as u64 * 1_000_000_000 + now.tv_nsec as u64
+/// CPU time (user + system, every thread) and minor page faults of this process so far.
+#[derive(Clone, Copy, Default)]
+struct Usage {
+    cpu_ns: u64,
+    faults: u64,
+}
+
+impl Usage {
+    fn since(self, start: Usage) -> Usage {
+        Usage {
+            cpu_ns: self.cpu_ns.saturating_sub(start.cpu_ns),
+            faults: self.faults.saturating_sub(start.faults),
+        }
+    }
+}
+
+fn usage() -> Usage {
+    // SAFETY: an all-zero rusage is a valid value of the plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid, writable rusage.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1_000;
+    Usage {
+        cpu_ns: ns(usage.ru_utime) + ns(usage.ru_stime),
+        faults: usage.ru_minflt as u64,
+    }
 }
 
 fn bytes(size: usize) -> String {
