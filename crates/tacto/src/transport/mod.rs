@@ -30,8 +30,15 @@
 //! A publisher writes to its link under the lock that orders its deliveries, with the
 //! sample's facts ([`LinkWriter::write_message`]), so a link sees its samples in sequence
 //! order and can encode them where it likes (a shared-memory slot: one pass).
+//!
+//! Services go through the same seam: a transport that carries them makes a [`ServiceLink`]
+//! per service (a second source of requests, waking an executor only once a trigger names the
+//! service) and a [`ClientLink`] per client (used only while no service of this context has
+//! the name); the defaults of [`Transport::service`] and [`Transport::client`] carry none.
 
 pub(crate) mod intra;
 mod link;
 
-pub use link::{LinkError, LinkReader, LinkWriter, ReadOp, RemoteSample, Transport};
+pub use link::{
+    ClientLink, LinkError, LinkReader, LinkWriter, ReadOp, RemoteSample, ServiceLink, Transport,
+};
