@@ -9,7 +9,10 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use tacto::msg::std_msgs::String as Text;
-use tacto::{Context, Executor, History, SampleInfo, Trigger, WaitSetExecutor};
+use tacto::{
+    CallbackExecutor, Context, EventsExecutor, Executor, History, SampleInfo, ThreadPoolExecutor,
+    Trigger, WaitSetExecutor,
+};
 use tacto_shm::ShmTransport;
 
 const ROLE: &str = "TACTO_SHM_CONTEXT_ROLE";
@@ -165,7 +168,7 @@ impl Drop for Child {
 }
 
 /// Spins `executor` in short windows until `done` holds; returns the number of windows.
-fn spin_until(executor: &mut impl Executor, what: &str, mut done: impl FnMut() -> bool) -> u64 {
+fn spin_until(executor: &mut dyn Executor, what: &str, mut done: impl FnMut() -> bool) -> u64 {
     let start = Instant::now();
     let mut windows = 0;
     while !done() {
@@ -178,7 +181,20 @@ fn spin_until(executor: &mut impl Executor, what: &str, mut done: impl FnMut() -
 
 #[test]
 fn a_triggered_subscription_gets_every_sample_in_order_with_its_info() {
-    let topic = topic("triggered");
+    every_sample_in_order("wait_set", &mut WaitSetExecutor::new().unwrap());
+}
+
+#[test]
+fn on_the_other_executors_too() {
+    every_sample_in_order("callback", &mut CallbackExecutor::new().unwrap());
+    every_sample_in_order("events", &mut EventsExecutor::new().unwrap());
+    every_sample_in_order("thread_pool", &mut ThreadPoolExecutor::new().unwrap());
+}
+
+/// A publisher process sends 10 samples; the subscription's code, run by `executor` when its
+/// listener fd is readable, gets each once, in order, with the publisher's facts.
+fn every_sample_in_order(name: &str, executor: &mut dyn Executor) {
+    let topic = topic(&format!("triggered_{name}"));
     let ctx = context("parent");
     let mut node = ctx.node("listener").unwrap();
     let sub = node
@@ -194,7 +210,6 @@ fn a_triggered_subscription_gets_every_sample_in_order_with_its_info() {
         }
     })
     .unwrap();
-    let mut executor = WaitSetExecutor::new().unwrap();
     executor.add(node).unwrap();
 
     let before = now_ns();
@@ -206,7 +221,7 @@ fn a_triggered_subscription_gets_every_sample_in_order_with_its_info() {
         "every sample went to shared memory"
     );
     let mut received = Vec::new();
-    spin_until(&mut executor, "10 samples ran the code", || {
+    spin_until(executor, "10 samples ran the code", || {
         received.extend(rx.try_iter());
         received.len() >= 10
     });
