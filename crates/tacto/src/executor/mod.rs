@@ -174,7 +174,9 @@ pub enum AddError {
         executor: &'static str,
     },
     /// The OS refused to watch the fd of one of the node's
-    /// [readable triggers](crate::Trigger::readable): a regular file or a directory (`EPERM`:
+    /// [readable triggers](crate::Trigger::readable) (or the wake-up fd of a triggering
+    /// subscription's transport, see [`LinkReader::wake_fd`](crate::transport::LinkReader::wake_fd)):
+    /// a regular file or a directory (`EPERM`:
     /// always readable, so nothing to wait for), or an fd this executor already watches
     /// (`EEXIST`). The node's other fds are not watched either.
     #[error("node {node:?}: the executor cannot watch a readable trigger's fd: {source}")]

@@ -89,6 +89,7 @@ pub(crate) enum Rearm {
     /// Whenever it is readable: its listener drains it as it is reported.
     Never,
 }
+
 /// Why [`Poller::wait`] returned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Woken {
