@@ -6,12 +6,15 @@
 //! [`encode`] turn CDR into a [`Value`] tree and back, byte for byte as the generated types do;
 //! [`yaml`] and [`json`] print it as `ros2 topic echo` does, or for scripts.
 
+pub mod commands;
 pub mod dynamic_cdr;
+pub mod hz;
 pub mod json;
 pub mod registry;
 pub mod value;
 pub mod yaml;
 
+pub use commands::{CommandError, EchoOptions, Options};
 pub use dynamic_cdr::{DecodeError, EncodeError, decode, encode};
 pub use registry::{MessageType, TypeError, TypeRegistry};
 pub use value::Value;
