@@ -5,7 +5,7 @@
 //! the endpoints with their topic, type and QoS; `ros_discovery_info` (see `graph.rs`) says
 //! which node owns which endpoint. Nothing here writes to the graph: the observer has no node.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::ffi::CStr;
 use std::ptr;
 use std::sync::Arc;
@@ -113,8 +113,7 @@ pub struct Discovery {
     node_info: Reader<ParticipantEntitiesInfo>,
     own: [u8; 16],
     endpoints: HashMap<[u8; 16], Endpoint>,
-    alive: HashSet<[u8; 16]>,
-    /// The last `ros_discovery_info` of each participant alive.
+    /// The last `ros_discovery_info` of each participant (until it leaves).
     nodes: HashMap<[u8; 16], ParticipantEntitiesInfo>,
 }
 
@@ -149,23 +148,15 @@ impl Discovery {
             node_info: Reader::on_topic(participant, topic, qos, None)?,
             own: participant.guid().map_err(DiscoveryError::Guid)?,
             endpoints: HashMap::new(),
-            alive: HashSet::new(),
             nodes: HashMap::new(),
         })
     }
 
     /// Takes what discovery learned since the last call.
     pub fn refresh(&mut self) -> Result<(), DiscoveryError> {
-        let (alive, gone) = self.participants.take_participants()?;
-        for key in gone {
-            self.alive.remove(&key);
+        for key in self.participants.take_departed()? {
             self.nodes.remove(&key);
             self.endpoints.retain(|_, e| e.participant != key);
-        }
-        for key in alive {
-            if self.alive.len() < MAX_ENDPOINTS {
-                self.alive.insert(key);
-            }
         }
         for reader in [&self.publications, &self.subscriptions] {
             let (alive, gone) = reader.take_endpoints(std::ptr::eq(reader, &self.publications))?;
@@ -182,8 +173,10 @@ impl Discovery {
         }
         loop {
             match self.node_info.take() {
+                // Kept even if its participant is not known yet (its announcement may come
+                // first); a participant that leaves takes its entry along.
                 Ok(Some(info)) => {
-                    if self.alive.contains(&info.gid.data) {
+                    if self.nodes.len() < MAX_ENDPOINTS || self.nodes.contains_key(&info.gid.data) {
                         self.nodes.insert(info.gid.data, info);
                     }
                 }
@@ -345,25 +338,21 @@ impl BuiltinReader {
         }
     }
 
-    /// The participants that appeared and those that left.
-    #[allow(clippy::type_complexity)]
-    fn take_participants(&self) -> Result<(Vec<[u8; 16]>, Vec<[u8; 16]>), DiscoveryError> {
-        let (mut alive, mut gone) = (Vec::new(), Vec::new());
+    /// The participants that left.
+    fn take_departed(&self) -> Result<Vec<[u8; 16]>, DiscoveryError> {
+        let mut gone = Vec::new();
         self.take_all(|sample, is_alive| {
-            // SAFETY: a DCPSParticipant sample on loan is a dds_builtintopic_participant_t;
-            // its key is valid even without data.
-            let key = unsafe {
-                (*sample.cast::<cyclors::dds_builtintopic_participant_t>())
-                    .key
-                    .v
-            };
-            if is_alive {
-                alive.push(key)
-            } else {
-                gone.push(key)
+            if !is_alive {
+                // SAFETY: a DCPSParticipant sample on loan is a dds_builtintopic_participant_t;
+                // its key is valid even without data.
+                gone.push(unsafe {
+                    (*sample.cast::<cyclors::dds_builtintopic_participant_t>())
+                        .key
+                        .v
+                });
             }
         })?;
-        Ok((alive, gone))
+        Ok(gone)
     }
 
     /// The endpoints that appeared and the keys of those that left.
