@@ -1,210 +1,117 @@
-//! `tacto topic|node` against real rclpy nodes (the PyPI wheels, Fast DDS) and a tacto node,
-//! running the built `tacto` binary. DDS domains 180 to 189.
+//! The `tacto` command's answers to bad input: a clear message and a failing exit code.
 
-#[path = "../../tacto-dds/tests/support/mod.rs"]
-mod support;
+use std::process::Command;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Output, Stdio};
-use std::time::Instant;
-
-use support::{PATIENCE, RclpyNode, loopback_participant};
-use tacto::Context;
-use tacto::msg::std_msgs::String as Text;
-use tacto_dds::DdsTransport;
-
-/// The rclpy scripts of tacto-dds' tests, relative to this crate's tests/ folder.
-const RCLPY: &str = "../../tacto-dds/tests/rclpy";
-
-/// The `tacto` binary in `domain`, on loopback as the rclpy peers are.
-fn tacto(domain: u32, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_tacto"));
-    command
+fn tacto(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tacto"))
         .args(args)
-        .env("ROS_DOMAIN_ID", domain.to_string())
-        .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
-        .env(
-            "CYCLONEDDS_URI",
-            "<CycloneDDS><Domain><General><Interfaces><NetworkInterface name=\"lo\"/>\
-             </Interfaces></General></Domain></CycloneDDS>",
-        )
-        .env_remove("ROS_STATIC_PEERS")
-        .env_remove("AMENT_PREFIX_PATH")
-        .stdin(Stdio::null());
-    command
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
-fn run(domain: u32, args: &[&str]) -> Output {
-    tacto(domain, args).output().expect("the tacto binary runs")
+#[test]
+fn an_unknown_topology_is_named_in_the_error() {
+    let (ok, err) = tacto(&["bench", "autoware"]);
+    assert!(!ok);
+    assert!(err.contains("unknown topology \"autoware\""), "{err}");
 }
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+#[test]
+fn an_unknown_executor_is_named_in_the_error() {
+    let (ok, err) = tacto(&["bench", "nobleo", "--executor", "wait-set,turbo"]);
+    assert!(!ok);
+    assert!(err.contains("unknown executor \"turbo\""), "{err}");
 }
 
-/// Runs `args` again until stdout satisfies `ok` (discovery of a starting rclpy node takes a
-/// while); the last stdout.
-fn run_until(domain: u32, args: &[&str], peer: &RclpyNode, ok: impl Fn(&str) -> bool) -> String {
-    let deadline = Instant::now() + PATIENCE;
-    loop {
-        let output = run(domain, args);
-        let stdout = text(&output.stdout);
-        assert!(
-            output.status.success(),
-            "{args:?}: {}",
-            text(&output.stderr)
-        );
-        if ok(&stdout) {
-            return stdout;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{args:?} never gave what was expected; last output:\n{stdout}\nrclpy: {}",
-            peer.stderr()
-        );
+#[test]
+fn a_negative_duration_is_refused() {
+    let (ok, err) = tacto(&["bench", "nobleo", "--duration=-3"]);
+    assert!(!ok);
+    assert!(err.contains("-3 s is negative"), "{err}");
+}
+
+#[test]
+fn a_malformed_topology_file_is_refused_before_any_run() {
+    let path = std::env::temp_dir().join(format!("tacto-bad-{}.json", std::process::id()));
+    std::fs::write(&path, "{ \"nodes\": [ { \"node_name\": 3 } ] }").unwrap();
+    let (ok, err) = tacto(&["bench", path.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(err.contains("not a valid topology"), "{err}");
+    assert!(!err.contains("[1/"), "no run may start: {err}");
+}
+
+#[test]
+fn a_missing_topology_file_is_reported_as_not_found() {
+    let (ok, err) = tacto(&["bench", "no/such/topology.json"]);
+    assert!(!ok);
+    assert!(
+        err.contains("no/such/topology.json: file not found"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_measured_window_of_zero_seconds_is_refused() {
+    let (ok, err) = tacto(&["bench", "nobleo", "--duration", "0"]);
+    assert!(!ok);
+    assert!(err.contains("0 s measures nothing"), "{err}");
+}
+
+#[test]
+fn an_absurd_duration_is_refused_without_a_panic() {
+    for value in ["18446744073709551615", "1e300", "inf"] {
+        let (ok, err) = tacto(&["bench", "nobleo", "--duration", value]);
+        assert!(!ok);
+        assert!(err.contains("more than a week"), "{value}: {err}");
+        assert!(!err.contains("panicked"), "{value}: {err}");
     }
 }
 
 #[test]
-fn topic_list_shows_the_rclpy_talkers_topic_with_its_type() {
-    const DOMAIN: u32 = 180;
-    let talker = RclpyNode::spawn_in(RCLPY, "talker.py", DOMAIN, &["/cli_list", "hi"]);
-    let listed = run_until(DOMAIN, &["topic", "list", "-t"], &talker, |out| {
-        out.lines().any(|l| l == "/cli_list [std_msgs/msg/String]")
-    });
-    assert!(
-        listed.lines().any(|l| l.starts_with("/rosout [")),
-        "{listed}"
-    );
-    let plain = run(DOMAIN, &["topic", "list"]);
-    assert!(text(&plain.stdout).lines().any(|l| l == "/cli_list"));
-    let json = text(&run(DOMAIN, &["topic", "list", "--json"]).stdout);
-    assert!(
-        json.contains(
-            r#"{"name":"/cli_list","publishers":["/rclpy_talker"],"subscribers":[],"types":["std_msgs/msg/String"]}"#
-        ),
-        "{json}"
-    );
+fn negative_numbers_are_refused_by_name() {
+    for (flag, expected) in [
+        ("--duration", "-3 s is negative"),
+        ("--warmup", "-3 s is negative"),
+        ("--crunch", "-3 is negative"),
+        ("--crunch-ms", "not a time in ms"),
+    ] {
+        let (ok, err) = tacto(&["bench", "reference-system", flag, "-3"]);
+        assert!(!ok);
+        assert!(err.contains(expected), "{flag}: {err}");
+    }
 }
 
 #[test]
-fn topic_echo_once_prints_the_rclpy_talkers_string_as_yaml() {
-    const DOMAIN: u32 = 181;
-    let talker = RclpyNode::spawn_in(RCLPY, "talker.py", DOMAIN, &["/cli_echo", "Hello World:"]);
-    let output = run(
-        DOMAIN,
-        &["topic", "echo", "/cli_echo", "--once", "--wait-s", "90"],
-    );
-    let stdout = text(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{}\n{}",
-        text(&output.stderr),
-        talker.stderr()
-    );
-    let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), 2, "{stdout}");
-    assert!(lines[0].starts_with("data: 'Hello World: "), "{stdout}");
-    assert_eq!(lines[1], "---");
-    // The type given, and JSON.
-    let output = run(
-        DOMAIN,
-        &[
-            "topic",
-            "echo",
-            "cli_echo",
-            "std_msgs/msg/String",
-            "--once",
-            "--json",
-        ],
-    );
-    let stdout = text(&output.stdout);
-    assert!(stdout.starts_with(r#"{"data":"Hello World: "#), "{stdout}");
+fn crunch_and_crunch_ms_exclude_each_other() {
+    let (ok, err) = tacto(&[
+        "bench",
+        "reference-system",
+        "--crunch",
+        "100",
+        "--crunch-ms",
+        "5",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("cannot be used with"), "{err}");
 }
 
 #[test]
-fn node_list_shows_the_rclpy_node_and_a_tacto_node() {
-    const DOMAIN: u32 = 182;
-    let ctx = Context::builder()
-        .transport(DdsTransport::new(loopback_participant(DOMAIN)))
-        .create();
-    let mut node = ctx.node("tacto_cli_node").unwrap();
-    let _publisher = node.publisher::<Text>("cli_nodes").create().unwrap();
-    let talker = RclpyNode::spawn_in(RCLPY, "talker.py", DOMAIN, &["/cli_nodes", "x"]);
-    let listed = run_until(DOMAIN, &["node", "list"], &talker, |out| {
-        out.lines().any(|l| l == "/rclpy_talker") && out.lines().any(|l| l == "/tacto_cli_node")
-    });
-    let json = text(&run(DOMAIN, &["node", "list", "--json"]).stdout);
-    assert!(json.contains(r#""/tacto_cli_node""#), "{json}\n{listed}");
-}
-
-#[test]
-fn topic_hz_reports_a_rate_and_ctrl_c_ends_it() {
-    const DOMAIN: u32 = 183;
-    let talker = RclpyNode::spawn_in(RCLPY, "talker.py", DOMAIN, &["/cli_hz", "x"]);
-    let mut hz = tacto(DOMAIN, &["topic", "hz", "/cli_hz", "--wait-s", "90"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the tacto binary starts");
-    let mut lines = BufReader::new(hz.stdout.take().expect("piped")).lines();
-    let rate = lines.next().and_then(Result::ok).unwrap_or_default();
-    let stats = lines.next().and_then(Result::ok).unwrap_or_default();
-    // SAFETY: SIGINT to our own child, by its pid, which has not been waited for yet.
-    assert_eq!(unsafe { libc::kill(hz.id() as i32, libc::SIGINT) }, 0);
-    let status = hz.wait().expect("tacto hz ends");
-    let rate_value: f64 = rate
-        .strip_prefix("average rate: ")
-        .and_then(|r| r.parse().ok())
-        .unwrap_or_else(|| panic!("{rate:?}\n{stats:?}\nrclpy: {}", talker.stderr()));
-    assert!(rate_value > 0.0, "{rate}");
-    let window: usize = stats
-        .rsplit_once("window: ")
-        .and_then(|(_, n)| n.parse().ok())
-        .unwrap_or_else(|| panic!("{stats:?}"));
-    assert!(window >= 2, "{stats}");
-    assert!(
-        stats.starts_with("\tmin: ") && stats.contains("s std dev: "),
-        "{stats:?}"
-    );
-    assert!(matches!(status.code(), Some(0 | 130)), "{status}");
-}
-
-#[test]
-fn an_unknown_type_is_an_error_naming_it_and_where_it_looked() {
-    const DOMAIN: u32 = 184;
-    let output = run(
-        DOMAIN,
-        &[
-            "topic",
-            "echo",
-            "/x",
-            "no_msgs/msg/Nothing",
-            "--msg-path",
-            "/nonexistent/msgs",
-        ],
-    );
-    let stderr = text(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(
-        stderr.contains("unknown type \"no_msgs/msg/Nothing\""),
-        "{stderr}"
-    );
-    assert!(stderr.contains("--msg-path /nonexistent/msgs"), "{stderr}");
-    assert!(
-        stderr.contains("shipped packages (builtin_interfaces"),
-        "{stderr}"
-    );
-}
-
-#[test]
-fn a_topic_without_publishers_is_reported_after_the_wait() {
-    const DOMAIN: u32 = 185;
-    let output = run(DOMAIN, &["topic", "hz", "/nobody_here", "--wait-s", "0.5"]);
-    let stderr = text(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(
-        stderr.contains("no publishers on /nobody_here after 0.5 s"),
-        "{stderr}"
-    );
+fn output_paths_are_checked_before_any_run() {
+    let file = std::env::temp_dir().join(format!("tacto-out-file-{}", std::process::id()));
+    std::fs::write(&file, "").unwrap();
+    let file = file.to_str().unwrap();
+    let missing = format!("{file}-missing/results.json");
+    for (flag, path, expected) in [
+        ("--json", missing.as_str(), "does not exist"),
+        ("--out", file, "is a file, not a folder"),
+    ] {
+        let (ok, err) = tacto(&["bench", "nobleo", flag, path]);
+        assert!(!ok);
+        assert!(err.contains(expected), "{flag}: {err}");
+        assert!(!err.contains("[1/"), "no run may start: {err}");
+    }
 }
