@@ -78,13 +78,11 @@ fn topic_list_shows_the_rclpy_talkers_topic_with_its_type() {
     );
     let plain = run(DOMAIN, &["topic", "list"]);
     assert!(text(&plain.stdout).lines().any(|l| l == "/cli_list"));
-    let json = text(&run(DOMAIN, &["topic", "list", "--json"]).stdout);
-    assert!(
-        json.contains(
-            r#"{"name":"/cli_list","publishers":["/rclpy_talker"],"subscribers":[],"types":["std_msgs/msg/String"]}"#
-        ),
-        "{json}"
-    );
+    // Node names come from ros_discovery_info, which may take longer than the endpoints.
+    let entry = r#"{"name":"/cli_list","publishers":["/rclpy_talker"],"subscribers":[],"types":["std_msgs/msg/String"]}"#;
+    run_until(DOMAIN, &["topic", "list", "--json"], &talker, |out| {
+        out.contains(entry)
+    });
 }
 
 #[test]
