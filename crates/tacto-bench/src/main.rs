@@ -325,6 +325,10 @@ fn graph_command(command: Graph, args: &GraphArgs, interrupt: &Interrupt) -> Res
     };
     match result {
         Err(tacto_cli::CommandError::Interrupted) => Err(Failure::Interrupted),
+        // The reader of the output went away (`tacto topic echo /x | head -3`): done.
+        Err(tacto_cli::CommandError::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            Ok(())
+        }
         other => Ok(other?),
     }
 }

@@ -6,11 +6,13 @@ mod support;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use support::{PATIENCE, RclpyNode, loopback_participant};
 use tacto::Context;
-use tacto::msg::std_msgs::String as Text;
+use tacto::msg::std_msgs::{Header, String as Text};
 use tacto_dds::DdsTransport;
 
 /// The rclpy scripts of tacto-dds' tests, relative to this crate's tests/ folder.
@@ -205,4 +207,49 @@ fn a_topic_without_publishers_is_reported_after_the_wait() {
         stderr.contains("no publishers on /nobody_here after 0.5 s"),
         "{stderr}"
     );
+}
+
+#[test]
+fn a_topic_with_two_types_is_listed_with_both_and_echo_asks_for_the_type() {
+    const DOMAIN: u32 = 186;
+    let ctx = Context::builder()
+        .transport(DdsTransport::new(loopback_participant(DOMAIN)))
+        .create();
+    let mut node = ctx.node("tacto_cli_headers").unwrap();
+    let publisher = node.publisher::<Header>("cli_two").create().unwrap();
+    // Publishing, so that an echo that picked this type ends too.
+    let done = Arc::new(AtomicBool::new(false));
+    let publishing = {
+        let done = Arc::clone(&done);
+        std::thread::spawn(move || {
+            while !done.load(Ordering::Relaxed) {
+                publisher.publish(Header::default());
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+        })
+    };
+    let talker = RclpyNode::spawn_in(RCLPY, "talker.py", DOMAIN, &["/cli_two", "x"]);
+    run_until(DOMAIN, &["topic", "list", "-t"], &talker, |out| {
+        out.lines()
+            .any(|l| l == "/cli_two [std_msgs/msg/Header, std_msgs/msg/String]")
+    });
+    // Echo stops at the first publisher it sees: until it sees both, it prints a message.
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let output = run(DOMAIN, &["topic", "echo", "/cli_two", "--once"]);
+        let stderr = text(&output.stderr);
+        if !output.status.success() {
+            assert!(
+                stderr.contains(
+                    "/cli_two has publishers of several types (std_msgs/msg/Header, \
+                     std_msgs/msg/String): give the type"
+                ),
+                "{stderr}"
+            );
+            break;
+        }
+        assert!(Instant::now() < deadline, "echo never saw both types");
+    }
+    done.store(true, Ordering::Relaxed);
+    publishing.join().unwrap();
 }

@@ -415,12 +415,11 @@ impl Writer {
                 self.out.extend_from_slice(bytes);
                 Ok(())
             }
-            Value::Bytes(bytes) => {
-                let items: Vec<Value> = bytes.iter().map(|&b| Value::UInt(b.into())).collect();
-                items.iter().try_for_each(|v| self.element(&field.kind, v))
-            }
+            Value::Bytes(bytes) => bytes
+                .iter()
+                .try_for_each(|&b| self.element(&field.kind, &Value::UInt(b.into()))),
             Value::List(items) => items.iter().try_for_each(|v| self.element(&field.kind, v)),
-            _ => unreachable!("checked above"),
+            _ => Err(self.mismatch("a list")),
         }
     }
 

@@ -158,8 +158,8 @@ impl Discovery {
             self.nodes.remove(&key);
             self.endpoints.retain(|_, e| e.participant != key);
         }
-        for reader in [&self.publications, &self.subscriptions] {
-            let (alive, gone) = reader.take_endpoints(std::ptr::eq(reader, &self.publications))?;
+        for (reader, is_writer) in [(&self.publications, true), (&self.subscriptions, false)] {
+            let (alive, gone) = reader.take_endpoints(is_writer)?;
             for key in gone {
                 self.endpoints.remove(&key);
             }
