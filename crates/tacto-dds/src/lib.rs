@@ -29,9 +29,9 @@
 //! each endpoint, a data-available listener for triggering readers only, `ignorelocal` per
 //! process, and the node graph on `ros_discovery_info`.
 //!
-//! Services ([`service`]) are the raw layer of rmw_cyclonedds' mapping: `rq/<name>Request` and
+//! Services ([`service`]) follow rmw_cyclonedds' mapping: `rq/<name>Request` and
 //! `rr/<name>Reply` with the 16-byte request header, tested against the PyPI `cyclonedds`
-//! package; tacto's intra-process `Service` and `Client` do not use them yet.
+//! package. A context with a [`DdsTransport`] puts its `Service`s and `Client`s on them.
 //!
 //! Every Cyclone failure is a typed error carrying Cyclone's message ([`DdsStatus`]); nothing
 //! here panics on what Cyclone returns.
@@ -46,6 +46,7 @@ pub mod qos;
 pub mod reader;
 pub mod retcode;
 pub mod service;
+mod service_link;
 mod topic;
 pub mod transport;
 mod untyped;

@@ -1,5 +1,6 @@
-//! ROS 2 services on DDS as rmw_cyclonedds lays them out: the raw layer under tacto's
-//! [`Service`](tacto::Service) and [`Client`](tacto::Client) (not joined to them yet).
+//! ROS 2 services on DDS as rmw_cyclonedds lays them out: a raw layer on a [`Participant`],
+//! and the layout that [`DdsTransport`](crate::DdsTransport) gives tacto's
+//! [`Service`](tacto::Service) and [`Client`](tacto::Client) (see `service_link.rs`).
 //!
 //! A service `/add_two_ints` of type `example_interfaces/srv/AddTwoInts` is two topics:
 //! requests on `rq/add_two_intsRequest` (type `example_interfaces::srv::dds_::AddTwoInts_Request_`)
@@ -60,14 +61,19 @@ pub fn reply_topic(name: &str) -> Result<String, NameError> {
 
 /// `message` on the wire with the request header of `id` (see the module docs).
 pub fn encode<T: Message>(id: RequestId, message: &T) -> Result<Vec<u8>, EncodeError> {
-    let body = tacto::cdr::to_vec(message)?;
+    Ok(frame(id, &tacto::cdr::to_vec(message)?))
+}
+
+/// `body` (CDR with its encapsulation header, little-endian) with the request header of `id`
+/// inserted after the encapsulation header.
+pub(crate) fn frame(id: RequestId, body: &[u8]) -> Vec<u8> {
     let mut payload = Vec::with_capacity(body.len() + HEADER_LEN);
     // tacto's CDR is little-endian, and the header follows the stream's byte order.
     payload.extend_from_slice(&body[..ENCAPSULATION_LEN]);
     payload.extend_from_slice(&id.client.to_le_bytes());
     payload.extend_from_slice(&id.sequence.to_le_bytes());
     payload.extend_from_slice(&body[ENCAPSULATION_LEN..]);
-    Ok(payload)
+    payload
 }
 
 /// Why a request or reply payload could not be decoded.
@@ -86,6 +92,12 @@ pub enum PayloadError {
 
 /// The request header and message of a payload, in either byte order.
 pub fn decode<T: Message>(payload: &[u8]) -> Result<(RequestId, T), PayloadError> {
+    let (id, bytes) = split(payload)?;
+    Ok((id, tacto::cdr::from_bytes(&bytes)?))
+}
+
+/// The request header of a payload, and the message's CDR with its encapsulation header.
+pub(crate) fn split(payload: &[u8]) -> Result<(RequestId, Vec<u8>), PayloadError> {
     let truncated = || PayloadError::Truncated { len: payload.len() };
     let (encapsulation, rest) = payload
         .split_first_chunk::<ENCAPSULATION_LEN>()
@@ -109,7 +121,7 @@ pub fn decode<T: Message>(payload: &[u8]) -> Result<(RequestId, T), PayloadError
     let mut bytes = Vec::with_capacity(ENCAPSULATION_LEN + body.len());
     bytes.extend_from_slice(encapsulation);
     bytes.extend_from_slice(body);
-    Ok((id, tacto::cdr::from_bytes(&bytes)?))
+    Ok((id, bytes))
 }
 
 /// Why a service endpoint could not be created.
@@ -164,7 +176,7 @@ pub enum ServiceSendError {
 
 /// An id for USER_DATA, unique in this process, in rmw_cyclonedds' spelling: 16 bytes in
 /// hex, separated by dots.
-fn endpoint_id() -> String {
+pub(crate) fn user_data_id() -> String {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     let mut id = [0u8; 16];
     id[..4].copy_from_slice(&std::process::id().to_be_bytes());
@@ -232,7 +244,7 @@ impl<S: ServiceType> Server<S> {
     /// USER_DATA `serviceid=<id>;`.
     pub fn new(participant: &Participant, name: &str) -> Result<Self, EndpointError> {
         let (request_topic, reply_topic) = topics::<S>(participant, name)?;
-        let user_data = format!("serviceid={};", endpoint_id());
+        let user_data = format!("serviceid={};", user_data_id());
         let qos = Qos::default();
         Ok(Server {
             requests: Reader::on_topic(participant, request_topic, qos, Some(&user_data))?,
@@ -283,7 +295,7 @@ impl<S: ServiceType> Client<S> {
     /// USER_DATA `clientid=<id>;`. The client's id is its request writer's instance handle.
     pub fn new(participant: &Participant, name: &str) -> Result<Self, EndpointError> {
         let (request_topic, reply_topic) = topics::<S>(participant, name)?;
-        let user_data = format!("clientid={};", endpoint_id());
+        let user_data = format!("clientid={};", user_data_id());
         let qos = Qos::default();
         let requests = Writer::on_topic(participant, request_topic, qos, Some(&user_data))?;
         let replies = Reader::on_topic(participant, reply_topic, qos, Some(&user_data))?;

@@ -15,7 +15,9 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use cyclors::dds_entity_t;
-use tacto::transport::{LinkError, LinkReader, LinkWriter, ReadOp, RemoteSample, Transport};
+use tacto::transport::{
+    ClientLink, LinkError, LinkReader, LinkWriter, ReadOp, RemoteSample, ServiceLink, Transport,
+};
 use tacto::{Durability, History, Liveliness, PublisherId, Qos, Reliability, SampleInfo, Time};
 
 use crate::graph::{Endpoint, Gid, Graph, gid_of};
@@ -23,6 +25,7 @@ use crate::participant::{Participant, ParticipantError, ParticipantInner};
 use crate::qos::QosHandle;
 use crate::reader::{Access, RawSample, next_cdr, serdata_bytes};
 use crate::retcode::DdsStatus;
+use crate::service_link::{DdsClientLink, DdsServiceLink};
 use crate::topic::Topic;
 use crate::writer::write_cdr;
 
@@ -66,8 +69,12 @@ impl DdsTransport {
         Ok(Self::new(Participant::from_env()?))
     }
 
+    pub(crate) fn participant(&self) -> &Participant {
+        &self.participant
+    }
+
     /// The graph entry of a new endpoint of `node`, if it belongs to one.
-    fn join(
+    pub(crate) fn join(
         &self,
         node: Option<&str>,
         kind: Endpoint,
@@ -97,7 +104,7 @@ impl DdsTransport {
 
 /// An endpoint's place in the ROS graph, left when the endpoint goes.
 #[derive(Debug)]
-struct GraphEntry {
+pub(crate) struct GraphEntry {
     graph: Arc<Graph>,
     node: String,
     gid: Gid,
@@ -133,9 +140,32 @@ impl Transport for DdsTransport {
         reader.entry = self.join(node, Endpoint::Reader, reader.handle)?;
         Ok(Box::new(reader))
     }
+
+    fn service(
+        &self,
+        node: &str,
+        service: &str,
+        request_type: &'static str,
+        response_type: &'static str,
+    ) -> Result<Option<Box<dyn ServiceLink>>, LinkError> {
+        let link = DdsServiceLink::new(self, node, service, request_type, response_type)?;
+        Ok(Some(Box::new(link)))
+    }
+
+    fn client(
+        &self,
+        node: &str,
+        service: &str,
+        request_type: &'static str,
+        response_type: &'static str,
+        deliver: Arc<dyn Fn(i64, Vec<u8>) + Send + Sync>,
+    ) -> Result<Option<Box<dyn ClientLink>>, LinkError> {
+        let link = DdsClientLink::new(self, node, service, request_type, response_type, deliver)?;
+        Ok(Some(Box::new(link)))
+    }
 }
 
-fn link_error(error: impl std::fmt::Display) -> LinkError {
+pub(crate) fn link_error(error: impl std::fmt::Display) -> LinkError {
     LinkError(error.to_string())
 }
 
@@ -152,7 +182,7 @@ fn nanos(duration: Option<std::time::Duration>) -> i64 {
 
 /// The Cyclone QoS of an endpoint with `qos`, ignoring this process's endpoints. Returns the
 /// cache's bound as well: a history's capacity in Cyclone's 32 bits.
-fn native_qos(qos: &Qos) -> Result<(QosHandle, i32), LinkError> {
+pub(crate) fn native_qos(qos: &Qos) -> Result<(QosHandle, i32), LinkError> {
     let native =
         QosHandle::new().ok_or_else(|| link_error("Cyclone could not allocate a QoS object"))?;
     let reliability = match qos.reliability {
@@ -316,7 +346,7 @@ struct DdsLinkReader {
     entry: Option<GraphEntry>,
 }
 
-type Wake = Arc<dyn Fn() + Send + Sync>;
+pub(crate) type Wake = Arc<dyn Fn() + Send + Sync>;
 
 impl std::fmt::Debug for DdsLinkReader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -333,7 +363,7 @@ impl std::fmt::Debug for DdsLinkReader {
 const MAX_KNOWN_WRITERS: usize = 256;
 
 /// Cyclone's data-available callback.
-unsafe extern "C" fn on_data_available(_reader: dds_entity_t, arg: *mut c_void) {
+pub(crate) unsafe extern "C" fn on_data_available(_reader: dds_entity_t, arg: *mut c_void) {
     // SAFETY: `arg` is the address of the reader's boxed callback, which outlives the reader
     // entity (deleted in Drop first; Cyclone waits for running listeners).
     let wake = unsafe { &*arg.cast::<Wake>() };

@@ -17,9 +17,11 @@ use crate::context::TopicError;
 use crate::exchange::{Exchange, ExchangeError};
 use crate::executor::running;
 use crate::history::History;
+use crate::message::Message;
 use crate::node::{Node, remember};
 use crate::service::{RequestId, ServiceType};
 use crate::subscription::Input;
+use crate::transport::{ClientLink, LinkError};
 
 /// Sends requests to one service name and receives the responses to them.
 ///
@@ -79,6 +81,9 @@ pub struct Client<S: ServiceType> {
     next_sequence: AtomicI64,
     responses: Arc<CallQueue<S::Response>>,
     exchange: Arc<Exchange<S>>,
+    /// The way to a service in another process, if the context has a transport; its
+    /// responses come into `responses`.
+    remote: Option<Box<dyn ClientLink>>,
 }
 
 impl<S: ServiceType> fmt::Debug for Client<S> {
@@ -92,23 +97,45 @@ impl<S: ServiceType> fmt::Debug for Client<S> {
 }
 
 impl<S: ServiceType> Client<S> {
-    /// Sends `request` to the service and returns its id; the response comes later, through
-    /// [`take_response`](Self::take_response) (a
+    /// Sends `request` to the service and returns its id: to the service of this context if
+    /// one exists, else to a service of another process that the transport has matched. The
+    /// response comes later, through [`take_response`](Self::take_response) (a
     /// [`Trigger::on_response`](crate::Trigger::on_response) runs code when it does). Never
     /// blocks.
     pub fn send_request(&self, request: S::Request) -> Result<RequestId, SendRequestError> {
         let Some(service) = self.exchange.service() else {
-            return Err(SendRequestError::NoService(self.exchange.name().to_owned()));
+            return self.send_remote_request(&request);
         };
         let payload = Payload::new(request, self.exchange.delivery())?;
-        let id = RequestId {
-            client: self.id,
-            sequence: self.next_sequence.fetch_add(1, Ordering::Relaxed),
-        };
+        let id = self.next_id();
         match service.push(id, payload) {
             Pushed::Queued => Ok(id),
             Pushed::Refused => Err(SendRequestError::Full(self.exchange.name().to_owned())),
         }
+    }
+
+    fn next_id(&self) -> RequestId {
+        RequestId {
+            client: self.id,
+            sequence: self.next_sequence.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+
+    /// Sends `request` to a service in another process, if one is matched.
+    fn send_remote_request(&self, request: &S::Request) -> Result<RequestId, SendRequestError> {
+        let no_service = || SendRequestError::NoService(self.exchange.name().to_owned());
+        let remote = (self.remote.as_deref())
+            .filter(|remote| remote.is_ready())
+            .ok_or_else(no_service)?;
+        let cdr = crate::cdr::to_vec(request)?;
+        let id = self.next_id();
+        remote
+            .send(id.sequence, &cdr)
+            .map_err(|error| SendRequestError::Link {
+                service: self.exchange.name().to_owned(),
+                error,
+            })?;
+        Ok(id)
     }
 
     /// Takes the oldest response waiting, with the id of the request it answers.
@@ -136,7 +163,7 @@ impl<S: ServiceType> Client<S> {
         if here != 0 && here == self.exchange.served_by() {
             return Err(CallError::WouldDeadlock(self.exchange.name().to_owned()));
         }
-        if !self.exchange.wait_for_service(deadline) {
+        if !self.wait_for_service_until(deadline) {
             return Err(CallError::NoService(self.exchange.name().to_owned()));
         }
         let id = self.send_request(request)?;
@@ -148,18 +175,51 @@ impl<S: ServiceType> Client<S> {
             })
     }
 
-    /// True if a service of this name exists now.
+    /// True if a service of this name exists now: in this context, or, with a transport, in
+    /// another process and matched.
     pub fn service_is_ready(&self) -> bool {
-        self.exchange.service().is_some()
+        self.exchange.service().is_some() || self.remote_is_ready()
     }
 
-    /// Blocks until a service of this name exists, at most `timeout`; false if none came.
+    fn remote_is_ready(&self) -> bool {
+        self.remote
+            .as_deref()
+            .is_some_and(|remote| remote.is_ready())
+    }
+
+    /// Blocks until a service of this name exists (see
+    /// [`service_is_ready`](Self::service_is_ready)), at most `timeout`; false if none came.
     pub fn wait_for_service(&self, timeout: Duration) -> bool {
-        self.exchange
-            .wait_for_service(Instant::now().checked_add(timeout))
+        self.wait_for_service_until(Instant::now().checked_add(timeout))
     }
 
-    /// This client's id, the [`RequestId::client`] of its requests.
+    fn wait_for_service_until(&self, deadline: Option<Instant>) -> bool {
+        if self.remote.is_none() {
+            return self.exchange.wait_for_service(deadline);
+        }
+        // A remote service's match is not signalled: look every REMOTE_POLL, waiting for a
+        // local one meanwhile.
+        const REMOTE_POLL: Duration = Duration::from_millis(10);
+        loop {
+            if self.remote_is_ready() {
+                return true;
+            }
+            let now = Instant::now();
+            let slice = now.checked_add(REMOTE_POLL);
+            let until = match (deadline, slice) {
+                (Some(deadline), _) if deadline <= now => return false,
+                (Some(deadline), Some(slice)) => deadline.min(slice),
+                (deadline, slice) => deadline.or(slice).unwrap_or(now),
+            };
+            if self.exchange.wait_for_service(Some(until)) {
+                return true;
+            }
+        }
+    }
+
+    /// This client's id, the [`RequestId::client`] of its requests and their responses.
+    /// Requests to another process carry the transport's id for the client on the wire (DDS:
+    /// its request writer's instance handle); their responses come back under this one.
     pub fn id(&self) -> u64 {
         self.id
     }
@@ -211,6 +271,14 @@ pub enum SendRequestError {
     /// without a CDR form.
     #[error(transparent)]
     Encode(#[from] EncodeError),
+    /// The transport could not send the request to the service in another process.
+    #[error("service {service}: the transport could not send the request: {error}")]
+    Link {
+        /// The resolved service name.
+        service: String,
+        /// What the transport said.
+        error: LinkError,
+    },
 }
 
 /// Why a blocking [`Client::call`] failed.
@@ -266,6 +334,14 @@ pub enum ClientCreateError {
     /// A queue that holds nothing could never take a response.
     #[error("a client's response queue must hold at least 1 response")]
     ZeroCapacity,
+    /// The context's transport could not link the client out of the process.
+    #[error("service {service}: the transport refused a client: {error}")]
+    Link {
+        /// The resolved service name.
+        service: String,
+        /// What the transport said.
+        error: LinkError,
+    },
 }
 
 impl From<ExchangeError> for ClientCreateError {
@@ -328,6 +404,32 @@ impl<'a, S: ServiceType> ClientBuilder<'a, S> {
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         let responses = Arc::new(CallQueue::new(self.history));
+        let remote = match ctx.transport() {
+            None => None,
+            Some(transport) => {
+                let queue = Arc::downgrade(&responses);
+                let deliver = move |sequence, cdr| {
+                    if let Some(queue) = queue.upgrade() {
+                        let id = RequestId {
+                            client: id,
+                            sequence,
+                        };
+                        queue.push(id, Payload::Serialized(cdr));
+                    }
+                };
+                (transport.client(
+                    self.node.name(),
+                    exchange.name(),
+                    S::Request::TYPE_NAME,
+                    S::Response::TYPE_NAME,
+                    Arc::new(deliver),
+                ))
+                .map_err(|error| ClientCreateError::Link {
+                    service: exchange.name().to_owned(),
+                    error,
+                })?
+            }
+        };
         exchange.join(id, &responses);
         let input: Arc<dyn Input> = responses.clone();
         remember(&mut self.node.calls, Arc::downgrade(&input));
@@ -336,6 +438,7 @@ impl<'a, S: ServiceType> ClientBuilder<'a, S> {
             next_sequence: AtomicI64::new(1),
             responses,
             exchange,
+            remote,
         })
     }
 }

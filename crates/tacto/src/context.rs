@@ -254,6 +254,11 @@ impl Context {
         self.inner.delivery
     }
 
+    /// The context's transport out of the process, if any.
+    pub(crate) fn transport(&self) -> Option<&Arc<dyn Transport>> {
+        self.inner.transport.as_ref()
+    }
+
     /// The context's clocks.
     pub fn clock(&self) -> &Clock {
         &self.inner.clock

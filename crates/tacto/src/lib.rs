@@ -84,9 +84,10 @@ pub use client::{CallError, Client, ClientBuilder, ClientCreateError, SendReques
 pub use clock::{Clock, ClockKind, Time};
 pub use context::{Context, ContextBuilder, TopicError, resolve_topic_name};
 pub use executor::{
-    AddError, CallbackExecutor, EventsExecutor, Executor, ExecutorStats, ExecutorThread,
-    ExecutorThreadBuilder, JoinError, LetExecutor, SpawnError, SpinError, SpinOutcome, StopHandle,
-    ThreadPoolBuilder, ThreadPoolCreateError, ThreadPoolExecutor, WaitSetExecutor,
+    AddError, CallbackExecutor, EventsExecutor, ExecutableStats, Executor, ExecutorStats,
+    ExecutorThread, ExecutorThreadBuilder, JoinError, LetExecutor, SpawnError, SpinError,
+    SpinOutcome, StopHandle, ThreadPoolBuilder, ThreadPoolCreateError, ThreadPoolExecutor,
+    WaitSetExecutor,
 };
 pub use history::History;
 pub use message::Message;

@@ -19,7 +19,8 @@ use crate::executor::running;
 use crate::history::History;
 use crate::message::Message;
 use crate::node::{Executable, Node, remember};
-use crate::subscription::Input;
+use crate::subscription::{Input, Listener};
+use crate::transport::{LinkError, ServiceLink};
 use crate::trigger::Trigger;
 
 /// A service type: a request and a response message under one ROS 2 name
@@ -88,6 +89,10 @@ pub struct RequestId {
 /// [`take_request`](Self::take_request); each is answered with
 /// [`send_response`](Self::send_response), from any thread, at any later time.
 ///
+/// In a context with a [`Transport`](crate::transport::Transport) that carries services (the
+/// DDS one), the service also answers clients of other processes: their requests wait in the
+/// transport's cache, taken after the local ones (see `docs/services.md`).
+///
 /// # Examples
 /// A node triggered by its service's requests, and a blocking client:
 /// ```
@@ -132,9 +137,84 @@ pub struct RequestId {
 /// running.join().unwrap();
 /// ```
 pub struct Service<S: ServiceType> {
-    requests: Arc<CallQueue<S::Request>>,
+    requests: Arc<Requests<S::Request>>,
     exchange: Arc<Exchange<S>>,
     encode_errors: AtomicU64,
+}
+
+/// A service's two sources of requests: the queue its clients in this process push into, and
+/// the transport's cache of requests from other processes (read when the queue is empty).
+struct Requests<T> {
+    local: Arc<CallQueue<T>>,
+    remote: Option<Box<dyn ServiceLink>>,
+    /// How often the transport said requests arrived; counted once a listener is attached.
+    remote_arrivals: Arc<AtomicU64>,
+    /// Requests from other processes that did not decode.
+    remote_malformed: AtomicU64,
+}
+
+impl<T> fmt::Debug for Requests<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Requests")
+            .field("remote", &self.remote)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T: Message> Requests<T> {
+    fn take(&self) -> Option<(RequestId, T)> {
+        if let Some(local) = self.local.take() {
+            return Some(local);
+        }
+        let remote = self.remote.as_deref()?;
+        while let Some((id, cdr)) = remote.take_request() {
+            match crate::cdr::from_bytes(&cdr) {
+                Ok(request) => return Some((id, request)),
+                Err(_) => {
+                    self.remote_malformed.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }
+        None
+    }
+
+    fn remote_pending(&self) -> usize {
+        self.remote.as_deref().map_or(0, |remote| remote.pending())
+    }
+}
+
+impl<T: Message> Input for Requests<T> {
+    fn unread(&self) -> usize {
+        self.local.len() + self.remote_pending()
+    }
+
+    fn arrivals(&self) -> u64 {
+        self.local.arrivals() + self.remote_arrivals.load(Ordering::SeqCst)
+    }
+
+    fn is_attached(&self) -> bool {
+        self.local.is_attached()
+    }
+
+    /// Attaches the listener to the local queue, and has the transport's link call it too.
+    fn attach(&self, listener: Arc<dyn Listener>) -> Result<bool, LinkError> {
+        if !self.local.attach(listener.clone())? {
+            return Ok(false);
+        }
+        if let Some(remote) = &self.remote {
+            let arrivals = self.remote_arrivals.clone();
+            remote.on_data(Arc::new(move || {
+                // Counted before the wake-up, which the executor follows by reading it.
+                arrivals.fetch_add(1, Ordering::SeqCst);
+                listener.on_sample();
+            }))?;
+        }
+        Ok(true)
+    }
+
+    fn freeze(&self) {
+        // Never called: see `CallQueue::freeze`.
+    }
 }
 
 impl<S: ServiceType> fmt::Debug for Service<S> {
@@ -156,7 +236,9 @@ impl<S: ServiceType> Service<S> {
         self.requests.take()
     }
 
-    /// Sends `response` to the client that sent request `id`.
+    /// Sends `response` to the client that sent request `id`: the client of this context
+    /// with that id, else a client of another process through the transport (which may first
+    /// wait, briefly, until that client can receive it; see `docs/services.md`).
     ///
     /// A client that no longer exists gets nothing, and that is no error: in ROS 2 too a
     /// client may go before its answer comes. A response the client's full queue cannot hold
@@ -165,6 +247,7 @@ impl<S: ServiceType> Service<S> {
     /// ([`encode_errors`](Self::encode_errors)).
     pub fn send_response(&self, id: RequestId, response: S::Response) {
         let Some(client) = self.exchange.client(id.client) else {
+            self.send_remote_response(id, &response);
             return;
         };
         match Payload::new(response, self.exchange.delivery()) {
@@ -177,21 +260,40 @@ impl<S: ServiceType> Service<S> {
         }
     }
 
-    /// The number of requests waiting.
+    /// A response to a client of another process, if the context has a transport: sent as
+    /// [`send_response`](Self::send_response) says (a client gone gets nothing), its encoding
+    /// errors counted there too; a failed write is the transport's to report.
+    fn send_remote_response(&self, id: RequestId, response: &S::Response) {
+        let Some(remote) = &self.requests.remote else {
+            return;
+        };
+        match crate::cdr::to_vec(response) {
+            Ok(cdr) => {
+                // A write fails only for a transport shutting down: as a client gone, nothing
+                // is owed to anyone then.
+                let _ = remote.respond(id, &cdr);
+            }
+            Err(_) => {
+                self.encode_errors.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// The number of requests waiting, from this process and others.
     pub fn pending(&self) -> usize {
-        self.requests.len()
+        self.requests.unread()
     }
 
     /// Requests lost to the queue's policy since creation: the oldest evicted by `KeepLast`,
     /// or arrivals refused by a full `KeepAll` (their clients were told,
     /// [`SendRequestError::Full`](crate::client::SendRequestError::Full)).
     pub fn dropped_requests(&self) -> u64 {
-        self.requests.dropped()
+        self.requests.local.dropped()
     }
 
-    /// Serialized requests that did not decode, since creation.
+    /// Serialized requests that did not decode, since creation, from this process and others.
     pub fn malformed_requests(&self) -> u64 {
-        self.requests.malformed()
+        self.requests.local.malformed() + self.requests.remote_malformed.load(Ordering::Relaxed)
     }
 
     /// Responses that had to be serialized and could not be, since creation: their type uses
@@ -212,7 +314,7 @@ impl<S: ServiceType> Service<S> {
 
 impl<S: ServiceType> Drop for Service<S> {
     fn drop(&mut self) {
-        self.exchange.unserve(&self.requests);
+        self.exchange.unserve(&self.requests.local);
     }
 }
 
@@ -248,6 +350,14 @@ pub enum ServiceCreateError {
     /// A queue that holds nothing could never take a request.
     #[error("a service's request queue must hold at least 1 request")]
     ZeroCapacity,
+    /// The context's transport could not link the service out of the process.
+    #[error("service {service}: the transport refused it: {error}")]
+    Link {
+        /// The resolved service name.
+        service: String,
+        /// What the transport said.
+        error: LinkError,
+    },
     /// The callback group was made by another node.
     #[error("the callback group belongs to another node")]
     ForeignCallbackGroup,
@@ -357,12 +467,35 @@ fn build<S: ServiceType>(
     }
     let ctx = node.context();
     let exchange = ctx.exchanges().open::<S>(name, ctx.delivery())?;
-    let requests = Arc::new(CallQueue::new(history));
-    if !exchange.serve(&requests) {
+    let local = Arc::new(CallQueue::new(history));
+    if !exchange.serve(&local) {
         return Err(ServiceCreateError::AlreadyServed(
             exchange.name().to_owned(),
         ));
     }
+    let remote = match ctx.transport() {
+        None => None,
+        Some(transport) => transport
+            .service(
+                node.name(),
+                exchange.name(),
+                S::Request::TYPE_NAME,
+                S::Response::TYPE_NAME,
+            )
+            .map_err(|error| {
+                exchange.unserve(&local);
+                ServiceCreateError::Link {
+                    service: exchange.name().to_owned(),
+                    error,
+                }
+            })?,
+    };
+    let requests = Arc::new(Requests {
+        local,
+        remote,
+        remote_arrivals: Arc::default(),
+        remote_malformed: AtomicU64::new(0),
+    });
     let input: Arc<dyn Input> = requests.clone();
     remember(&mut node.calls, Arc::downgrade(&input));
     Ok(Service {

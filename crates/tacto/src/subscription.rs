@@ -36,6 +36,8 @@ pub(crate) struct Inbox<T> {
     remote: Option<Box<dyn LinkReader>>,
     /// How often the transport said samples arrived; counted once a listener is attached.
     remote_arrivals: Arc<AtomicU64>,
+    /// The topic's name, for the one line logged at the first malformed sample.
+    topic: String,
 }
 
 impl<T> fmt::Debug for Inbox<T> {
@@ -47,12 +49,13 @@ impl<T> fmt::Debug for Inbox<T> {
 }
 
 impl<T: Message> Inbox<T> {
-    fn new(history: History, remote: Option<Box<dyn LinkReader>>) -> Self {
+    fn new(history: History, remote: Option<Box<dyn LinkReader>>, topic: &str) -> Self {
         Inbox {
             cache: PiMutex::new(HistoryCache::new(history)),
             listener: OnceLock::new(),
             remote,
             remote_arrivals: Arc::default(),
+            topic: topic.to_owned(),
         }
     }
 
@@ -169,8 +172,18 @@ impl<T: Message> Inbox<T> {
                 msg: Arc::new(msg),
                 info: sample.info,
             }),
-            Err(_) => {
-                self.cache().count_malformed();
+            Err(error) => {
+                let mut cache = self.cache();
+                cache.count_malformed();
+                // Once per subscription: a peer sending garbage must not flood the log; the
+                // count says how many followed.
+                if cache.malformed() == 1 {
+                    eprintln!(
+                        "tacto: a malformed sample on topic {:?} was dropped ({error}); \
+                         further ones are only counted (Subscription::malformed)",
+                        self.topic
+                    );
+                }
                 None
             }
         }
@@ -387,7 +400,11 @@ impl<T: Message> Subscription<T> {
         topic: Arc<Topic<T>>,
         qos: &Qos,
     ) -> Result<Self, TopicError> {
-        let inbox = Arc::new(Inbox::new(qos.history, topic.link_reader(node, qos)?));
+        let inbox = Arc::new(Inbox::new(
+            qos.history,
+            topic.link_reader(node, qos)?,
+            topic.name(),
+        ));
         topic.subscribe(inbox.clone());
         Ok(Subscription { inbox, topic })
     }
@@ -487,7 +504,8 @@ impl<T: Message> Subscription<T> {
 
     /// Samples from another transport or message type that failed to decode as `T`, since
     /// creation: each was discarded when a read or take reached it, and the read or take went
-    /// on to the next sample. Never from this process's own publishers of `T`.
+    /// on to the next sample. Never from this process's own publishers of `T`. The first one
+    /// is logged on stderr (topic and decoding error), the rest only counted.
     pub fn malformed(&self) -> u64 {
         self.inbox.cache().malformed()
     }

@@ -10,6 +10,7 @@ use tacto::{
     SpinOutcome, StopHandle, ThreadPoolExecutor, Trigger, WaitSetExecutor,
 };
 
+#[macro_use]
 mod util;
 use util::{PATIENCE, SETTLE, spin_until_stopped};
 
@@ -326,4 +327,54 @@ fn spin_for_duration_max_runs_until_stopped() {
         stopper.join().unwrap();
         assert_eq!(outcome, SpinOutcome::Stopped);
     }
+}
+
+each_executor!(executable_stats_count_each_executables_runs_and_time);
+/// Per-executable figures: a timer and a subscription-triggered executable of one node, in
+/// registration order, each with its own runs; the timer's start delays are its own.
+fn executable_stats_count_each_executables_runs_and_time(mut executor: impl Executor) {
+    let ctx = Context::new();
+    let mut node = ctx.node("counted").unwrap();
+    let sub = node.subscription::<Empty>("pokes").create().unwrap();
+    let pokes = node.publisher::<Empty>("pokes").create().unwrap();
+    let stop = executor.stop_handle();
+    let mut ticks = 0;
+    node.execute(Trigger::every(Duration::from_millis(1)), move |_| {
+        ticks += 1;
+        if ticks <= 2 {
+            pokes.publish(Empty::default());
+        }
+    })
+    .unwrap();
+    let mut taken = 0;
+    node.execute(Trigger::on(&sub), move |_| {
+        taken += sub.take_all().count();
+        if taken == 2 {
+            stop.stop();
+        }
+    })
+    .unwrap();
+    executor.add(node).unwrap();
+    spin_until_stopped(&mut executor);
+
+    let stats = executor.executable_stats();
+    let names: Vec<_> = stats.iter().map(|s| (&*s.node, s.index)).collect();
+    assert_eq!(names, [("counted", 0), ("counted", 1)]);
+    let (timer, triggered) = (&stats[0], &stats[1]);
+    assert!(timer.runs >= 2, "{timer:?}");
+    assert!((1..=2).contains(&triggered.runs), "{triggered:?}");
+    assert_eq!(
+        timer.runs + triggered.runs,
+        executor.stats().executions,
+        "every run is some executable's"
+    );
+    for s in &stats {
+        assert!(s.run_time_max <= s.run_time_total && s.run_time_mean() <= s.run_time_max);
+    }
+    assert_eq!(
+        triggered.start_delay_total,
+        Duration::ZERO,
+        "no deadline, no delay"
+    );
+    assert!(timer.start_delay_mean() <= timer.start_delay_max);
 }

@@ -572,3 +572,28 @@ fn periods_on_ros_time_follow_the_clock_topic_and_skip_what_it_jumps_over() {
     assert_eq!(of("slow"), [(at(0), 0), (at(3), 0), (at(6), 0), (at(9), 0)]);
     assert_eq!(executor.stats().missed_periods, 2);
 }
+
+#[test]
+fn executable_stats_count_a_let_nodes_runs() {
+    let ctx = Context::new();
+    let mut executor = LetExecutor::new(Duration::from_millis(5)).unwrap();
+    let mut node = ctx.node("let_counted").unwrap();
+    let stop = executor.stop_handle();
+    let mut runs = 0;
+    node.execute(Trigger::every(Duration::from_millis(5)), move |_| {
+        runs += 1;
+        if runs == 3 {
+            stop.stop();
+        }
+    })
+    .unwrap();
+    executor.add(node).unwrap();
+    assert_eq!(executor.spin_for(PATIENCE).unwrap(), SpinOutcome::Stopped);
+    let stats = executor.executable_stats();
+    assert_eq!(stats.len(), 1);
+    assert_eq!(
+        (&*stats[0].node, stats[0].index, stats[0].runs),
+        ("let_counted", 0, 3)
+    );
+    assert!(stats[0].run_time_mean() <= stats[0].run_time_max);
+}

@@ -6,6 +6,8 @@ request header, client id then sequence number, before the fields), in XCDR1 as 
                                          first answer it sends a reply to another client id
     add_two_ints.py client DOMAIN A B    sends one request (client id 0x1234abcd, sequence 7)
                                          and prints the reply
+    add_two_ints.py flood DOMAIN         once a reader matches, sends a request every 10 ms
+                                         (sequence 1, 2, ...), ignoring replies
 
 Each prints `ready` once its endpoints exist, then one line per event; it runs until killed
 (or 120 s).
@@ -89,6 +91,15 @@ def main():
                     AddTwoInts_Response_(request.client_id, request.sequence, request.a + request.b)
                 )
                 print(f"answered {request.client_id} {request.sequence}", flush=True)
+            time.sleep(0.01)
+    elif mode == "flood":
+        requests = DataWriter(participant, rq, qos=QOS)
+        print("ready", flush=True)
+        wait_matched(requests, deadline)
+        sequence = 0
+        while time.monotonic() < deadline:
+            sequence += 1
+            requests.write(AddTwoInts_Request_(CLIENT_ID, sequence, sequence, 1))
             time.sleep(0.01)
     else:
         a, b = int(sys.argv[3]), int(sys.argv[4])

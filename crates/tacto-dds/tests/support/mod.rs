@@ -62,7 +62,12 @@ pub fn loopback_participant(domain_id: u32) -> Participant {
     Participant::new(&config).unwrap_or_else(|e| panic!("participant in domain {domain_id}: {e}"))
 }
 
-/// An rclpy node running one of the scripts in `tests/rclpy/`, killed when dropped.
+/// The environment variable telling a test binary started by [`RclpyNode::this_test`] which
+/// part to play.
+pub const ROLE: &str = "TACTO_TEST_ROLE";
+
+/// A peer process of a test: an rclpy node running one of the scripts in `tests/rclpy/`, or
+/// this test binary in another role; killed when dropped.
 pub struct RclpyNode {
     child: Child,
     /// Its stdout, line by line.
@@ -83,7 +88,8 @@ impl RclpyNode {
             .join("tests")
             .join(folder)
             .join(script);
-        let mut child = Command::new(python())
+        let mut command = Command::new(python());
+        command
             .arg("-u")
             .arg(&script_path)
             .args(args)
@@ -96,12 +102,36 @@ impl RclpyNode {
             .env_remove("FASTRTPS_DEFAULT_PROFILES_FILE")
             .env_remove("FASTDDS_DEFAULT_PROFILES_FILE")
             // The wheels' bootstrapper sets LD_LIBRARY_PATH only when this is unset.
-            .env_remove("_ROS_WHEELS_BOOTSTRAP_COMPLETE")
+            .env_remove("_ROS_WHEELS_BOOTSTRAP_COMPLETE");
+        Self::start(command, &script_path.display().to_string())
+    }
+
+    /// This test binary again, running only `test` (which sees `role` in `TACTO_TEST_ROLE`
+    /// and plays that part), its stdout lines and stderr kept as for an rclpy node.
+    /// `wrapper` runs it through another program first (`ip netns exec NAME`).
+    pub fn this_test(test: &str, role: &str, wrapper: &[&str]) -> RclpyNode {
+        let exe = std::env::current_exe().expect("the test binary's path");
+        let mut command = match wrapper {
+            [program, args @ ..] => {
+                let mut command = Command::new(program);
+                command.args(args).arg(&exe);
+                command
+            }
+            [] => Command::new(&exe),
+        };
+        command
+            .args([test, "--exact", "--nocapture", "--test-threads=1"])
+            .env(ROLE, role);
+        Self::start(command, &format!("{test} as {role}"))
+    }
+
+    fn start(mut command: Command, what: &str) -> RclpyNode {
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", script_path.display()));
+            .unwrap_or_else(|e| panic!("cannot start {what}: {e}"));
         let (sender, lines) = mpsc::channel();
         let stdout = child.stdout.take().expect("stdout is piped");
         thread::spawn(move || {

@@ -10,7 +10,9 @@
 use std::time::Instant;
 
 use super::single_threaded::{Order, Policy, SingleThreaded};
-use super::{AddError, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle};
+use super::{
+    AddError, ExecutableStats, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle,
+};
 use crate::node::{Executable, Node};
 use crate::trigger::Rule;
 
@@ -88,5 +90,9 @@ impl Executor for CallbackExecutor {
 
     fn stats(&self) -> ExecutorStats {
         self.0.stats()
+    }
+
+    fn executable_stats(&self) -> Vec<ExecutableStats> {
+        self.0.executable_stats()
     }
 }

@@ -10,6 +10,7 @@ use super::AddError;
 use super::base::Base;
 use super::poller::{FdListener, Watch};
 use super::signal::Signal;
+use super::stats::{Counters, ExecutableStats, nanos_between};
 use crate::callback_group::CallbackGroup;
 use crate::clock::{Clock, ClockKind, Time, os_now};
 
@@ -54,8 +55,12 @@ impl FdListener for Pending {
 
 /// One executable inside an executor; `L` is what its triggering subscriptions call.
 pub(crate) struct Entry<L = Pending> {
-    pub(crate) node: Arc<str>,
     exe: Executable,
+    node: Arc<str>,
+    /// Its position among its node's executables.
+    index: usize,
+    /// What it did so far.
+    counters: Counters,
     /// Set for periodic triggers.
     schedule: Option<Schedule>,
     listener: Arc<L>,
@@ -119,9 +124,23 @@ impl<L> Entry<L> {
         })
     }
 
-    /// Runs the code; fails only if a readable trigger's fd could not be re-armed.
+    /// Runs the code and counts the run; fails only if a readable trigger's fd could not be
+    /// re-armed.
     pub(crate) fn run(&mut self, activation: &Activation) -> io::Result<()> {
+        // The activation's time is when the run starts; on the steady clock (the default) it
+        // serves as the start, and a run costs one clock read for its figures, not two.
+        let start = match self.exe.trigger.clock {
+            ClockKind::Steady => activation.time,
+            ClockKind::System | ClockKind::Ros => os_now(ClockKind::Steady),
+        };
         (self.exe.run)(activation);
+        let took = nanos_between(start, os_now(ClockKind::Steady));
+        // The activation's time was read just before the run, on the trigger's clock.
+        let delay = match &self.schedule {
+            Some(schedule) => nanos_between(schedule.served(), activation.time),
+            None => 0,
+        };
+        (self.counters).record(delay, took, activation.missed_periods);
         // Level trigger, for an fd: epoll looks at its level as it is re-armed, so an fd left
         // readable is reported again, by the next wait.
         match (&self.watch, self.exe.trigger.fd()) {
@@ -132,6 +151,10 @@ impl<L> Entry<L> {
 
     pub(crate) fn group(&self) -> CallbackGroup {
         self.exe.group
+    }
+
+    pub(crate) fn stats(&self) -> ExecutableStats {
+        self.counters.stats(&self.node, self.index)
     }
 
     pub(crate) fn steady_deadline(&self) -> Option<Time> {
@@ -210,7 +233,7 @@ pub(crate) fn admit<L: Listener + FdListener + 'static>(
         .into_iter();
     let signal = base.poller.signal().clone();
     let mut entries = Vec::with_capacity(node.executables.len());
-    for (exe, listener) in node.executables.into_iter().zip(listeners) {
+    for (index, (exe, listener)) in node.executables.into_iter().zip(listeners).enumerate() {
         for input in &exe.trigger.inputs {
             let attached = input
                 .attach(listener.clone())
@@ -232,8 +255,10 @@ pub(crate) fn admit<L: Listener + FdListener + 'static>(
             Schedule::on_grid(period, exe.trigger.clock, epoch, now)
         });
         entries.push(Entry {
-            node: name.clone(),
             exe,
+            node: name.clone(),
+            index,
+            counters: Counters::default(),
             schedule,
             listener,
             watch,

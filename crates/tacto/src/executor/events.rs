@@ -24,7 +24,9 @@ use super::dispatch::{self, Entry, steady_time};
 use super::poller::{FdListener, Woken};
 use super::running::Running;
 use super::signal::Signal;
-use super::{AddError, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle};
+use super::{
+    AddError, ExecutableStats, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle,
+};
 use crate::clock::{ClockKind, Time, os_now};
 use crate::node::Node;
 use crate::pi_mutex::{PiGuard, PiMutex};
@@ -305,6 +307,10 @@ impl Executor for EventsExecutor {
 
     fn stats(&self) -> ExecutorStats {
         self.base.stats()
+    }
+
+    fn executable_stats(&self) -> Vec<ExecutableStats> {
+        self.entries.iter().map(Entry::stats).collect()
     }
 }
 

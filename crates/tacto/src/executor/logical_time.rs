@@ -14,7 +14,10 @@ use std::time::{Duration, Instant};
 use super::base::Base;
 use super::dispatch::steady_time;
 use super::poller::Woken;
-use super::{AddError, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle};
+use super::stats::{Counters, nanos_between};
+use super::{
+    AddError, ExecutableStats, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle,
+};
 use crate::clock::{Clock, ClockKind, Time, os_now};
 use crate::node::{Executable, Node};
 use crate::publisher::{Deferred, Outbox};
@@ -138,6 +141,11 @@ impl fmt::Debug for LetExecutor {
 /// One executable of a LET executor.
 struct Entry {
     exe: Executable,
+    node: Arc<str>,
+    /// Its position among its node's executables.
+    index: usize,
+    /// What it did so far.
+    counters: Counters,
     /// Set for periodic triggers.
     due: Option<Due>,
     /// The node's clocks, for the time of an input trigger on another clock.
@@ -344,7 +352,15 @@ impl LetExecutor {
         self.next_period = period + 1;
         for entry in &mut self.entries {
             if let Some(activation) = entry.poll(period, start, self.kind) {
+                let began = os_now(ClockKind::Steady);
+                // How late in its period the run starts: the nodes before it ran first.
+                let delay = match entry.due {
+                    Some(_) => nanos_between(start, self.clock.now(self.kind)),
+                    None => 0,
+                };
                 (entry.exe.run)(&activation);
+                let took = nanos_between(began, os_now(ClockKind::Steady));
+                (entry.counters).record(delay, took, activation.missed_periods());
                 self.base.stats.executions += 1;
                 if entry.due.is_none() && entry.exe.trigger.holds() {
                     self.base.stats.left_unread += 1;
@@ -394,12 +410,17 @@ impl Executor for LetExecutor {
         self.base.nodes.push(node.name.clone());
         self.inputs.extend(node.inputs);
         let next = self.next_period;
-        let entries = node.executables.into_iter().zip(periods);
-        self.entries.extend(entries.map(|(exe, every)| Entry {
-            exe,
-            due: every.map(|every| Due { every, next }),
-            clock: clock.clone(),
-        }));
+        let name = node.name.clone();
+        let entries = node.executables.into_iter().zip(periods).enumerate();
+        self.entries
+            .extend(entries.map(|(index, (exe, every))| Entry {
+                exe,
+                node: name.clone(),
+                index,
+                counters: Counters::default(),
+                due: every.map(|every| Due { every, next }),
+                clock: clock.clone(),
+            }));
         Ok(())
     }
 
@@ -443,5 +464,11 @@ impl Executor for LetExecutor {
 
     fn stats(&self) -> ExecutorStats {
         self.base.stats()
+    }
+
+    fn executable_stats(&self) -> Vec<ExecutableStats> {
+        (self.entries.iter())
+            .map(|e| e.counters.stats(&e.node, e.index))
+            .collect()
     }
 }

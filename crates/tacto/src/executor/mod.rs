@@ -27,6 +27,7 @@ pub(crate) mod poller;
 pub(crate) mod running;
 pub(crate) mod signal;
 mod single_threaded;
+mod stats;
 mod thread;
 mod thread_pool;
 mod wait_set;
@@ -39,6 +40,7 @@ use std::time::{Duration, Instant};
 pub use callback::CallbackExecutor;
 pub use events::{EventsExecutor, EventsExecutorBuilder, EventsExecutorCreateError};
 pub use logical_time::{LetBuilder, LetCreateError, LetExecutor};
+pub use stats::ExecutableStats;
 pub use thread::{ExecutorThread, ExecutorThreadBuilder, JoinError, SpawnError};
 pub use thread_pool::{ThreadPoolBuilder, ThreadPoolCreateError, ThreadPoolExecutor};
 pub use wait_set::WaitSetExecutor;
@@ -61,6 +63,11 @@ pub trait Executor: Send {
 
     /// Counters since creation.
     fn stats(&self) -> ExecutorStats;
+
+    /// What each executable did since it joined, in the order they were added: runs, run
+    /// time, how late periodic ones started, missed periods. Between spins, or from the
+    /// thread that spins.
+    fn executable_stats(&self) -> Vec<ExecutableStats>;
 
     /// Runs for `duration` (or until stopped); the usual way to run an executor in a test.
     /// A duration too long for the OS's clock (such as `Duration::MAX`) sets no deadline.
@@ -91,6 +98,10 @@ impl<E: Executor + ?Sized> Executor for Box<E> {
 
     fn stats(&self) -> ExecutorStats {
         (**self).stats()
+    }
+
+    fn executable_stats(&self) -> Vec<ExecutableStats> {
+        (**self).executable_stats()
     }
 }
 

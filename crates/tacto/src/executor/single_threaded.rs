@@ -9,7 +9,7 @@ use super::base::Base;
 use super::dispatch::{self, Entry, Pending, steady_time};
 use super::poller::Woken;
 use super::running::Running;
-use super::{AddError, ExecutorStats, SpinError, SpinOutcome, StopHandle};
+use super::{AddError, ExecutableStats, ExecutorStats, SpinError, SpinOutcome, StopHandle};
 use crate::clock::{ClockKind, os_now};
 use crate::node::{Executable, Node};
 
@@ -104,6 +104,10 @@ impl SingleThreaded {
 
     pub(crate) fn stats(&self) -> ExecutorStats {
         self.base.stats()
+    }
+
+    pub(crate) fn executable_stats(&self) -> Vec<ExecutableStats> {
+        self.entries.iter().map(Entry::stats).collect()
     }
 }
 

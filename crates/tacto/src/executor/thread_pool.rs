@@ -65,7 +65,9 @@ use super::base::Base;
 use super::dispatch::{self, Entry, Pending};
 use super::poller::{Poller, Woken};
 use super::signal::Signal;
-use super::{AddError, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle};
+use super::{
+    AddError, ExecutableStats, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle,
+};
 use crate::callback_group::{CallbackGroup, CallbackGroupKind};
 use crate::clock::{ClockKind, Time, os_now};
 use crate::node::Node;
@@ -329,6 +331,10 @@ impl Executor for ThreadPoolExecutor {
 
     fn stats(&self) -> ExecutorStats {
         self.base.stats()
+    }
+
+    fn executable_stats(&self) -> Vec<ExecutableStats> {
+        self.entries.iter().map(Entry::stats).collect()
     }
 }
 

@@ -7,7 +7,9 @@
 use std::time::Instant;
 
 use super::single_threaded::{Order, Policy, SingleThreaded};
-use super::{AddError, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle};
+use super::{
+    AddError, ExecutableStats, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle,
+};
 use crate::node::Node;
 
 /// Runs nodes' executables when their [`Trigger`](crate::Trigger)s fire, one thread.
@@ -71,5 +73,9 @@ impl Executor for WaitSetExecutor {
 
     fn stats(&self) -> ExecutorStats {
         self.0.stats()
+    }
+
+    fn executable_stats(&self) -> Vec<ExecutableStats> {
+        self.0.executable_stats()
     }
 }

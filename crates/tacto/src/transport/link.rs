@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::qos::Qos;
 use crate::sample::SampleInfo;
+use crate::service::RequestId;
 
 /// A transport that carries topics between processes: a factory of links.
 ///
@@ -67,6 +68,65 @@ pub trait Transport: Send + Sync + fmt::Debug {
         ros_type: &'static str,
         qos: &Qos,
     ) -> Result<Box<dyn LinkReader>, LinkError>;
+
+    /// The link of a service `service` (resolved, `/add_two_ints`) of `node` whose request and
+    /// response types are `request_type` and `response_type` (`pkg/srv/Type_Request`,
+    /// `..._Response`): it receives requests from clients in other processes and answers them.
+    /// `Ok(None)` (the default) for a transport that carries no services.
+    fn service(
+        &self,
+        node: &str,
+        service: &str,
+        request_type: &'static str,
+        response_type: &'static str,
+    ) -> Result<Option<Box<dyn ServiceLink>>, LinkError> {
+        let _ = (node, service, request_type, response_type);
+        Ok(None)
+    }
+
+    /// The link of a client of `service` (as for [`service`](Self::service)) that sends its
+    /// requests to a service in another process. Every response to this client is handed to
+    /// `deliver` with the sequence number of the request it answers, on the transport's
+    /// thread. `Ok(None)` (the default) for a transport that carries no services.
+    fn client(
+        &self,
+        node: &str,
+        service: &str,
+        request_type: &'static str,
+        response_type: &'static str,
+        deliver: Arc<dyn Fn(i64, Vec<u8>) + Send + Sync>,
+    ) -> Result<Option<Box<dyn ClientLink>>, LinkError> {
+        let _ = (node, service, request_type, response_type, deliver);
+        Ok(None)
+    }
+}
+
+/// The link of one service: a cache of requests from other processes, and the way back to
+/// their clients. A request taken is answered under the [`RequestId`] it came with.
+pub trait ServiceLink: Send + Sync + fmt::Debug {
+    /// Takes the oldest request waiting: its id and its CDR bytes, encapsulation header
+    /// included (the transport's own request header removed). A request that the transport
+    /// cannot split is dropped and the next one returned.
+    fn take_request(&self) -> Option<(RequestId, Vec<u8>)>;
+
+    /// Requests waiting.
+    fn pending(&self) -> usize;
+
+    /// Sends the response `cdr` (encapsulation header included) to the client of request `id`.
+    fn respond(&self, id: RequestId, cdr: &[u8]) -> Result<(), LinkError>;
+
+    /// Calls `wake` on the transport's thread whenever requests arrive from now on: once per
+    /// link, and only for a service named in a trigger, as [`LinkReader::on_data`].
+    fn on_data(&self, wake: Arc<dyn Fn() + Send + Sync>) -> Result<(), LinkError>;
+}
+
+/// The link of one client to a service in another process.
+pub trait ClientLink: Send + Sync + fmt::Debug {
+    /// True while a service in another process is matched, ready for requests.
+    fn is_ready(&self) -> bool;
+
+    /// Sends request number `sequence` of the client, `cdr` with its encapsulation header.
+    fn send(&self, sequence: i64, cdr: &[u8]) -> Result<(), LinkError>;
 }
 
 /// Why a link could not be made or used: the transport's own message.

@@ -26,6 +26,11 @@
 //! into the local history at each period start. `tacto_dds::DdsTransport` is the Cyclone DDS
 //! transport.
 //!
+//! Services go through the same seam: a transport that carries them makes a [`ServiceLink`]
+//! per service (a second source of requests, waking an executor only once a trigger names the
+//! service) and a [`ClientLink`] per client (used only while no service of this context has
+//! the name); the defaults of [`Transport::service`] and [`Transport::client`] carry none.
+//!
 //! Readiness through a file descriptor (iceoryx2 listeners) needs no link reader: an
 //! executor's poller watches any fd (the mechanism behind
 //! [`Trigger::readable`](crate::Trigger::readable)).
@@ -33,4 +38,6 @@
 pub(crate) mod intra;
 mod link;
 
-pub use link::{LinkError, LinkReader, LinkWriter, ReadOp, RemoteSample, Transport};
+pub use link::{
+    ClientLink, LinkError, LinkReader, LinkWriter, ReadOp, RemoteSample, ServiceLink, Transport,
+};
