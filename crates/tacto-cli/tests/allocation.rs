@@ -53,7 +53,10 @@ fn huge_length_prefixes_allocate_nothing_large() {
             LARGEST.store(0, Ordering::Relaxed);
             assert!(decode(&ty, &bytes).is_err(), "{name} with length {length}");
             let largest = LARGEST.load(Ordering::Relaxed);
-            assert!(largest < 64 * 1024, "{name}: {largest} bytes for length {length}");
+            assert!(
+                largest < 64 * 1024,
+                "{name}: {largest} bytes for length {length}"
+            );
         }
     }
 }
