@@ -104,6 +104,7 @@ enum TopicCommand {
         /// The topic, e.g. /chatter.
         name: String,
         /// Its type, e.g. std_msgs/msg/String; by default the type its publishers have.
+        #[arg(value_name = "TYPE")]
         type_name: Option<String>,
         /// Prints one message and exits.
         #[arg(long)]
