@@ -2,6 +2,7 @@
 //!
 //! ```sh
 //! cargo run --release -- bench reference-system --duration 30
+//! cargo run --release -- topic echo /chatter --once
 //! ```
 
 use std::fs;
@@ -52,6 +53,20 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
     },
+    /// ROS 2 topics on the graph (rclcpp, rclpy and tacto nodes alike), no ROS install needed.
+    Topic {
+        #[command(subcommand)]
+        command: TopicCommand,
+        #[command(flatten)]
+        graph: GraphArgs,
+    },
+    /// ROS 2 nodes on the graph.
+    Node {
+        #[command(subcommand)]
+        command: NodeCommand,
+        #[command(flatten)]
+        graph: GraphArgs,
+    },
     /// Runs one executor in this process and prints its result as JSON (used by `bench`).
     #[command(hide = true)]
     RunOne {
@@ -60,6 +75,58 @@ enum Command {
         #[arg(long)]
         executor: ExecutorKind,
     },
+}
+
+/// What every graph command takes.
+#[derive(Debug, Args)]
+struct GraphArgs {
+    /// Seconds to wait for discovery.
+    #[arg(long, global = true, value_name = "S", default_value = "2", value_parser = warmup)]
+    wait_s: Duration,
+    /// A folder of .msg packages (a package folder or a folder of packages); may be repeated.
+    #[arg(long, global = true, value_name = "DIR")]
+    msg_path: Vec<PathBuf>,
+    /// JSON output, for scripts.
+    #[arg(long, global = true)]
+    json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum TopicCommand {
+    /// Lists the topics.
+    List {
+        /// Shows each topic's type.
+        #[arg(short = 't', long = "show-types")]
+        show_types: bool,
+    },
+    /// Prints the messages of a topic as YAML (ros2cli's format), `---` after each.
+    Echo {
+        /// The topic, e.g. /chatter.
+        name: String,
+        /// Its type, e.g. std_msgs/msg/String; by default the type its publishers have.
+        #[arg(value_name = "TYPE")]
+        type_name: Option<String>,
+        /// Prints one message and exits.
+        #[arg(long)]
+        once: bool,
+        /// Prints arrays and strings whole (else cut after 128 elements).
+        #[arg(long, short = 'f')]
+        full_length: bool,
+    },
+    /// Prints the rate at which a topic's messages arrive, every second.
+    Hz {
+        /// The topic.
+        name: String,
+        /// How many of the last messages the statistics cover.
+        #[arg(long, short = 'w', default_value_t = tacto_cli::hz::DEFAULT_WINDOW)]
+        window: usize,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum NodeCommand {
+    /// Lists the nodes.
+    List,
 }
 
 /// The longest warm-up or measured window: a week. Longer is surely a typo, and would overflow
@@ -189,6 +256,10 @@ impl<E: std::fmt::Display> From<E> for Failure {
 
 fn run(cli: Cli, interrupt: &Interrupt) -> Result<(), Failure> {
     match cli.command {
+        Command::Topic { command, graph } => {
+            graph_command(Graph::Topic(command), &graph, interrupt)
+        }
+        Command::Node { command, graph } => graph_command(Graph::Node(command), &graph, interrupt),
         Command::RunOne { run, executor } => {
             let topology = Topology::load(&run.topology)?;
             let config = run.config(executor, run.crunch.unwrap_or(DEFAULT_CRUNCH));
@@ -206,6 +277,60 @@ fn run(cli: Cli, interrupt: &Interrupt) -> Result<(), Failure> {
             json,
             out,
         } => bench(&run, crunch_ms, &executor, json, out, interrupt),
+    }
+}
+
+enum Graph {
+    Topic(TopicCommand),
+    Node(NodeCommand),
+}
+
+fn graph_command(command: Graph, args: &GraphArgs, interrupt: &Interrupt) -> Result<(), Failure> {
+    use tacto_cli::commands;
+    let participant = tacto_dds::Participant::from_env()?;
+    let options = tacto_cli::Options {
+        wait: args.wait_s,
+        msg_paths: args.msg_path.clone(),
+        json: args.json,
+    };
+    let stop = || interrupt.requested();
+    let mut out = std::io::stdout().lock();
+    let result = match command {
+        Graph::Topic(TopicCommand::List { show_types }) => {
+            commands::topic_list(&participant, &options, show_types, &mut out, &stop)
+        }
+        Graph::Topic(TopicCommand::Echo {
+            name,
+            type_name,
+            once,
+            full_length,
+        }) => {
+            let echo = tacto_cli::EchoOptions { once, full_length };
+            let type_name = type_name.as_deref();
+            commands::topic_echo(
+                &participant,
+                &options,
+                &name,
+                type_name,
+                echo,
+                &mut out,
+                &stop,
+            )
+        }
+        Graph::Topic(TopicCommand::Hz { name, window }) => {
+            commands::topic_hz(&participant, &options, &name, window, &mut out, &stop)
+        }
+        Graph::Node(NodeCommand::List) => {
+            commands::node_list(&participant, &options, &mut out, &stop)
+        }
+    };
+    match result {
+        Err(tacto_cli::CommandError::Interrupted) => Err(Failure::Interrupted),
+        // The reader of the output went away (`tacto topic echo /x | head -3`): done.
+        Err(tacto_cli::CommandError::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            Ok(())
+        }
+        other => Ok(other?),
     }
 }
 

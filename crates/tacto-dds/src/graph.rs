@@ -24,25 +24,25 @@ use tacto::Message;
 #[tacto::message("rmw_dds_common/msg/Gid")]
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Gid {
-    data: [u8; 16],
+    pub(crate) data: [u8; 16],
 }
 
 /// `rmw_dds_common/msg/NodeEntitiesInfo`: one node and the GIDs of its readers and writers.
 #[tacto::message("rmw_dds_common/msg/NodeEntitiesInfo")]
 #[derive(Debug, Default, Clone, PartialEq)]
-struct NodeEntitiesInfo {
-    node_namespace: String,
-    node_name: String,
-    reader_gid_seq: Vec<Gid>,
-    writer_gid_seq: Vec<Gid>,
+pub(crate) struct NodeEntitiesInfo {
+    pub(crate) node_namespace: String,
+    pub(crate) node_name: String,
+    pub(crate) reader_gid_seq: Vec<Gid>,
+    pub(crate) writer_gid_seq: Vec<Gid>,
 }
 
 /// `rmw_dds_common/msg/ParticipantEntitiesInfo`: a participant's nodes.
 #[tacto::message("rmw_dds_common/msg/ParticipantEntitiesInfo")]
 #[derive(Debug, Default, Clone, PartialEq)]
-struct ParticipantEntitiesInfo {
-    gid: Gid,
-    node_entities_info_seq: Vec<NodeEntitiesInfo>,
+pub(crate) struct ParticipantEntitiesInfo {
+    pub(crate) gid: Gid,
+    pub(crate) node_entities_info_seq: Vec<NodeEntitiesInfo>,
 }
 
 /// Which of a node's endpoints an entry is.

@@ -36,6 +36,7 @@
 //! Every Cyclone failure is a typed error carrying Cyclone's message ([`DdsStatus`]); nothing
 //! here panics on what Cyclone returns.
 
+pub mod discovery;
 pub mod domain;
 mod graph;
 mod log;
@@ -48,8 +49,10 @@ pub mod service;
 mod service_link;
 mod topic;
 pub mod transport;
+mod untyped;
 pub mod writer;
 
+pub use discovery::{Discovery, DiscoveryError, EndpointInfo, TopicInfo};
 pub use domain::{ConfigError, DiscoveryRange, DomainConfig};
 pub use participant::{Participant, ParticipantError};
 pub use qos::{Durability, History, Qos, Reliability};
@@ -57,4 +60,5 @@ pub use reader::{RawSample, Reader, ReaderError, TakeError};
 pub use retcode::DdsStatus;
 pub use topic::TopicError;
 pub use transport::DdsTransport;
+pub use untyped::UntypedReader;
 pub use writer::{WriteError, Writer, WriterError};

@@ -21,7 +21,7 @@
 //! `docs/messages.md`.
 
 mod emit;
-mod parse;
+pub mod parse;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,5 +1,16 @@
 //! The `.msg`/`.srv` language: lines of fields (`TYPE NAME [DEFAULT]`), constants
 //! (`TYPE NAME=VALUE`) and `#` comments, with `---` between a service's request and response.
+//!
+//! Public for tools that work on definitions at run time (`tacto topic echo`'s dynamic
+//! types); the generator is the main user.
+//!
+//! ```
+//! use tacto_msggen::parse::{BaseType, Container, parse_message};
+//!
+//! let def = parse_message("float32[<=3] ranges\nstring frame_id").unwrap();
+//! assert_eq!(def.fields[0].ty.container, Container::Bounded(3));
+//! assert_eq!(def.fields[1].ty.base, BaseType::String(None));
+//! ```
 
 use std::path::Path;
 
@@ -7,19 +18,32 @@ use crate::Problem;
 
 /// A primitive IDL type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Primitive {
+pub enum Primitive {
+    /// `bool`
     Bool,
+    /// `byte` (one unsigned byte)
     Byte,
+    /// `char` (one unsigned byte)
     Char,
+    /// `int8`
     Int8,
+    /// `uint8`
     UInt8,
+    /// `int16`
     Int16,
+    /// `uint16`
     UInt16,
+    /// `int32`
     Int32,
+    /// `uint32`
     UInt32,
+    /// `int64`
     Int64,
+    /// `uint64`
     UInt64,
+    /// `float32`
     Float32,
+    /// `float64`
     Float64,
 }
 
@@ -44,7 +68,7 @@ impl Primitive {
     }
 
     /// The Rust type: `byte` and `char` are both one unsigned byte in ROS 2.
-    pub(crate) fn rust(self) -> &'static str {
+    pub fn rust(self) -> &'static str {
         match self {
             Primitive::Bool => "bool",
             Primitive::Byte | Primitive::Char | Primitive::UInt8 => "u8",
@@ -77,7 +101,8 @@ impl Primitive {
 
 /// The type of one element.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum BaseType {
+pub enum BaseType {
+    /// A primitive.
     Primitive(Primitive),
     /// `string` or `string<=N`.
     String(Option<usize>),
@@ -85,14 +110,17 @@ pub(crate) enum BaseType {
     WString(Option<usize>),
     /// A message: `Type` (same package) or `pkg/Type`.
     Named {
+        /// The package, when written (`pkg/Type`); the file's own package otherwise.
         package: Option<String>,
+        /// The type's name.
         name: String,
     },
 }
 
 /// How many elements a field holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Container {
+pub enum Container {
+    /// One element.
     Single,
     /// `T[N]`
     Array(usize),
@@ -102,58 +130,84 @@ pub(crate) enum Container {
     Unbounded,
 }
 
+/// A field's type: its element type and how many elements.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct FieldType {
+pub struct FieldType {
+    /// The element type.
     pub base: BaseType,
+    /// How many elements.
     pub container: Container,
 }
 
 /// A constant or default value, checked against its type.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Value {
+pub enum Value {
+    /// A `bool`.
     Bool(bool),
+    /// An integer, checked against its type's range.
     Int(i128),
+    /// A float, finite.
     Float(f64),
+    /// A string (quotes removed).
     Str(String),
+    /// An array default, `[a, b]`.
     List(Vec<Value>),
 }
 
+/// A field: `TYPE NAME [DEFAULT]`.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Field {
+pub struct Field {
+    /// Its name.
     pub name: String,
+    /// Its type.
     pub ty: FieldType,
+    /// Its default value, if the file gives one.
     pub default: Option<Value>,
     /// The declaration as written, for the docs.
     pub declaration: String,
+    /// The comment lines that go with it.
     pub comment: Vec<String>,
+    /// Its line in the file, counted from 1.
     pub line: usize,
 }
 
+/// A constant: `TYPE NAME=VALUE`.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Constant {
+pub struct Constant {
+    /// Its name.
     pub name: String,
+    /// Its type.
     pub ty: BaseType,
+    /// Its value.
     pub value: Value,
+    /// The declaration as written.
     pub declaration: String,
+    /// The comment lines that go with it.
     pub comment: Vec<String>,
 }
 
 /// One message, or one half of a service.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct MessageDef {
+pub struct MessageDef {
+    /// The file's own comment.
     pub comment: Vec<String>,
+    /// The fields, in wire order.
     pub fields: Vec<Field>,
+    /// The constants.
     pub constants: Vec<Constant>,
 }
 
 /// Parses a `.msg` file's text.
-pub(crate) fn parse_message(text: &str) -> Result<MessageDef, (usize, Problem)> {
+///
+/// # Errors
+/// The line (counted from 1) and what is wrong with it.
+pub fn parse_message(text: &str) -> Result<MessageDef, (usize, Problem)> {
     let lines: Vec<(usize, &str)> = text.lines().enumerate().map(|(i, l)| (i + 1, l)).collect();
     parse_lines(&lines)
 }
 
 /// Parses a `.srv` file's text into request and response.
-pub(crate) fn parse_service(text: &str) -> Result<(MessageDef, MessageDef), (usize, Problem)> {
+pub fn parse_service(text: &str) -> Result<(MessageDef, MessageDef), (usize, Problem)> {
     let lines: Vec<(usize, &str)> = text.lines().enumerate().map(|(i, l)| (i + 1, l)).collect();
     let separators: Vec<usize> = lines
         .iter()
@@ -283,7 +337,8 @@ fn parse_bound(text: &str, written: &str) -> Result<usize, Problem> {
     }
 }
 
-pub(crate) fn parse_type(text: &str) -> Result<FieldType, Problem> {
+/// Parses a field type, `string<=5[<=3]`.
+pub fn parse_type(text: &str) -> Result<FieldType, Problem> {
     let (element, container) = match text.split_once('[') {
         None => (text, Container::Single),
         Some((element, rest)) => {
@@ -345,7 +400,7 @@ fn parse_named(text: &str) -> Result<BaseType, Problem> {
 }
 
 /// REP 144: lowercase letters, digits and single underscores, starting with a letter.
-pub(crate) fn is_package_name(name: &str) -> bool {
+pub fn is_package_name(name: &str) -> bool {
     name.starts_with(|c: char| c.is_ascii_lowercase())
         && name
             .chars()
@@ -354,7 +409,8 @@ pub(crate) fn is_package_name(name: &str) -> bool {
         && !name.ends_with('_')
 }
 
-pub(crate) fn is_type_name(name: &str) -> bool {
+/// A type name: CamelCase letters and digits.
+pub fn is_type_name(name: &str) -> bool {
     name.starts_with(|c: char| c.is_ascii_uppercase())
         && name.chars().all(|c| c.is_ascii_alphanumeric())
 }
@@ -520,7 +576,7 @@ fn split_list(text: &str) -> Vec<String> {
 }
 
 /// The type name a file defines: its file name without the extension.
-pub(crate) fn type_name_of(path: &Path) -> Option<&str> {
+pub fn type_name_of(path: &Path) -> Option<&str> {
     path.file_stem()?.to_str()
 }
 

@@ -1,0 +1,255 @@
+//! `tacto topic|node` against real rclpy nodes (the PyPI wheels, Fast DDS) and a tacto node,
+//! running the built `tacto` binary. DDS domains 180 to 189.
+
+#[path = "../../tacto-dds/tests/support/mod.rs"]
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use support::{PATIENCE, RclpyNode, loopback_participant};
+use tacto::Context;
+use tacto::msg::std_msgs::{Header, String as Text};
+use tacto_dds::DdsTransport;
+
+/// The rclpy scripts of tacto-dds' tests, relative to this crate's tests/ folder.
+const RCLPY: &str = "../../tacto-dds/tests/rclpy";
+
+/// The `tacto` binary in `domain`, on loopback as the rclpy peers are.
+fn tacto(domain: u32, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tacto"));
+    command
+        .args(args)
+        .env("ROS_DOMAIN_ID", domain.to_string())
+        .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+        .env(
+            "CYCLONEDDS_URI",
+            "<CycloneDDS><Domain><General><Interfaces><NetworkInterface name=\"lo\"/>\
+             </Interfaces></General></Domain></CycloneDDS>",
+        )
+        .env_remove("ROS_STATIC_PEERS")
+        .env_remove("AMENT_PREFIX_PATH")
+        .stdin(Stdio::null());
+    command
+}
+
+fn run(domain: u32, args: &[&str]) -> Output {
+    tacto(domain, args).output().expect("the tacto binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Runs `args` again until stdout satisfies `ok` (discovery of a starting rclpy node takes a
+/// while); the last stdout.
+fn run_until(domain: u32, args: &[&str], peer: &RclpyNode, ok: impl Fn(&str) -> bool) -> String {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let output = run(domain, args);
+        let stdout = text(&output.stdout);
+        assert!(
+            output.status.success(),
+            "{args:?}: {}",
+            text(&output.stderr)
+        );
+        if ok(&stdout) {
+            return stdout;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{args:?} never gave what was expected; last output:\n{stdout}\nrclpy: {}",
+            peer.stderr()
+        );
+    }
+}
+
+#[test]
+fn topic_list_shows_the_rclpy_talkers_topic_with_its_type() {
+    const DOMAIN: u32 = 180;
+    let talker = RclpyNode::spawn_in(RCLPY, "talker.py", DOMAIN, &["/cli_list", "hi"]);
+    let listed = run_until(DOMAIN, &["topic", "list", "-t"], &talker, |out| {
+        out.lines().any(|l| l == "/cli_list [std_msgs/msg/String]")
+    });
+    assert!(
+        listed.lines().any(|l| l.starts_with("/rosout [")),
+        "{listed}"
+    );
+    let plain = run(DOMAIN, &["topic", "list"]);
+    assert!(text(&plain.stdout).lines().any(|l| l == "/cli_list"));
+    // Node names come from ros_discovery_info, which may take longer than the endpoints.
+    let entry = r#"{"name":"/cli_list","publishers":["/rclpy_talker"],"subscribers":[],"types":["std_msgs/msg/String"]}"#;
+    run_until(DOMAIN, &["topic", "list", "--json"], &talker, |out| {
+        out.contains(entry)
+    });
+}
+
+#[test]
+fn topic_echo_once_prints_the_rclpy_talkers_string_as_yaml() {
+    const DOMAIN: u32 = 181;
+    let talker = RclpyNode::spawn_in(RCLPY, "talker.py", DOMAIN, &["/cli_echo", "Hello World:"]);
+    let output = run(
+        DOMAIN,
+        &["topic", "echo", "/cli_echo", "--once", "--wait-s", "90"],
+    );
+    let stdout = text(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        text(&output.stderr),
+        talker.stderr()
+    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(lines[0].starts_with("data: 'Hello World: "), "{stdout}");
+    assert_eq!(lines[1], "---");
+    // The type given, and JSON.
+    let output = run(
+        DOMAIN,
+        &[
+            "topic",
+            "echo",
+            "cli_echo",
+            "std_msgs/msg/String",
+            "--once",
+            "--json",
+        ],
+    );
+    let stdout = text(&output.stdout);
+    assert!(stdout.starts_with(r#"{"data":"Hello World: "#), "{stdout}");
+}
+
+#[test]
+fn node_list_shows_the_rclpy_node_and_a_tacto_node() {
+    const DOMAIN: u32 = 182;
+    let ctx = Context::builder()
+        .transport(DdsTransport::new(loopback_participant(DOMAIN)))
+        .create();
+    let mut node = ctx.node("tacto_cli_node").unwrap();
+    let _publisher = node.publisher::<Text>("cli_nodes").create().unwrap();
+    let talker = RclpyNode::spawn_in(RCLPY, "talker.py", DOMAIN, &["/cli_nodes", "x"]);
+    let listed = run_until(DOMAIN, &["node", "list"], &talker, |out| {
+        out.lines().any(|l| l == "/rclpy_talker") && out.lines().any(|l| l == "/tacto_cli_node")
+    });
+    let json = text(&run(DOMAIN, &["node", "list", "--json"]).stdout);
+    assert!(json.contains(r#""/tacto_cli_node""#), "{json}\n{listed}");
+}
+
+#[test]
+fn topic_hz_reports_a_rate_and_ctrl_c_ends_it() {
+    const DOMAIN: u32 = 183;
+    let talker = RclpyNode::spawn_in(RCLPY, "talker.py", DOMAIN, &["/cli_hz", "x"]);
+    let mut hz = tacto(DOMAIN, &["topic", "hz", "/cli_hz", "--wait-s", "90"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the tacto binary starts");
+    let mut lines = BufReader::new(hz.stdout.take().expect("piped")).lines();
+    let rate = lines.next().and_then(Result::ok).unwrap_or_default();
+    let stats = lines.next().and_then(Result::ok).unwrap_or_default();
+    // SAFETY: SIGINT to our own child, by its pid, which has not been waited for yet.
+    assert_eq!(unsafe { libc::kill(hz.id() as i32, libc::SIGINT) }, 0);
+    let status = hz.wait().expect("tacto hz ends");
+    let rate_value: f64 = rate
+        .strip_prefix("average rate: ")
+        .and_then(|r| r.parse().ok())
+        .unwrap_or_else(|| panic!("{rate:?}\n{stats:?}\nrclpy: {}", talker.stderr()));
+    assert!(rate_value > 0.0, "{rate}");
+    let window: usize = stats
+        .rsplit_once("window: ")
+        .and_then(|(_, n)| n.parse().ok())
+        .unwrap_or_else(|| panic!("{stats:?}"));
+    assert!(window >= 2, "{stats}");
+    assert!(
+        stats.starts_with("\tmin: ") && stats.contains("s std dev: "),
+        "{stats:?}"
+    );
+    assert!(matches!(status.code(), Some(0 | 130)), "{status}");
+}
+
+#[test]
+fn an_unknown_type_is_an_error_naming_it_and_where_it_looked() {
+    const DOMAIN: u32 = 184;
+    let output = run(
+        DOMAIN,
+        &[
+            "topic",
+            "echo",
+            "/x",
+            "no_msgs/msg/Nothing",
+            "--msg-path",
+            "/nonexistent/msgs",
+        ],
+    );
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("unknown type \"no_msgs/msg/Nothing\""),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--msg-path /nonexistent/msgs"), "{stderr}");
+    assert!(
+        stderr.contains("shipped packages (builtin_interfaces"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_topic_without_publishers_is_reported_after_the_wait() {
+    const DOMAIN: u32 = 185;
+    let output = run(DOMAIN, &["topic", "hz", "/nobody_here", "--wait-s", "0.5"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("no publishers on /nobody_here after 0.5 s"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_topic_with_two_types_is_listed_with_both_and_echo_asks_for_the_type() {
+    const DOMAIN: u32 = 186;
+    let ctx = Context::builder()
+        .transport(DdsTransport::new(loopback_participant(DOMAIN)))
+        .create();
+    let mut node = ctx.node("tacto_cli_headers").unwrap();
+    let publisher = node.publisher::<Header>("cli_two").create().unwrap();
+    // Publishing, so that an echo that picked this type ends too.
+    let done = Arc::new(AtomicBool::new(false));
+    let publishing = {
+        let done = Arc::clone(&done);
+        std::thread::spawn(move || {
+            while !done.load(Ordering::Relaxed) {
+                publisher.publish(Header::default());
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+        })
+    };
+    let talker = RclpyNode::spawn_in(RCLPY, "talker.py", DOMAIN, &["/cli_two", "x"]);
+    run_until(DOMAIN, &["topic", "list", "-t"], &talker, |out| {
+        out.lines()
+            .any(|l| l == "/cli_two [std_msgs/msg/Header, std_msgs/msg/String]")
+    });
+    // Echo stops at the first publisher it sees: until it sees both, it prints a message.
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let output = run(DOMAIN, &["topic", "echo", "/cli_two", "--once"]);
+        let stderr = text(&output.stderr);
+        if !output.status.success() {
+            assert!(
+                stderr.contains(
+                    "/cli_two has publishers of several types (std_msgs/msg/Header, \
+                     std_msgs/msg/String): give the type"
+                ),
+                "{stderr}"
+            );
+            break;
+        }
+        assert!(Instant::now() < deadline, "echo never saw both types");
+    }
+    done.store(true, Ordering::Relaxed);
+    publishing.join().unwrap();
+}

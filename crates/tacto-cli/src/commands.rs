@@ -1,0 +1,353 @@
+//! `tacto topic list|echo|hz` and `tacto node list`: each waits a short time for discovery,
+//! prints to `out`, and returns when done or when `stop()` says so (Ctrl-C).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tacto_dds::{
+    Discovery, DiscoveryError, Durability, History, Participant, Qos, Reliability, TopicInfo,
+    UntypedReader,
+};
+
+use crate::hz::Rate;
+use crate::registry::{MessageType, TypeError, TypeRegistry};
+use crate::{json, yaml};
+
+/// How often a waiting command looks at discovery and at `stop`.
+const TICK: Duration = Duration::from_millis(100);
+
+/// What every command takes.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// How long to wait for discovery (`--wait-s`).
+    pub wait: Duration,
+    /// Folders of `.msg` packages (`--msg-path`), searched before `AMENT_PREFIX_PATH` and the
+    /// shipped packages.
+    pub msg_paths: Vec<PathBuf>,
+    /// JSON instead of text (`--json`).
+    pub json: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            wait: Duration::from_secs(2),
+            msg_paths: Vec::new(),
+            json: false,
+        }
+    }
+}
+
+/// Why a command failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CommandError {
+    /// Ctrl-C (or SIGTERM): what was done has been printed.
+    #[error("interrupted")]
+    Interrupted,
+    /// The graph could not be observed.
+    #[error(transparent)]
+    Discovery(#[from] DiscoveryError),
+    /// The topic's type is not known here.
+    #[error(transparent)]
+    Type(#[from] TypeError),
+    /// No publisher of the topic appeared in time.
+    #[error("no publishers on {topic} after {} s", wait.as_secs_f64())]
+    NoPublishers {
+        /// The topic.
+        topic: String,
+        /// How long it waited.
+        wait: Duration,
+    },
+    /// The topic has publishers of more than one type.
+    #[error("{topic} has publishers of several types ({}): give the type", types.join(", "))]
+    SeveralTypes {
+        /// The topic.
+        topic: String,
+        /// The types seen.
+        types: Vec<String>,
+    },
+    /// The reader could not be created.
+    #[error(transparent)]
+    Reader(#[from] tacto_dds::ReaderError),
+    /// Taking a sample failed.
+    #[error(transparent)]
+    Take(#[from] tacto_dds::TakeError),
+    /// Waiting for data failed.
+    #[error("waiting for data failed: {0}")]
+    Wait(tacto_dds::DdsStatus),
+    /// Output could not be written (a closed pipe, say).
+    #[error("cannot write the output: {0}")]
+    Output(#[from] std::io::Error),
+}
+
+/// Refreshes `discovery` every tick until `done` says so or `wait` has passed; false when
+/// stopped.
+fn watch(
+    discovery: &mut Discovery,
+    wait: Duration,
+    stop: &dyn Fn() -> bool,
+    mut done: impl FnMut(&Discovery) -> bool,
+) -> Result<(), CommandError> {
+    let deadline = Instant::now() + wait;
+    loop {
+        discovery.refresh()?;
+        if done(discovery) || Instant::now() >= deadline {
+            return Ok(());
+        }
+        if stop() {
+            return Err(CommandError::Interrupted);
+        }
+        std::thread::sleep(TICK.min(deadline.saturating_duration_since(Instant::now())));
+    }
+}
+
+/// `/name` for `name`.
+fn absolute(topic: &str) -> String {
+    match topic.starts_with('/') {
+        true => topic.to_owned(),
+        false => format!("/{topic}"),
+    }
+}
+
+/// `tacto topic list [-t]`: the topics on the graph after the wait.
+pub fn topic_list(
+    participant: &Participant,
+    options: &Options,
+    show_types: bool,
+    out: &mut dyn Write,
+    stop: &dyn Fn() -> bool,
+) -> Result<(), CommandError> {
+    let mut discovery = Discovery::new(participant)?;
+    watch(&mut discovery, options.wait, stop, |_| false)?;
+    let topics = discovery.topics();
+    if options.json {
+        let list: Vec<serde_json::Value> = topics.iter().map(topic_json).collect();
+        writeln!(out, "{}", serde_json::Value::from(list))?;
+    } else {
+        for topic in &topics {
+            match show_types {
+                true => writeln!(out, "{} [{}]", topic.name, topic.types.join(", "))?,
+                false => writeln!(out, "{}", topic.name)?,
+            }
+        }
+    }
+    if topics.is_empty() {
+        eprintln!("no topics after {} s", options.wait.as_secs_f64());
+    }
+    Ok(())
+}
+
+fn topic_json(topic: &TopicInfo) -> serde_json::Value {
+    let nodes = |endpoints: &[tacto_dds::EndpointInfo]| -> Vec<serde_json::Value> {
+        endpoints
+            .iter()
+            .map(|e| serde_json::Value::from(e.node.clone()))
+            .collect()
+    };
+    serde_json::json!({
+        "name": topic.name,
+        "types": topic.types,
+        "publishers": nodes(&topic.publishers),
+        "subscribers": nodes(&topic.subscribers),
+    })
+}
+
+/// `tacto node list`: the nodes on the graph after the wait.
+pub fn node_list(
+    participant: &Participant,
+    options: &Options,
+    out: &mut dyn Write,
+    stop: &dyn Fn() -> bool,
+) -> Result<(), CommandError> {
+    let mut discovery = Discovery::new(participant)?;
+    watch(&mut discovery, options.wait, stop, |_| false)?;
+    let nodes = discovery.nodes();
+    if options.json {
+        writeln!(out, "{}", serde_json::Value::from(nodes.clone()))?;
+    } else {
+        for node in &nodes {
+            writeln!(out, "{node}")?;
+        }
+    }
+    if nodes.is_empty() {
+        eprintln!("no nodes after {} s", options.wait.as_secs_f64());
+    }
+    Ok(())
+}
+
+/// Waits for the publishers of `topic`; their types and the QoS that matches them all.
+fn find_publishers(
+    participant: &Participant,
+    topic: &str,
+    wait: Duration,
+    stop: &dyn Fn() -> bool,
+) -> Result<(Vec<String>, Qos), CommandError> {
+    let mut discovery = Discovery::new(participant)?;
+    let has_publishers = |d: &Discovery| {
+        d.topics()
+            .iter()
+            .any(|t| t.name == topic && !t.publishers.is_empty())
+    };
+    watch(&mut discovery, wait, stop, has_publishers)?;
+    let info = (discovery.topics().into_iter())
+        .find(|t| t.name == topic)
+        .filter(|t| !t.publishers.is_empty());
+    let Some(info) = info else {
+        return Ok((Vec::new(), fallback_qos()));
+    };
+    let mut types: Vec<String> = info.publishers.iter().map(|p| p.ros_type.clone()).collect();
+    types.sort();
+    types.dedup();
+    // As ros2cli: reliable only if every publisher is, transient local only if every one is.
+    let all = |f: &dyn Fn(&tacto_dds::EndpointInfo) -> bool| info.publishers.iter().all(f);
+    let qos = Qos {
+        reliability: match all(&|p| p.reliability == Reliability::Reliable) {
+            true => Reliability::Reliable,
+            false => Reliability::BestEffort,
+        },
+        durability: match all(&|p| p.durability == Durability::TransientLocal) {
+            true => Durability::TransientLocal,
+            false => Durability::Volatile,
+        },
+        history: History::KeepLast(10),
+    };
+    Ok((types, qos))
+}
+
+/// With no publisher seen: best effort and volatile, which match any publisher that comes.
+fn fallback_qos() -> Qos {
+    Qos {
+        reliability: Reliability::BestEffort,
+        durability: Durability::Volatile,
+        history: History::KeepLast(10),
+    }
+}
+
+/// The topic's type: `given`, or the one its publishers have.
+fn topic_type(
+    participant: &Participant,
+    topic: &str,
+    given: Option<&str>,
+    wait: Duration,
+    stop: &dyn Fn() -> bool,
+) -> Result<(String, Qos), CommandError> {
+    let (types, qos) = find_publishers(participant, topic, wait, stop)?;
+    match (given, &types[..]) {
+        (Some(given), _) => Ok((given.to_owned(), qos)),
+        (None, [one]) => Ok((one.clone(), qos)),
+        (None, []) => Err(CommandError::NoPublishers {
+            topic: topic.to_owned(),
+            wait,
+        }),
+        (None, _) => Err(CommandError::SeveralTypes {
+            topic: topic.to_owned(),
+            types,
+        }),
+    }
+}
+
+/// What `topic echo` prints.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EchoOptions {
+    /// Stop after the first message (`--once`).
+    pub once: bool,
+    /// Print arrays and strings whole (`--full-length`); else cut at 128 as ros2cli does.
+    pub full_length: bool,
+}
+
+/// `tacto topic echo NAME [TYPE]`: each message as YAML followed by `---` (or one line of
+/// JSON), until `stop()` (or the first, with `once`).
+pub fn topic_echo(
+    participant: &Participant,
+    options: &Options,
+    topic: &str,
+    type_name: Option<&str>,
+    echo: EchoOptions,
+    out: &mut dyn Write,
+    stop: &dyn Fn() -> bool,
+) -> Result<(), CommandError> {
+    let topic = absolute(topic);
+    let registry = TypeRegistry::new(&options.msg_paths);
+    // A type given is checked before any waiting.
+    if let Some(name) = type_name {
+        registry.resolve(name)?;
+    }
+    let (type_name, qos) = topic_type(participant, &topic, type_name, options.wait, stop)?;
+    let ty = registry.resolve(&type_name)?;
+    let reader = UntypedReader::new(participant, &topic, &ty.name, qos)?;
+    let truncate = (!echo.full_length).then_some(yaml::TRUNCATE_LENGTH);
+    loop {
+        if stop() {
+            return Err(CommandError::Interrupted);
+        }
+        if !reader.wait(TICK).map_err(CommandError::Wait)? {
+            continue;
+        }
+        while let Some(sample) = reader.take_cdr()? {
+            print_sample(&ty, &sample.payload, options.json, truncate, out)?;
+            if echo.once {
+                return Ok(());
+            }
+        }
+    }
+}
+
+fn print_sample(
+    ty: &Arc<MessageType>,
+    payload: &[u8],
+    as_json: bool,
+    truncate: Option<usize>,
+    out: &mut dyn Write,
+) -> Result<(), CommandError> {
+    match crate::decode(ty, payload) {
+        Ok(value) if as_json => writeln!(out, "{}", json::to_json(&value))?,
+        Ok(value) => writeln!(out, "{}---", yaml::to_yaml(&value, truncate))?,
+        // One bad sample does not end the echo.
+        Err(error) => eprintln!("a sample does not decode as {}: {error}", ty.name),
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// `tacto topic hz NAME`: every second, the rate over the last `window` arrivals, with
+/// ros2cli's headings (`no new messages` when none came).
+pub fn topic_hz(
+    participant: &Participant,
+    options: &Options,
+    topic: &str,
+    window: usize,
+    out: &mut dyn Write,
+    stop: &dyn Fn() -> bool,
+) -> Result<(), CommandError> {
+    let topic = absolute(topic);
+    let (type_name, qos) = topic_type(participant, &topic, None, options.wait, stop)?;
+    let reader = UntypedReader::new(participant, &topic, &type_name, qos)?;
+    let mut rate = Rate::new(window);
+    let mut next_report = Instant::now() + Duration::from_secs(1);
+    let mut new_since_report = false;
+    loop {
+        if stop() {
+            return Err(CommandError::Interrupted);
+        }
+        let left = next_report.saturating_duration_since(Instant::now());
+        if reader.wait(left.min(TICK)).map_err(CommandError::Wait)? {
+            while reader.take_cdr()?.is_some() {
+                rate.arrived(Instant::now());
+                new_since_report = true;
+            }
+        }
+        if Instant::now() >= next_report {
+            next_report += Duration::from_secs(1);
+            match (new_since_report, rate.report()) {
+                (true, Some(report)) => writeln!(out, "{report}")?,
+                (false, _) if rate.count() > 0 => writeln!(out, "no new messages")?,
+                _ => {}
+            }
+            out.flush()?;
+            new_since_report = false;
+        }
+    }
+}

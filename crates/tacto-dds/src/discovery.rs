@@ -1,0 +1,446 @@
+//! The ROS graph as seen from outside: every topic on the domain with its types, publishers
+//! and subscribers, and every node, for tools such as `tacto topic list` and `tacto node list`.
+//!
+//! Cyclone's built-in topics (`DCPSParticipant`, `DCPSPublication`, `DCPSSubscription`) give
+//! the endpoints with their topic, type and QoS; `ros_discovery_info` (see `graph.rs`) says
+//! which node owns which endpoint. Nothing here writes to the graph: the observer has no node.
+
+use std::collections::{BTreeMap, HashMap};
+use std::ffi::CStr;
+use std::ptr;
+use std::sync::Arc;
+
+use cyclors::dds_entity_t;
+use tacto::Message;
+
+use crate::graph::ParticipantEntitiesInfo;
+use crate::naming;
+use crate::participant::{Participant, ParticipantInner};
+use crate::qos::{Durability, History, Qos, Reliability};
+use crate::reader::{Reader, ReaderError, TakeError};
+use crate::retcode::DdsStatus;
+use crate::topic::{Topic, TopicError};
+
+/// At most this many endpoints (and as many participants) are tracked; beyond it, new ones
+/// are ignored until others leave. A graph that size is far past any robot's.
+pub const MAX_ENDPOINTS: usize = 100_000;
+
+/// Why the graph could not be observed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DiscoveryError {
+    /// A built-in topic reader could not be created.
+    #[error("cannot read Cyclone's built-in topic {topic}: {status}")]
+    BuiltinReader {
+        /// `DCPSPublication`, `DCPSSubscription` or `DCPSParticipant`.
+        topic: &'static str,
+        /// Cyclone's status.
+        status: DdsStatus,
+    },
+    /// The `ros_discovery_info` topic could not be created.
+    #[error(transparent)]
+    Topic(#[from] TopicError),
+    /// The `ros_discovery_info` reader could not be created.
+    #[error(transparent)]
+    Reader(#[from] ReaderError),
+    /// Taking discovery data failed.
+    #[error("cannot take discovery data: {0}")]
+    Take(DdsStatus),
+    /// The participant has no GUID.
+    #[error("cannot get the participant's GUID: {0}")]
+    Guid(DdsStatus),
+}
+
+/// A reader or writer on the graph.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EndpointInfo {
+    /// Its GUID (ROS 2's GID).
+    pub gid: [u8; 16],
+    /// Its node, `/namespace/name` (`/talker`), once `ros_discovery_info` has named it.
+    pub node: Option<String>,
+    /// Its ROS type (`std_msgs/msg/String`), or the DDS type name if it has no ROS form.
+    pub ros_type: String,
+    /// Its reliability.
+    pub reliability: Reliability,
+    /// Its durability.
+    pub durability: Durability,
+}
+
+/// A ROS topic (DDS topic `rt/...`) and its endpoints.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TopicInfo {
+    /// The ROS name, `/chatter`.
+    pub name: String,
+    /// Every type its endpoints use (more than one is a misconfigured graph), sorted.
+    pub types: Vec<String>,
+    /// Its writers.
+    pub publishers: Vec<EndpointInfo>,
+    /// Its readers.
+    pub subscribers: Vec<EndpointInfo>,
+}
+
+#[derive(Debug, Clone)]
+struct Endpoint {
+    participant: [u8; 16],
+    is_writer: bool,
+    dds_topic: String,
+    dds_type: String,
+    reliability: Reliability,
+    durability: Durability,
+}
+
+/// An observer of the ROS graph on one domain.
+///
+/// Call [`Discovery::refresh`] to take what discovery learned since the last call; the views
+/// ([`Discovery::topics`], [`Discovery::nodes`]) are of the last refresh. Endpoints of the
+/// observer's own participant are left out.
+///
+/// ```no_run
+/// let participant = tacto_dds::Participant::from_env()?;
+/// let mut graph = tacto_dds::Discovery::new(&participant)?;
+/// std::thread::sleep(std::time::Duration::from_secs(2)); // discovery takes a moment
+/// graph.refresh()?;
+/// for topic in graph.topics() {
+///     println!("{} [{}]", topic.name, topic.types.join(", "));
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct Discovery {
+    participants: BuiltinReader,
+    publications: BuiltinReader,
+    subscriptions: BuiltinReader,
+    node_info: Reader<ParticipantEntitiesInfo>,
+    own: [u8; 16],
+    endpoints: HashMap<[u8; 16], Endpoint>,
+    /// The last `ros_discovery_info` of each participant (until it leaves).
+    nodes: HashMap<[u8; 16], ParticipantEntitiesInfo>,
+}
+
+impl Discovery {
+    /// Starts observing the domain of `participant`.
+    pub fn new(participant: &Participant) -> Result<Discovery, DiscoveryError> {
+        let dds_type =
+            naming::dds_type_name(ParticipantEntitiesInfo::TYPE_NAME).map_err(TopicError::from)?;
+        let topic = Topic::with_dds_names(participant, "ros_discovery_info".into(), dds_type)?;
+        // As rmw's readers of it: every participant's latest announcement, late joiners too.
+        let qos = Qos {
+            reliability: Reliability::Reliable,
+            durability: Durability::TransientLocal,
+            history: History::KeepAll,
+        };
+        Ok(Discovery {
+            participants: BuiltinReader::new(
+                participant,
+                cyclors::DDS_BUILTIN_TOPIC_DCPSPARTICIPANT,
+                "DCPSParticipant",
+            )?,
+            publications: BuiltinReader::new(
+                participant,
+                cyclors::DDS_BUILTIN_TOPIC_DCPSPUBLICATION,
+                "DCPSPublication",
+            )?,
+            subscriptions: BuiltinReader::new(
+                participant,
+                cyclors::DDS_BUILTIN_TOPIC_DCPSSUBSCRIPTION,
+                "DCPSSubscription",
+            )?,
+            node_info: Reader::on_topic(participant, topic, qos, None)?,
+            own: participant.guid().map_err(DiscoveryError::Guid)?,
+            endpoints: HashMap::new(),
+            nodes: HashMap::new(),
+        })
+    }
+
+    /// Takes what discovery learned since the last call.
+    pub fn refresh(&mut self) -> Result<(), DiscoveryError> {
+        for key in self.participants.take_departed()? {
+            self.nodes.remove(&key);
+            self.endpoints.retain(|_, e| e.participant != key);
+        }
+        for (reader, is_writer) in [(&self.publications, true), (&self.subscriptions, false)] {
+            let (alive, gone) = reader.take_endpoints(is_writer)?;
+            for key in gone {
+                self.endpoints.remove(&key);
+            }
+            for (key, endpoint) in alive {
+                if endpoint.participant != self.own
+                    && (self.endpoints.len() < MAX_ENDPOINTS || self.endpoints.contains_key(&key))
+                {
+                    self.endpoints.insert(key, endpoint);
+                }
+            }
+        }
+        loop {
+            match self.node_info.take() {
+                // Kept even if its participant is not known yet (its announcement may come
+                // first); a participant that leaves takes its entry along.
+                Ok(Some(info)) => {
+                    if self.nodes.len() < MAX_ENDPOINTS || self.nodes.contains_key(&info.gid.data) {
+                        self.nodes.insert(info.gid.data, info);
+                    }
+                }
+                Ok(None) => break,
+                // A malformed announcement is gone from the cache: go on with the next.
+                Err(TakeError::Decode { .. }) => continue,
+                Err(TakeError::Take(status)) => return Err(DiscoveryError::Take(status)),
+                Err(_) => continue,
+            }
+        }
+        Ok(())
+    }
+
+    /// Endpoint GID → its node's full name.
+    fn node_of(&self) -> HashMap<[u8; 16], String> {
+        let mut map = HashMap::new();
+        for info in self.nodes.values() {
+            for node in &info.node_entities_info_seq {
+                let name = full_name(&node.node_namespace, &node.node_name);
+                for gid in node.reader_gid_seq.iter().chain(&node.writer_gid_seq) {
+                    map.insert(gid.data, name.clone());
+                }
+            }
+        }
+        map
+    }
+
+    /// The ROS topics (DDS topics `rt/...`), sorted by name.
+    pub fn topics(&self) -> Vec<TopicInfo> {
+        let node_of = self.node_of();
+        let mut topics: BTreeMap<String, TopicInfo> = BTreeMap::new();
+        for (gid, endpoint) in &self.endpoints {
+            let Some(name) = endpoint.dds_topic.strip_prefix("rt") else {
+                continue;
+            };
+            if !name.starts_with('/') {
+                continue;
+            }
+            let topic = topics.entry(name.to_owned()).or_insert_with(|| TopicInfo {
+                name: name.to_owned(),
+                ..TopicInfo::default()
+            });
+            let info = EndpointInfo {
+                gid: *gid,
+                node: node_of.get(gid).cloned(),
+                ros_type: ros_type_name(&endpoint.dds_type),
+                reliability: endpoint.reliability,
+                durability: endpoint.durability,
+            };
+            if !topic.types.contains(&info.ros_type) {
+                topic.types.push(info.ros_type.clone());
+                topic.types.sort();
+            }
+            match endpoint.is_writer {
+                true => topic.publishers.push(info),
+                false => topic.subscribers.push(info),
+            }
+        }
+        topics.into_values().collect()
+    }
+
+    /// The nodes of every participant alive, `/namespace/name`, sorted (a name two nodes
+    /// share is listed twice, as ros2cli does).
+    pub fn nodes(&self) -> Vec<String> {
+        let mut names: Vec<String> = (self.nodes.values())
+            .flat_map(|info| &info.node_entities_info_seq)
+            .map(|node| full_name(&node.node_namespace, &node.node_name))
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+fn full_name(namespace: &str, name: &str) -> String {
+    if namespace.ends_with('/') {
+        format!("{namespace}{name}")
+    } else {
+        format!("{namespace}/{name}")
+    }
+}
+
+/// `pkg::msg::dds_::Type_` → `pkg/msg/Type`; another name stays as it is.
+pub fn ros_type_name(dds_type: &str) -> String {
+    let parts: Vec<&str> = dds_type.split("::").collect();
+    match parts[..] {
+        [package, kind, "dds_", name] if name.ends_with('_') && name.len() > 1 => {
+            format!("{package}/{kind}/{}", &name[..name.len() - 1])
+        }
+        _ => dds_type.to_owned(),
+    }
+}
+
+/// A reader of one of Cyclone's built-in topics, whose samples are C structs on loan.
+#[derive(Debug)]
+struct BuiltinReader {
+    handle: dds_entity_t,
+    _participant: Arc<ParticipantInner>,
+}
+
+/// Samples taken per call.
+const BATCH: usize = 64;
+
+impl BuiltinReader {
+    fn new(
+        participant: &Participant,
+        builtin: dds_entity_t,
+        topic: &'static str,
+    ) -> Result<BuiltinReader, DiscoveryError> {
+        // SAFETY: a live participant and one of Cyclone's built-in topic pseudo-handles; null
+        // QoS and listener take the built-in topic's defaults.
+        let handle = unsafe {
+            cyclors::dds_create_reader(participant.handle(), builtin, ptr::null(), ptr::null())
+        };
+        let handle = DdsStatus::check(handle)
+            .map_err(|status| DiscoveryError::BuiltinReader { topic, status })?;
+        Ok(BuiltinReader {
+            handle,
+            _participant: participant.keep_alive(),
+        })
+    }
+
+    /// Takes every sample, calling `each(sample, alive)` with a pointer to the loaned sample;
+    /// for a sample without data (an instance disposed), only its key fields are valid.
+    fn take_all(
+        &self,
+        mut each: impl FnMut(*const std::ffi::c_void, bool),
+    ) -> Result<(), DiscoveryError> {
+        loop {
+            let mut buf: [*mut std::ffi::c_void; BATCH] = [ptr::null_mut(); BATCH];
+            // SAFETY: an all-zero sample info is a valid value of this plain C struct.
+            let mut infos: [cyclors::dds_sample_info_t; BATCH] = unsafe { std::mem::zeroed() };
+            // SAFETY: our live reader; `buf` and `infos` hold BATCH entries as `bufsz` and
+            // `maxs` say; buf[0] null asks Cyclone to loan the samples.
+            let n = unsafe {
+                cyclors::dds_take(
+                    self.handle,
+                    buf.as_mut_ptr(),
+                    infos.as_mut_ptr(),
+                    BATCH,
+                    BATCH as u32,
+                )
+            };
+            let n = DdsStatus::check(n).map_err(DiscoveryError::Take)? as usize;
+            for (sample, info) in buf.iter().zip(&infos).take(n) {
+                let alive = info.instance_state == cyclors::dds_instance_state_DDS_IST_ALIVE;
+                if !alive {
+                    each(sample.cast_const(), false);
+                } else if info.valid_data {
+                    each(sample.cast_const(), true);
+                }
+            }
+            if n > 0 {
+                // SAFETY: returns the loan `dds_take` made into `buf`, `n` samples.
+                unsafe { cyclors::dds_return_loan(self.handle, buf.as_mut_ptr(), n as i32) };
+            }
+            if n < BATCH {
+                return Ok(());
+            }
+        }
+    }
+
+    /// The participants that left.
+    fn take_departed(&self) -> Result<Vec<[u8; 16]>, DiscoveryError> {
+        let mut gone = Vec::new();
+        self.take_all(|sample, is_alive| {
+            if !is_alive {
+                // SAFETY: a DCPSParticipant sample on loan is a dds_builtintopic_participant_t;
+                // its key is valid even without data.
+                gone.push(unsafe {
+                    (*sample.cast::<cyclors::dds_builtintopic_participant_t>())
+                        .key
+                        .v
+                });
+            }
+        })?;
+        Ok(gone)
+    }
+
+    /// The endpoints that appeared and the keys of those that left.
+    #[allow(clippy::type_complexity)]
+    fn take_endpoints(
+        &self,
+        is_writer: bool,
+    ) -> Result<(Vec<([u8; 16], Endpoint)>, Vec<[u8; 16]>), DiscoveryError> {
+        let (mut alive, mut gone) = (Vec::new(), Vec::new());
+        self.take_all(|sample, is_alive| {
+            // SAFETY: a DCPSPublication/DCPSSubscription sample on loan is a
+            // dds_builtintopic_endpoint_t, valid until the loan is returned after this call.
+            let ep = unsafe { &*sample.cast::<cyclors::dds_builtintopic_endpoint_t>() };
+            if !is_alive {
+                gone.push(ep.key.v);
+                return;
+            }
+            // SAFETY: with data, the names are NUL-terminated strings owned by the sample
+            // (checked for null), and the QoS pointer is null or a QoS owned by it.
+            let endpoint = unsafe {
+                Endpoint {
+                    participant: ep.participant_key.v,
+                    is_writer,
+                    dds_topic: c_string(ep.topic_name),
+                    dds_type: c_string(ep.type_name),
+                    reliability: reliability(ep.qos),
+                    durability: durability(ep.qos),
+                }
+            };
+            alive.push((ep.key.v, endpoint));
+        })?;
+        Ok((alive, gone))
+    }
+}
+
+impl Drop for BuiltinReader {
+    fn drop(&mut self) {
+        // SAFETY: our own reader handle, deleted once.
+        unsafe { cyclors::dds_delete(self.handle) };
+    }
+}
+
+/// # Safety
+/// `text` is null or a NUL-terminated string alive for the call.
+unsafe fn c_string(text: *const std::ffi::c_char) -> String {
+    if text.is_null() {
+        return String::new();
+    }
+    // SAFETY: the caller's guarantee.
+    unsafe { CStr::from_ptr(text) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// # Safety
+/// `qos` is null or a live QoS object.
+unsafe fn reliability(qos: *const cyclors::dds_qos_t) -> Reliability {
+    let mut kind = cyclors::dds_reliability_kind_DDS_RELIABILITY_BEST_EFFORT;
+    let mut blocking = 0;
+    // SAFETY: the caller's guarantee; the out-parameters are valid.
+    let set =
+        !qos.is_null() && unsafe { cyclors::dds_qget_reliability(qos, &mut kind, &mut blocking) };
+    match set && kind == cyclors::dds_reliability_kind_DDS_RELIABILITY_RELIABLE {
+        true => Reliability::Reliable,
+        false => Reliability::BestEffort,
+    }
+}
+
+/// # Safety
+/// `qos` is null or a live QoS object.
+unsafe fn durability(qos: *const cyclors::dds_qos_t) -> Durability {
+    let mut kind = cyclors::dds_durability_kind_DDS_DURABILITY_VOLATILE;
+    // SAFETY: the caller's guarantee; the out-parameter is valid.
+    let set = !qos.is_null() && unsafe { cyclors::dds_qget_durability(qos, &mut kind) };
+    match set && kind == cyclors::dds_durability_kind_DDS_DURABILITY_TRANSIENT_LOCAL {
+        true => Durability::TransientLocal,
+        false => Durability::Volatile,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn dds_type_names_become_ros_names() {
+        assert_eq!(
+            super::ros_type_name("std_msgs::msg::dds_::String_"),
+            "std_msgs/msg/String"
+        );
+        assert_eq!(super::ros_type_name("DDS::Other"), "DDS::Other");
+    }
+}

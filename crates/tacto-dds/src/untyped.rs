@@ -1,0 +1,129 @@
+//! A reader of one ROS topic whose type is known only by name at run time: it hands out the
+//! CDR bytes, for a caller that decodes them itself (`tacto topic echo` with dynamic types).
+
+use std::ptr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use cyclors::dds_entity_t;
+
+use crate::participant::{Participant, ParticipantInner};
+use crate::qos::Qos;
+use crate::reader::{Access, RawSample, ReaderError, TakeError, next_cdr};
+use crate::retcode::DdsStatus;
+use crate::topic::Topic;
+
+/// A DDS reader of raw CDR samples on ROS topic `ros_name` of ROS type `ros_type`, with a wait
+/// for data.
+///
+/// ```no_run
+/// use std::time::Duration;
+/// let participant = tacto_dds::Participant::from_env()?;
+/// let reader = tacto_dds::UntypedReader::new(
+///     &participant, "/chatter", "std_msgs/msg/String", tacto_dds::Qos::default())?;
+/// if reader.wait(Duration::from_secs(1))? {
+///     while let Some(sample) = reader.take_cdr()? {
+///         println!("{} bytes", sample.payload.len());
+///     }
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct UntypedReader {
+    waitset: dds_entity_t,
+    handle: dds_entity_t,
+    // Deleted after the reader (see Drop), and the participant after both.
+    _topic: Topic,
+    _participant: Arc<ParticipantInner>,
+}
+
+impl UntypedReader {
+    /// A reader of `ros_name` (`/chatter`) with type `ros_type` (`std_msgs/msg/String`).
+    pub fn new(
+        participant: &Participant,
+        ros_name: &str,
+        ros_type: &str,
+        qos: Qos,
+    ) -> Result<UntypedReader, ReaderError> {
+        let topic = Topic::new(participant, ros_name, ros_type)?;
+        let native = qos.to_native().ok_or(ReaderError::QosAlloc)?;
+        let create_error = |status| ReaderError::Create {
+            dds_topic: topic.dds_name().to_owned(),
+            status,
+        };
+        // SAFETY: live participant and topic; the QoS is valid for the call and copied.
+        let handle = unsafe {
+            cyclors::dds_create_reader(
+                participant.handle(),
+                topic.handle(),
+                native.as_ptr(),
+                ptr::null(),
+            )
+        };
+        let handle = DdsStatus::check(handle).map_err(create_error)?;
+        let waitset = Self::waitset(participant, handle).map_err(|status| {
+            // SAFETY: our reader, not handed out yet.
+            unsafe { cyclors::dds_delete(handle) };
+            create_error(status)
+        })?;
+        Ok(UntypedReader {
+            waitset,
+            handle,
+            _topic: topic,
+            _participant: participant.keep_alive(),
+        })
+    }
+
+    /// A waitset that triggers while the reader holds a sample.
+    fn waitset(participant: &Participant, reader: dds_entity_t) -> Result<dds_entity_t, DdsStatus> {
+        // SAFETY: a live reader; the condition is its child, deleted with it.
+        let condition = DdsStatus::check(unsafe {
+            cyclors::dds_create_readcondition(reader, cyclors::DDS_ANY_STATE)
+        })?;
+        // SAFETY: a live participant owns the waitset.
+        let waitset =
+            DdsStatus::check(unsafe { cyclors::dds_create_waitset(participant.handle()) })?;
+        // SAFETY: live waitset and condition of the same participant.
+        let attached = unsafe { cyclors::dds_waitset_attach(waitset, condition, 0) };
+        if let Err(status) = DdsStatus::check(attached) {
+            // SAFETY: our waitset, not handed out.
+            unsafe { cyclors::dds_delete(waitset) };
+            return Err(status);
+        }
+        Ok(waitset)
+    }
+
+    /// Waits up to `timeout` for a sample; true if one is there.
+    pub fn wait(&self, timeout: Duration) -> Result<bool, DdsStatus> {
+        let ns = i64::try_from(timeout.as_nanos()).unwrap_or(i64::MAX);
+        // SAFETY: our live waitset; no attachment array is asked for.
+        let n = unsafe { cyclors::dds_waitset_wait(self.waitset, ptr::null_mut(), 0, ns) };
+        Ok(DdsStatus::check(n)? > 0)
+    }
+
+    /// Takes the oldest sample's bytes; `None` when there is none.
+    pub fn take_cdr(&self) -> Result<Option<RawSample>, TakeError> {
+        next_cdr(self.handle, Access::Take)
+    }
+
+    /// How many writers currently match this reader.
+    pub fn matched_writers(&self) -> Result<u32, DdsStatus> {
+        // SAFETY: an all-zero status is a valid value of this plain C struct.
+        let mut status: cyclors::dds_subscription_matched_status_t = unsafe { std::mem::zeroed() };
+        // SAFETY: our live reader handle and a valid, writable status struct.
+        let ret = unsafe { cyclors::dds_get_subscription_matched_status(self.handle, &mut status) };
+        DdsStatus::check(ret)?;
+        Ok(status.current_count)
+    }
+}
+
+impl Drop for UntypedReader {
+    fn drop(&mut self) {
+        // SAFETY: our own waitset and reader (its read condition goes with it), each deleted
+        // once, before the topic (field order).
+        unsafe {
+            cyclors::dds_delete(self.waitset);
+            cyclors::dds_delete(self.handle);
+        }
+    }
+}
