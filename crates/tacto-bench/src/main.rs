@@ -121,6 +121,26 @@ enum TopicCommand {
         #[arg(long, short = 'w', default_value_t = tacto_cli::hz::DEFAULT_WINDOW)]
         window: usize,
     },
+    /// Publishes a message given as YAML, every 1/rate s (until Ctrl-C, or --times).
+    Pub {
+        /// The topic.
+        name: String,
+        /// Its type, e.g. geometry_msgs/msg/Point.
+        #[arg(value_name = "TYPE")]
+        type_name: String,
+        /// The message, e.g. '{x: 1.0, y: 2.0}'; fields left out take their defaults.
+        #[arg(default_value = "{}")]
+        values: String,
+        /// Messages per second.
+        #[arg(long, short = 'r', default_value = "1", value_parser = rate)]
+        rate: f64,
+        /// Publishes this many and exits (after waiting up to --wait-s for a subscriber).
+        #[arg(long, short = 't', conflicts_with = "once")]
+        times: Option<u64>,
+        /// Publishes one message and exits (--times 1).
+        #[arg(long, short = '1')]
+        once: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -196,6 +216,14 @@ fn crunch(s: &str) -> Result<u64, String> {
         Err(_) => Err(format!(
             "{s:?} is not a whole number from 0 to {MAX_CRUNCH}"
         )),
+    }
+}
+
+/// A publishing rate: above 0, at most a MHz.
+fn rate(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 1e6 => Ok(v),
+        _ => Err(format!("{s:?} is not a rate in Hz above 0 and up to 1e6")),
     }
 }
 
@@ -319,6 +347,29 @@ fn graph_command(command: Graph, args: &GraphArgs, interrupt: &Interrupt) -> Res
         }
         Graph::Topic(TopicCommand::Hz { name, window }) => {
             commands::topic_hz(&participant, &options, &name, window, &mut out, &stop)
+        }
+        Graph::Topic(TopicCommand::Pub {
+            name,
+            type_name,
+            values,
+            rate,
+            times,
+            once,
+        }) => {
+            let publish = tacto_cli::PubOptions {
+                rate,
+                times: if once { Some(1) } else { times },
+            };
+            commands::topic_pub(
+                &participant,
+                &options,
+                &name,
+                &type_name,
+                &values,
+                publish,
+                &mut out,
+                &stop,
+            )
         }
         Graph::Node(NodeCommand::List) => {
             commands::node_list(&participant, &options, &mut out, &stop)

@@ -1,5 +1,5 @@
 //! `tacto topic|node` against real rclpy nodes (the PyPI wheels, Fast DDS) and a tacto node,
-//! running the built `tacto` binary. DDS domains 180 to 189.
+//! running the built `tacto` binary. DDS domains 180 to 189 and 216 to 232.
 
 #[path = "../../tacto-dds/tests/support/mod.rs"]
 mod support;
@@ -252,4 +252,152 @@ fn a_topic_with_two_types_is_listed_with_both_and_echo_asks_for_the_type() {
     }
     done.store(true, Ordering::Relaxed);
     publishing.join().unwrap();
+}
+
+/// `tacto topic pub` running in the background until dropped.
+struct Background(std::process::Child);
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Publishes `values` on `topic` at 5 Hz into an rclpy subscriber; the subscriber's lines.
+fn pub_into_rclpy(
+    domain: u32,
+    topic: &str,
+    ty: &str,
+    values: &str,
+    fields: &[&str],
+) -> Vec<String> {
+    let mut args = vec![topic, ty];
+    args.extend_from_slice(fields);
+    let subscriber = RclpyNode::spawn_in("rclpy", "subscriber.py", domain, &args);
+    let deadline = Instant::now() + PATIENCE;
+    assert_eq!(
+        subscriber.next_line(deadline).as_deref(),
+        Some("ready"),
+        "{}",
+        subscriber.stderr()
+    );
+    let _publisher = Background(
+        tacto(domain, &["topic", "pub", topic, ty, values, "--rate", "5"])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("the tacto binary starts"),
+    );
+    (fields.iter())
+        .map(|_| {
+            (subscriber.next_line(deadline))
+                .unwrap_or_else(|| panic!("no message; rclpy: {}", subscriber.stderr()))
+        })
+        .collect()
+}
+
+#[test]
+fn topic_pub_sends_a_string_to_an_rclpy_subscriber() {
+    const DOMAIN: u32 = 216;
+    let lines = pub_into_rclpy(
+        DOMAIN,
+        "/cli_pub",
+        "std_msgs/msg/String",
+        "{data: 'hello: tacto'}",
+        &["data"],
+    );
+    assert_eq!(lines, ["data='hello: tacto'"]);
+}
+
+#[test]
+fn topic_pub_sends_a_nested_message_with_defaults_to_an_rclpy_subscriber() {
+    const DOMAIN: u32 = 217;
+    let lines = pub_into_rclpy(
+        DOMAIN,
+        "cli_pose",
+        "geometry_msgs/msg/PoseStamped",
+        "{header: {stamp: {sec: 7}, frame_id: map}, pose: {position: {x: 1.5, z: -2}}}",
+        &[
+            "header.stamp.sec",
+            "header.frame_id",
+            "pose.position.x",
+            "pose.position.y",
+            "pose.position.z",
+            "pose.orientation.w",
+        ],
+    );
+    // Quaternion.msg gives w the default 1.
+    assert_eq!(
+        lines,
+        [
+            "header.stamp.sec=7",
+            "header.frame_id='map'",
+            "pose.position.x=1.5",
+            "pose.position.y=0.0",
+            "pose.position.z=-2.0",
+            "pose.orientation.w=1.0",
+        ]
+    );
+}
+
+#[test]
+fn topic_pub_times_publishes_that_many_and_exits() {
+    const DOMAIN: u32 = 218;
+    let output = run(
+        DOMAIN,
+        &[
+            "topic",
+            "pub",
+            "/cli_times",
+            "std_msgs/msg/String",
+            "{data: x}",
+            "-r",
+            "20",
+            "--times",
+            "3",
+            "--wait-s",
+            "0.2",
+        ],
+    );
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        [
+            "publisher: beginning loop",
+            r#"publishing #1: {"data":"x"}"#,
+            r#"publishing #2: {"data":"x"}"#,
+            r#"publishing #3: {"data":"x"}"#,
+        ]
+    );
+}
+
+#[test]
+fn topic_pub_yaml_that_does_not_fit_names_the_field_and_type() {
+    const DOMAIN: u32 = 219;
+    let output = run(
+        DOMAIN,
+        &[
+            "topic",
+            "pub",
+            "/x",
+            "geometry_msgs/msg/PoseStamped",
+            "{pose: {position: {x: fast}}}",
+        ],
+    );
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("pose.position.x: expected a number (f64), found the string \"fast\""),
+        "{stderr}"
+    );
+    let output = run(
+        DOMAIN,
+        &["topic", "pub", "/x", "std_msgs/msg/String", "{text: hi}"],
+    );
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("text") && stderr.contains("data"),
+        "{stderr}"
+    );
 }

@@ -1,4 +1,4 @@
-//! `tacto topic list|echo|hz` and `tacto node list`: each waits a short time for discovery,
+//! `tacto topic list|echo|hz|pub` and `tacto node list`: each waits a short time for discovery,
 //! prints to `out`, and returns when done or when `stop()` says so (Ctrl-C).
 
 use std::io::Write;
@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use tacto_dds::{
     Discovery, DiscoveryError, Durability, History, Participant, Qos, Reliability, TopicInfo,
-    UntypedReader,
+    UntypedReader, UntypedWriter,
 };
 
 use crate::hz::Rate;
@@ -78,6 +78,26 @@ pub enum CommandError {
     /// Waiting for data failed.
     #[error("waiting for data failed: {0}")]
     Wait(tacto_dds::DdsStatus),
+    /// A writer's status could not be read.
+    #[error("cannot read the writer's status: {0}")]
+    WriterStatus(tacto_dds::DdsStatus),
+    /// The YAML given does not fit the type.
+    #[error("the message does not fit {type_name}: {error}")]
+    Yaml {
+        /// The type.
+        type_name: String,
+        /// What does not fit.
+        error: yaml::YamlError,
+    },
+    /// The message could not be encoded (a bound exceeded).
+    #[error(transparent)]
+    Encode(#[from] crate::EncodeError),
+    /// The writer could not be created.
+    #[error(transparent)]
+    Writer(#[from] tacto_dds::WriterError),
+    /// Writing a sample failed.
+    #[error(transparent)]
+    Write(#[from] tacto_dds::WriteError),
     /// Output could not be written (a closed pipe, say).
     #[error("cannot write the output: {0}")]
     Output(#[from] std::io::Error),
@@ -350,4 +370,94 @@ pub fn topic_hz(
             new_since_report = false;
         }
     }
+}
+
+/// How `topic pub` publishes.
+#[derive(Debug, Clone, Copy)]
+pub struct PubOptions {
+    /// Messages per second (`--rate`, default 1).
+    pub rate: f64,
+    /// How many to publish (`--times`, `--once` is 1); `None` until Ctrl-C.
+    pub times: Option<u64>,
+}
+
+impl Default for PubOptions {
+    fn default() -> PubOptions {
+        PubOptions {
+            rate: 1.0,
+            times: None,
+        }
+    }
+}
+
+/// `tacto topic pub NAME TYPE YAML`: the message read from `yaml` (fields left out take their
+/// defaults), published `times` times at `rate` Hz, each announced as `publishing #N: {json}`.
+/// With `times` given, waits up to `--wait-s` for a subscriber first (as ros2cli's `-w 1`),
+/// and at the end up to as long for the reliable subscribers to acknowledge.
+#[allow(clippy::too_many_arguments)] // one per part of the command line
+pub fn topic_pub(
+    participant: &Participant,
+    options: &Options,
+    topic: &str,
+    type_name: &str,
+    yaml_text: &str,
+    publish: PubOptions,
+    out: &mut dyn Write,
+    stop: &dyn Fn() -> bool,
+) -> Result<(), CommandError> {
+    let topic = absolute(topic);
+    let registry = TypeRegistry::new(&options.msg_paths);
+    let ty = registry.resolve(type_name)?;
+    let value = yaml::from_yaml(&ty, yaml_text).map_err(|error| CommandError::Yaml {
+        type_name: ty.name.clone(),
+        error,
+    })?;
+    let payload = crate::encode(&ty, &value)?;
+    let line = json::to_json(&value);
+    let qos = Qos {
+        reliability: Reliability::Reliable,
+        durability: Durability::Volatile,
+        history: History::KeepLast(10),
+    };
+    let writer = UntypedWriter::new(participant, &topic, &ty.name, qos)?;
+    if publish.times.is_some() {
+        let deadline = Instant::now() + options.wait;
+        while writer
+            .matched_readers()
+            .map_err(CommandError::WriterStatus)?
+            == 0
+            && Instant::now() < deadline
+        {
+            if stop() {
+                return Err(CommandError::Interrupted);
+            }
+            std::thread::sleep(TICK.min(deadline.saturating_duration_since(Instant::now())));
+        }
+    }
+    writeln!(out, "publisher: beginning loop")?;
+    let period = Duration::from_secs_f64(1.0 / publish.rate);
+    let mut next = Instant::now();
+    let mut count = 0u64;
+    while publish.times.is_none_or(|times| count < times) {
+        // Sleeps in ticks so that Ctrl-C is seen at a low rate too.
+        loop {
+            if stop() {
+                return Err(CommandError::Interrupted);
+            }
+            let left = next.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            std::thread::sleep(left.min(TICK));
+        }
+        writer.write_cdr(&payload)?;
+        count += 1;
+        writeln!(out, "publishing #{count}: {line}")?;
+        out.flush()?;
+        next += period;
+    }
+    writer
+        .wait_for_acks(options.wait)
+        .map_err(CommandError::WriterStatus)?;
+    Ok(())
 }

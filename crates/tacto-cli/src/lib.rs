@@ -14,7 +14,7 @@ pub mod registry;
 pub mod value;
 pub mod yaml;
 
-pub use commands::{CommandError, EchoOptions, Options};
+pub use commands::{CommandError, EchoOptions, Options, PubOptions};
 pub use dynamic_cdr::{DecodeError, EncodeError, decode, encode};
 pub use registry::{MessageType, TypeError, TypeRegistry};
 pub use value::Value;

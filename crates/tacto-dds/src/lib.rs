@@ -60,5 +60,5 @@ pub use reader::{RawSample, Reader, ReaderError, TakeError};
 pub use retcode::DdsStatus;
 pub use topic::TopicError;
 pub use transport::DdsTransport;
-pub use untyped::UntypedReader;
+pub use untyped::{UntypedReader, UntypedWriter};
 pub use writer::{WriteError, Writer, WriterError};

@@ -1,5 +1,6 @@
-//! A reader of one ROS topic whose type is known only by name at run time: it hands out the
-//! CDR bytes, for a caller that decodes them itself (`tacto topic echo` with dynamic types).
+//! A reader and a writer of one ROS topic whose type is known only by name at run time: they
+//! carry CDR bytes, for a caller that decodes and encodes them itself (`tacto topic echo` and
+//! `tacto topic pub` with dynamic types).
 
 use std::ptr;
 use std::sync::Arc;
@@ -12,6 +13,7 @@ use crate::qos::Qos;
 use crate::reader::{Access, RawSample, ReaderError, TakeError, next_cdr};
 use crate::retcode::DdsStatus;
 use crate::topic::Topic;
+use crate::writer::{WriteError, WriterError, write_cdr};
 
 /// A DDS reader of raw CDR samples on ROS topic `ros_name` of ROS type `ros_type`, with a wait
 /// for data.
@@ -125,5 +127,88 @@ impl Drop for UntypedReader {
             cyclors::dds_delete(self.waitset);
             cyclors::dds_delete(self.handle);
         }
+    }
+}
+
+/// A DDS writer of raw CDR payloads on ROS topic `ros_name` of ROS type `ros_type`.
+///
+/// ```no_run
+/// let participant = tacto_dds::Participant::from_env()?;
+/// let writer = tacto_dds::UntypedWriter::new(
+///     &participant, "/chatter", "std_msgs/msg/String", tacto_dds::Qos::default())?;
+/// // Encapsulation header (little-endian CDR), then the string "hi" with its NUL.
+/// writer.write_cdr(&[0, 1, 0, 0, 3, 0, 0, 0, b'h', b'i', 0, 0])?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct UntypedWriter {
+    handle: dds_entity_t,
+    // Deleted after the writer (see Drop), and the participant after both.
+    _topic: Topic,
+    _participant: Arc<ParticipantInner>,
+}
+
+impl UntypedWriter {
+    /// A writer of `ros_name` (`/chatter`) with type `ros_type` (`std_msgs/msg/String`).
+    pub fn new(
+        participant: &Participant,
+        ros_name: &str,
+        ros_type: &str,
+        qos: Qos,
+    ) -> Result<UntypedWriter, WriterError> {
+        let topic = Topic::new(participant, ros_name, ros_type)?;
+        let native = qos.to_native().ok_or(WriterError::QosAlloc)?;
+        // SAFETY: live participant and topic; the QoS is valid for the call and copied.
+        let handle = unsafe {
+            cyclors::dds_create_writer(
+                participant.handle(),
+                topic.handle(),
+                native.as_ptr(),
+                ptr::null(),
+            )
+        };
+        let handle = DdsStatus::check(handle).map_err(|status| WriterError::Create {
+            dds_topic: topic.dds_name().to_owned(),
+            status,
+        })?;
+        Ok(UntypedWriter {
+            handle,
+            _topic: topic,
+            _participant: participant.keep_alive(),
+        })
+    }
+
+    /// Writes a CDR payload as it goes on the wire: encapsulation header, then the body.
+    pub fn write_cdr(&self, payload: &[u8]) -> Result<(), WriteError> {
+        write_cdr(self.handle, payload)
+    }
+
+    /// Waits up to `timeout` until every matched reliable reader has acknowledged what was
+    /// written; false if the time ran out first.
+    pub fn wait_for_acks(&self, timeout: Duration) -> Result<bool, DdsStatus> {
+        let ns = i64::try_from(timeout.as_nanos()).unwrap_or(i64::MAX);
+        // SAFETY: our live writer handle.
+        match DdsStatus::check(unsafe { cyclors::dds_wait_for_acks(self.handle, ns) }) {
+            Ok(_) => Ok(true),
+            Err(status) if status.code == cyclors::DDS_RETCODE_TIMEOUT => Ok(false),
+            Err(status) => Err(status),
+        }
+    }
+
+    /// How many readers currently match this writer.
+    pub fn matched_readers(&self) -> Result<u32, DdsStatus> {
+        // SAFETY: an all-zero status is a valid value of this plain C struct.
+        let mut status: cyclors::dds_publication_matched_status_t = unsafe { std::mem::zeroed() };
+        // SAFETY: our live writer handle and a valid, writable status struct.
+        let ret = unsafe { cyclors::dds_get_publication_matched_status(self.handle, &mut status) };
+        DdsStatus::check(ret)?;
+        Ok(status.current_count)
+    }
+}
+
+impl Drop for UntypedWriter {
+    fn drop(&mut self) {
+        // SAFETY: our own writer, deleted once, before the topic (field order).
+        unsafe { cyclors::dds_delete(self.handle) };
     }
 }
