@@ -121,6 +121,14 @@ enum TopicCommand {
         #[arg(long, short = 'w', default_value_t = tacto_cli::hz::DEFAULT_WINDOW)]
         window: usize,
     },
+    /// Prints a topic's type and publisher and subscription counts.
+    Info {
+        /// The topic.
+        name: String,
+        /// Also each endpoint: its node, GID and QoS.
+        #[arg(long, short = 'v')]
+        verbose: bool,
+    },
     /// Publishes a message given as YAML, every 1/rate s (until Ctrl-C, or --times).
     Pub {
         /// The topic.
@@ -147,6 +155,11 @@ enum TopicCommand {
 enum NodeCommand {
     /// Lists the nodes.
     List,
+    /// Prints a node's subscribers, publishers, service servers and clients.
+    Info {
+        /// The node, /namespace/name.
+        name: String,
+    },
 }
 
 /// The longest warm-up or measured window: a week. Longer is surely a typo, and would overflow
@@ -373,6 +386,12 @@ fn graph_command(command: Graph, args: &GraphArgs, interrupt: &Interrupt) -> Res
         }
         Graph::Node(NodeCommand::List) => {
             commands::node_list(&participant, &options, &mut out, &stop)
+        }
+        Graph::Topic(TopicCommand::Info { name, verbose }) => {
+            commands::topic_info(&participant, &options, &name, verbose, &mut out, &stop)
+        }
+        Graph::Node(NodeCommand::Info { name }) => {
+            commands::node_info(&participant, &options, &name, &mut out, &stop)
         }
     };
     match result {

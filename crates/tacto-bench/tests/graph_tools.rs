@@ -401,3 +401,97 @@ fn topic_pub_yaml_that_does_not_fit_names_the_field_and_type() {
         "{stderr}"
     );
 }
+
+#[test]
+fn topic_info_counts_the_rclpy_talker_and_listener_and_verbose_names_them() {
+    const DOMAIN: u32 = 220;
+    let talker = RclpyNode::spawn_in(RCLPY, "talker.py", DOMAIN, &["/cli_info", "x"]);
+    let _listener = RclpyNode::spawn_in(
+        RCLPY,
+        "listener.py",
+        DOMAIN,
+        &["/cli_info", "none", "1000000"],
+    );
+    run_until(DOMAIN, &["topic", "info", "/cli_info"], &talker, |out| {
+        out == "Type: std_msgs/msg/String\nPublisher count: 1\nSubscription count: 1\n"
+    });
+    let verbose = run_until(
+        DOMAIN,
+        &["topic", "info", "-v", "cli_info"],
+        &talker,
+        |out| {
+            out.contains("Node name: rclpy_talker\nNode namespace: /\nTopic type: std_msgs/msg/String\nEndpoint type: PUBLISHER\n")
+            && out.contains("Node name: rclpy_listener\nNode namespace: /\n")
+        },
+    );
+    assert!(
+        verbose.starts_with("Type: std_msgs/msg/String\n\nPublisher count: 1\n\n"),
+        "{verbose}"
+    );
+    assert!(
+        verbose.contains("Endpoint type: SUBSCRIPTION\nGID: "),
+        "{verbose}"
+    );
+    assert!(
+        verbose.contains("QoS profile:\n  Reliability: RELIABLE\n  Durability: VOLATILE\n"),
+        "{verbose}"
+    );
+    let json = run_until(
+        DOMAIN,
+        &["topic", "info", "/cli_info", "--json"],
+        &talker,
+        |out| out.contains(r#""node":"/rclpy_listener""#),
+    );
+    assert!(
+        json.starts_with(r#"{"name":"/cli_info","publishers":[{"#),
+        "{json}"
+    );
+    let output = run(DOMAIN, &["topic", "info", "/nobody", "--wait-s", "0.5"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("unknown topic /nobody"), "{stderr}");
+}
+
+#[test]
+fn node_info_lists_the_rclpy_talkers_publishers_and_services() {
+    const DOMAIN: u32 = 221;
+    let talker = RclpyNode::spawn_in(RCLPY, "talker.py", DOMAIN, &["/cli_node_info", "x"]);
+    let info = run_until(DOMAIN, &["node", "info", "/rclpy_talker"], &talker, |out| {
+        out.contains("  Publishers:\n")
+            && out.contains("    /cli_node_info: std_msgs/msg/String\n")
+            && out.contains("/rclpy_talker/get_parameters: rcl_interfaces/srv/GetParameters\n")
+    });
+    let lines: Vec<&str> = info.lines().collect();
+    assert_eq!(lines[0], "/rclpy_talker", "{info}");
+    let at = |heading: &str| {
+        lines
+            .iter()
+            .position(|l| *l == heading)
+            .unwrap_or_else(|| panic!("{heading}\n{info}"))
+    };
+    // ros2cli's order of sections.
+    assert!(at("  Subscribers:") < at("  Publishers:"), "{info}");
+    assert!(at("  Publishers:") < at("  Service Servers:"), "{info}");
+    assert!(
+        at("  Service Servers:") < at("  Service Clients:"),
+        "{info}"
+    );
+    assert!(
+        at("  Publishers:")
+            < lines
+                .iter()
+                .position(|l| l.starts_with("    /cli_node_info"))
+                .unwrap()
+    );
+    let json = run_until(
+        DOMAIN,
+        &["node", "info", "rclpy_talker", "--json"],
+        &talker,
+        |out| out.contains(r#"{"name":"/cli_node_info","types":["std_msgs/msg/String"]}"#),
+    );
+    assert!(json.starts_with(r#"{"name":"/rclpy_talker""#), "{json}");
+    let output = run(DOMAIN, &["node", "info", "/nobody", "--wait-s", "0.5"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("unable to find node /nobody"), "{stderr}");
+}

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tacto_dds::{
-    Discovery, DiscoveryError, Durability, History, Participant, Qos, Reliability, TopicInfo,
-    UntypedReader, UntypedWriter,
+    Discovery, DiscoveryError, Durability, EndpointInfo, History, Participant, Qos, Reliability,
+    ServiceInfo, TopicInfo, UntypedReader, UntypedWriter,
 };
 
 use crate::hz::Rate;
@@ -58,6 +58,22 @@ pub enum CommandError {
     NoPublishers {
         /// The topic.
         topic: String,
+        /// How long it waited.
+        wait: Duration,
+    },
+    /// The topic has no endpoint on the graph.
+    #[error("unknown topic {topic} (none seen after {} s)", wait.as_secs_f64())]
+    UnknownTopic {
+        /// The topic.
+        topic: String,
+        /// How long it waited.
+        wait: Duration,
+    },
+    /// No node of that name on the graph.
+    #[error("unable to find node {node} (none seen after {} s)", wait.as_secs_f64())]
+    UnknownNode {
+        /// The node, `/namespace/name`.
+        node: String,
         /// How long it waited.
         wait: Duration,
     },
@@ -156,6 +172,212 @@ pub fn topic_list(
     }
     if topics.is_empty() {
         eprintln!("no topics after {} s", options.wait.as_secs_f64());
+    }
+    Ok(())
+}
+
+/// `tacto topic info [-v] NAME`: the topic's type(s) and endpoint counts, in ros2cli's
+/// layout; `verbose` adds each endpoint's node, GID and QoS.
+pub fn topic_info(
+    participant: &Participant,
+    options: &Options,
+    topic: &str,
+    verbose: bool,
+    out: &mut dyn Write,
+    stop: &dyn Fn() -> bool,
+) -> Result<(), CommandError> {
+    let topic = absolute(topic);
+    let mut discovery = Discovery::new(participant)?;
+    let find = |d: &Discovery| d.topics().into_iter().find(|t| t.name == topic);
+    // Done early once every endpoint is named (`ros_discovery_info` may come after them).
+    let complete = |d: &Discovery| {
+        find(d)
+            .is_some_and(|t| (t.publishers.iter().chain(&t.subscribers)).all(|e| e.node.is_some()))
+    };
+    watch(&mut discovery, options.wait, stop, complete)?;
+    let Some(info) = find(&discovery) else {
+        return Err(CommandError::UnknownTopic {
+            topic,
+            wait: options.wait,
+        });
+    };
+    if options.json {
+        let endpoints = |list: &[EndpointInfo]| -> Vec<serde_json::Value> {
+            list.iter().map(endpoint_json).collect()
+        };
+        let value = serde_json::json!({
+            "name": info.name,
+            "types": info.types,
+            "publishers": endpoints(&info.publishers),
+            "subscribers": endpoints(&info.subscribers),
+        });
+        writeln!(out, "{value}")?;
+        return Ok(());
+    }
+    let types = info.types.join(", ");
+    let counts = [
+        ("Publisher", "PUBLISHER", &info.publishers),
+        ("Subscription", "SUBSCRIPTION", &info.subscribers),
+    ];
+    match verbose {
+        false => {
+            writeln!(out, "Type: {types}")?;
+            for (heading, _, list) in counts {
+                writeln!(out, "{heading} count: {}", list.len())?;
+            }
+        }
+        true => {
+            writeln!(out, "Type: {types}\n")?;
+            for (heading, kind, list) in counts {
+                writeln!(out, "{heading} count: {}\n", list.len())?;
+                for endpoint in list.iter() {
+                    write_endpoint(endpoint, kind, out)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `/ns/name` → (`name`, `/ns`); ros2cli's placeholders for a node not named yet.
+fn split_node(node: Option<&str>) -> (&str, &str) {
+    match node.and_then(|n| n.rsplit_once('/')) {
+        Some(("", name)) => (name, "/"),
+        Some((namespace, name)) => (name, namespace),
+        None => ("_NODE_NAME_UNKNOWN_", "_NODE_NAMESPACE_UNKNOWN_"),
+    }
+}
+
+/// A GID as ros2cli prints it: bytes in hex, separated by dots.
+fn gid_text(gid: &[u8; 16]) -> String {
+    let hex: Vec<String> = gid.iter().map(|b| format!("{b:02x}")).collect();
+    hex.join(".")
+}
+
+fn reliability_text(reliability: Reliability) -> &'static str {
+    match reliability {
+        Reliability::Reliable => "RELIABLE",
+        Reliability::BestEffort => "BEST_EFFORT",
+    }
+}
+
+fn durability_text(durability: Durability) -> &'static str {
+    match durability {
+        Durability::TransientLocal => "TRANSIENT_LOCAL",
+        Durability::Volatile => "VOLATILE",
+    }
+}
+
+/// One endpoint of `topic info -v`. Discovery carries reliability and durability only, so the
+/// other QoS lines of ros2cli are left out.
+fn write_endpoint(
+    endpoint: &EndpointInfo,
+    kind: &str,
+    out: &mut dyn Write,
+) -> Result<(), CommandError> {
+    let (name, namespace) = split_node(endpoint.node.as_deref());
+    writeln!(out, "Node name: {name}")?;
+    writeln!(out, "Node namespace: {namespace}")?;
+    writeln!(out, "Topic type: {}", endpoint.ros_type)?;
+    writeln!(out, "Endpoint type: {kind}")?;
+    writeln!(out, "GID: {}", gid_text(&endpoint.gid))?;
+    writeln!(out, "QoS profile:")?;
+    writeln!(
+        out,
+        "  Reliability: {}",
+        reliability_text(endpoint.reliability)
+    )?;
+    writeln!(
+        out,
+        "  Durability: {}\n",
+        durability_text(endpoint.durability)
+    )?;
+    Ok(())
+}
+
+fn endpoint_json(endpoint: &EndpointInfo) -> serde_json::Value {
+    serde_json::json!({
+        "node": endpoint.node,
+        "type": endpoint.ros_type,
+        "gid": gid_text(&endpoint.gid),
+        "reliability": reliability_text(endpoint.reliability),
+        "durability": durability_text(endpoint.durability),
+    })
+}
+
+/// `tacto node info NAME`: the node's subscribers, publishers, service servers and clients,
+/// `name: type` each, in ros2cli's layout.
+pub fn node_info(
+    participant: &Participant,
+    options: &Options,
+    node: &str,
+    out: &mut dyn Write,
+    stop: &dyn Fn() -> bool,
+) -> Result<(), CommandError> {
+    let node = absolute(node);
+    let mut discovery = Discovery::new(participant)?;
+    // Endpoints may be named a little after the node appears: the whole wait is taken.
+    watch(&mut discovery, options.wait, stop, |_| false)?;
+    if !discovery.nodes().contains(&node) {
+        return Err(CommandError::UnknownNode {
+            node,
+            wait: options.wait,
+        });
+    }
+    let of_node = |list: &[EndpointInfo]| list.iter().any(|e| e.node.as_deref() == Some(&node));
+    let topics = discovery.topics();
+    let services = discovery.services();
+    let topic_entries = |side: fn(&TopicInfo) -> &[EndpointInfo]| -> Vec<(String, String)> {
+        (topics.iter())
+            .filter(|t| of_node(side(t)))
+            .map(|t| (t.name.clone(), t.types.join(", ")))
+            .collect()
+    };
+    let service_entries = |side: fn(&ServiceInfo) -> &[EndpointInfo]| -> Vec<(String, String)> {
+        (services.iter())
+            .filter(|s| of_node(side(s)))
+            .map(|s| (s.name.clone(), s.types.join(", ")))
+            .collect()
+    };
+    let sections = [
+        (
+            "Subscribers",
+            "subscribers",
+            topic_entries(|t| &t.subscribers),
+        ),
+        ("Publishers", "publishers", topic_entries(|t| &t.publishers)),
+        (
+            "Service Servers",
+            "service_servers",
+            service_entries(|s| &s.servers),
+        ),
+        (
+            "Service Clients",
+            "service_clients",
+            service_entries(|s| &s.clients),
+        ),
+    ];
+    if options.json {
+        let mut value = serde_json::Map::new();
+        value.insert("name".into(), node.clone().into());
+        for (_, key, entries) in &sections {
+            let list: Vec<serde_json::Value> = (entries.iter())
+                .map(|(name, ty)| serde_json::json!({"name": name, "types": ty.split(", ").collect::<Vec<_>>()}))
+                .collect();
+            value.insert((*key).into(), list.into());
+        }
+        writeln!(out, "{}", serde_json::Value::Object(value))?;
+        return Ok(());
+    }
+    writeln!(out, "{node}")?;
+    for (heading, _, entries) in &sections {
+        writeln!(out, "  {heading}:")?;
+        for (name, ty) in entries {
+            writeln!(out, "    {name}: {ty}")?;
+        }
+        if entries.is_empty() {
+            writeln!(out)?;
+        }
     }
     Ok(())
 }

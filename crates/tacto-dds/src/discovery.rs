@@ -79,6 +79,20 @@ pub struct TopicInfo {
     pub subscribers: Vec<EndpointInfo>,
 }
 
+/// A ROS service (DDS topics `rq/<name>Request` and `rr/<name>Reply`) and its endpoints, as
+/// seen on the request topic.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ServiceInfo {
+    /// The ROS name, `/add_two_ints`.
+    pub name: String,
+    /// Every service type its endpoints use (`example_interfaces/srv/AddTwoInts`), sorted.
+    pub types: Vec<String>,
+    /// Its servers (request readers), each with the service type as `ros_type`.
+    pub servers: Vec<EndpointInfo>,
+    /// Its clients (request writers).
+    pub clients: Vec<EndpointInfo>,
+}
+
 #[derive(Debug, Clone)]
 struct Endpoint {
     participant: [u8; 16],
@@ -236,6 +250,44 @@ impl Discovery {
             }
         }
         topics.into_values().collect()
+    }
+
+    /// The ROS services (DDS request topics `rq/<name>Request`), sorted by name.
+    pub fn services(&self) -> Vec<ServiceInfo> {
+        let node_of = self.node_of();
+        let mut services: BTreeMap<String, ServiceInfo> = BTreeMap::new();
+        for (gid, endpoint) in &self.endpoints {
+            let name = (endpoint.dds_topic.strip_prefix("rq"))
+                .and_then(|n| n.strip_suffix("Request"))
+                .filter(|n| n.starts_with('/'));
+            let Some(name) = name else {
+                continue;
+            };
+            let ros_type = ros_type_name(&endpoint.dds_type);
+            let info = EndpointInfo {
+                gid: *gid,
+                node: node_of.get(gid).cloned(),
+                ros_type: (ros_type.strip_suffix("_Request").map(str::to_owned))
+                    .unwrap_or(ros_type),
+                reliability: endpoint.reliability,
+                durability: endpoint.durability,
+            };
+            let service = services
+                .entry(name.to_owned())
+                .or_insert_with(|| ServiceInfo {
+                    name: name.to_owned(),
+                    ..ServiceInfo::default()
+                });
+            if !service.types.contains(&info.ros_type) {
+                service.types.push(info.ros_type.clone());
+                service.types.sort();
+            }
+            match endpoint.is_writer {
+                true => service.clients.push(info),
+                false => service.servers.push(info),
+            }
+        }
+        services.into_values().collect()
     }
 
     /// The nodes of every participant alive, `/namespace/name`, sorted (a name two nodes

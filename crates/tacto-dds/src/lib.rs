@@ -52,7 +52,7 @@ pub mod transport;
 mod untyped;
 pub mod writer;
 
-pub use discovery::{Discovery, DiscoveryError, EndpointInfo, TopicInfo};
+pub use discovery::{Discovery, DiscoveryError, EndpointInfo, ServiceInfo, TopicInfo};
 pub use domain::{ConfigError, DiscoveryRange, DomainConfig};
 pub use participant::{Participant, ParticipantError};
 pub use qos::{Durability, History, Qos, Reliability};
