@@ -67,6 +67,13 @@ enum Command {
         #[command(flatten)]
         graph: GraphArgs,
     },
+    /// ROS 2 services on the graph.
+    Service {
+        #[command(subcommand)]
+        command: ServiceCommand,
+        #[command(flatten)]
+        graph: GraphArgs,
+    },
     /// Runs one executor in this process and prints its result as JSON (used by `bench`).
     #[command(hide = true)]
     RunOne {
@@ -159,6 +166,27 @@ enum NodeCommand {
     Info {
         /// The node, /namespace/name.
         name: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum ServiceCommand {
+    /// Lists the services.
+    List {
+        /// Shows each service's type.
+        #[arg(short = 't', long = "show-types")]
+        show_types: bool,
+    },
+    /// Calls a service with a request given as YAML and prints the response.
+    Call {
+        /// The service, e.g. /add_two_ints.
+        name: String,
+        /// Its type, e.g. example_interfaces/srv/AddTwoInts.
+        #[arg(value_name = "TYPE")]
+        type_name: String,
+        /// The request, e.g. '{a: 1, b: 2}'; fields left out take their defaults.
+        #[arg(default_value = "{}")]
+        values: String,
     },
 }
 
@@ -301,6 +329,9 @@ fn run(cli: Cli, interrupt: &Interrupt) -> Result<(), Failure> {
             graph_command(Graph::Topic(command), &graph, interrupt)
         }
         Command::Node { command, graph } => graph_command(Graph::Node(command), &graph, interrupt),
+        Command::Service { command, graph } => {
+            graph_command(Graph::Service(command), &graph, interrupt)
+        }
         Command::RunOne { run, executor } => {
             let topology = Topology::load(&run.topology)?;
             let config = run.config(executor, run.crunch.unwrap_or(DEFAULT_CRUNCH));
@@ -324,6 +355,7 @@ fn run(cli: Cli, interrupt: &Interrupt) -> Result<(), Failure> {
 enum Graph {
     Topic(TopicCommand),
     Node(NodeCommand),
+    Service(ServiceCommand),
 }
 
 fn graph_command(command: Graph, args: &GraphArgs, interrupt: &Interrupt) -> Result<(), Failure> {
@@ -393,6 +425,22 @@ fn graph_command(command: Graph, args: &GraphArgs, interrupt: &Interrupt) -> Res
         Graph::Node(NodeCommand::Info { name }) => {
             commands::node_info(&participant, &options, &name, &mut out, &stop)
         }
+        Graph::Service(ServiceCommand::List { show_types }) => {
+            commands::service_list(&participant, &options, show_types, &mut out, &stop)
+        }
+        Graph::Service(ServiceCommand::Call {
+            name,
+            type_name,
+            values,
+        }) => commands::service_call(
+            &participant,
+            &options,
+            &name,
+            &type_name,
+            &values,
+            &mut out,
+            &stop,
+        ),
     };
     match result {
         Err(tacto_cli::CommandError::Interrupted) => Err(Failure::Interrupted),

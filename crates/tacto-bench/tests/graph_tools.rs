@@ -47,16 +47,28 @@ fn text(bytes: &[u8]) -> String {
 /// Runs `args` again until stdout satisfies `ok` (discovery of a starting rclpy node takes a
 /// while); the last stdout.
 fn run_until(domain: u32, args: &[&str], peer: &RclpyNode, ok: impl Fn(&str) -> bool) -> String {
+    run_until_with(domain, args, peer, false, ok)
+}
+
+/// As [`run_until`]; with `retry_failures`, a run that fails (a node not seen yet) is run
+/// again too.
+fn run_until_with(
+    domain: u32,
+    args: &[&str],
+    peer: &RclpyNode,
+    retry_failures: bool,
+    ok: impl Fn(&str) -> bool,
+) -> String {
     let deadline = Instant::now() + PATIENCE;
     loop {
         let output = run(domain, args);
         let stdout = text(&output.stdout);
         assert!(
-            output.status.success(),
+            output.status.success() || (retry_failures && Instant::now() < deadline),
             "{args:?}: {}",
             text(&output.stderr)
         );
-        if ok(&stdout) {
+        if output.status.success() && ok(&stdout) {
             return stdout;
         }
         assert!(
@@ -456,11 +468,18 @@ fn topic_info_counts_the_rclpy_talker_and_listener_and_verbose_names_them() {
 fn node_info_lists_the_rclpy_talkers_publishers_and_services() {
     const DOMAIN: u32 = 221;
     let talker = RclpyNode::spawn_in(RCLPY, "talker.py", DOMAIN, &["/cli_node_info", "x"]);
-    let info = run_until(DOMAIN, &["node", "info", "/rclpy_talker"], &talker, |out| {
-        out.contains("  Publishers:\n")
-            && out.contains("    /cli_node_info: std_msgs/msg/String\n")
-            && out.contains("/rclpy_talker/get_parameters: rcl_interfaces/srv/GetParameters\n")
-    });
+    // Until the node is seen (its announcement may come late), `node info` fails.
+    let info = run_until_with(
+        DOMAIN,
+        &["node", "info", "/rclpy_talker"],
+        &talker,
+        true,
+        |out| {
+            out.contains("  Publishers:\n")
+                && out.contains("    /cli_node_info: std_msgs/msg/String\n")
+                && out.contains("/rclpy_talker/get_parameters: rcl_interfaces/srv/GetParameters\n")
+        },
+    );
     let lines: Vec<&str> = info.lines().collect();
     assert_eq!(lines[0], "/rclpy_talker", "{info}");
     let at = |heading: &str| {
@@ -494,4 +513,151 @@ fn node_info_lists_the_rclpy_talkers_publishers_and_services() {
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("unable to find node /nobody"), "{stderr}");
+}
+
+#[derive(Debug, Default, Clone, PartialEq, tacto::serde::Serialize, tacto::serde::Deserialize)]
+#[serde(crate = "tacto::serde")]
+struct AddRequest {
+    a: i64,
+    b: i64,
+}
+
+impl tacto::Message for AddRequest {
+    const TYPE_NAME: &'static str = "example_interfaces/srv/AddTwoInts_Request";
+}
+
+#[derive(Debug, Default, Clone, PartialEq, tacto::serde::Serialize, tacto::serde::Deserialize)]
+#[serde(crate = "tacto::serde")]
+struct AddResponse {
+    sum: i64,
+}
+
+impl tacto::Message for AddResponse {
+    const TYPE_NAME: &'static str = "example_interfaces/srv/AddTwoInts_Response";
+}
+
+struct AddTwoInts;
+
+impl tacto::ServiceType for AddTwoInts {
+    const TYPE_NAME: &'static str = "example_interfaces/srv/AddTwoInts";
+    type Request = AddRequest;
+    type Response = AddResponse;
+}
+
+/// An AddTwoInts server on tacto's DDS service layer, in a thread, until dropped.
+struct AddServer {
+    done: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl AddServer {
+    fn start(domain: u32, name: &str) -> AddServer {
+        let participant = loopback_participant(domain);
+        let server = tacto_dds::service::Server::<AddTwoInts>::new(&participant, name)
+            .expect("the server starts");
+        let done = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let done = Arc::clone(&done);
+            std::thread::spawn(move || {
+                let _participant = participant;
+                while !done.load(Ordering::Relaxed) {
+                    while let Some((id, request)) = server.take_request().expect("a request") {
+                        let sum = request.a.wrapping_add(request.b);
+                        server
+                            .send_response(id, &AddResponse { sum })
+                            .expect("the reply goes");
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+            })
+        };
+        AddServer {
+            done,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for AddServer {
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+#[test]
+fn service_call_gets_the_sum_from_a_tacto_add_two_ints_server() {
+    const DOMAIN: u32 = 222;
+    let _server = AddServer::start(DOMAIN, "cli_add");
+    let output = run(
+        DOMAIN,
+        &[
+            "service",
+            "call",
+            "/cli_add",
+            "example_interfaces/srv/AddTwoInts",
+            "{a: 40, b: 2}",
+            "--wait-s",
+            "90",
+        ],
+    );
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(
+        stdout,
+        "requester: making request: {\"a\":40,\"b\":2}\n\nresponse:\nsum: 42\n\n"
+    );
+    let output = run(
+        DOMAIN,
+        &[
+            "service",
+            "call",
+            "cli_add",
+            "example_interfaces/AddTwoInts",
+            "{a: -5}",
+            "--json",
+            "--wait-s",
+            "90",
+        ],
+    );
+    assert_eq!(
+        text(&output.stdout),
+        "{\"sum\":-5}\n",
+        "{}",
+        text(&output.stderr)
+    );
+    let listed = text(&run(DOMAIN, &["service", "list", "-t"]).stdout);
+    assert!(
+        listed
+            .lines()
+            .any(|l| l == "/cli_add [example_interfaces/srv/AddTwoInts]"),
+        "{listed}"
+    );
+    let json = text(&run(DOMAIN, &["service", "list", "--json"]).stdout);
+    assert!(json.contains(r#"{"clients":[],"name":"/cli_add","servers":[null],"types":["example_interfaces/srv/AddTwoInts"]}"#), "{json}");
+}
+
+#[test]
+fn service_call_of_a_missing_service_says_so_after_the_wait() {
+    const DOMAIN: u32 = 223;
+    let output = run(
+        DOMAIN,
+        &[
+            "service",
+            "call",
+            "/nobody",
+            "example_interfaces/srv/AddTwoInts",
+            "{}",
+            "--wait-s",
+            "0.5",
+        ],
+    );
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("no service /nobody after 0.5 s"),
+        "{stderr}"
+    );
 }

@@ -77,6 +77,31 @@ pub enum CommandError {
         /// How long it waited.
         wait: Duration,
     },
+    /// No server of the service appeared in time.
+    #[error("no service {service} after {} s", wait.as_secs_f64())]
+    NoService {
+        /// The service.
+        service: String,
+        /// How long it waited.
+        wait: Duration,
+    },
+    /// The service client could not be created.
+    #[error(transparent)]
+    Client(#[from] tacto_dds::service::EndpointError),
+    /// The request could not be sent.
+    #[error(transparent)]
+    Send(#[from] tacto_dds::service::ServiceSendError),
+    /// A reply could not be taken.
+    #[error(transparent)]
+    TakeReply(#[from] tacto_dds::service::ServiceTakeError),
+    /// The reply does not decode as the response type.
+    #[error("the reply does not decode as {type_name}: {error}")]
+    Reply {
+        /// The response type.
+        type_name: String,
+        /// What was wrong.
+        error: crate::DecodeError,
+    },
     /// The topic has publishers of more than one type.
     #[error("{topic} has publishers of several types ({}): give the type", types.join(", "))]
     SeveralTypes {
@@ -682,4 +707,125 @@ pub fn topic_pub(
         .wait_for_acks(options.wait)
         .map_err(CommandError::WriterStatus)?;
     Ok(())
+}
+
+/// `tacto service list [-t]`: the services on the graph after the wait (`-t`: with types).
+pub fn service_list(
+    participant: &Participant,
+    options: &Options,
+    show_types: bool,
+    out: &mut dyn Write,
+    stop: &dyn Fn() -> bool,
+) -> Result<(), CommandError> {
+    let mut discovery = Discovery::new(participant)?;
+    watch(&mut discovery, options.wait, stop, |_| false)?;
+    let services = discovery.services();
+    if options.json {
+        let nodes = |list: &[EndpointInfo]| -> Vec<serde_json::Value> {
+            list.iter().map(|e| e.node.clone().into()).collect()
+        };
+        let list: Vec<serde_json::Value> = (services.iter())
+            .map(|s| {
+                serde_json::json!({
+                    "name": s.name,
+                    "types": s.types,
+                    "servers": nodes(&s.servers),
+                    "clients": nodes(&s.clients),
+                })
+            })
+            .collect();
+        writeln!(out, "{}", serde_json::Value::from(list))?;
+    } else {
+        for service in &services {
+            match show_types {
+                true => writeln!(out, "{} [{}]", service.name, service.types.join(", "))?,
+                false => writeln!(out, "{}", service.name)?,
+            }
+        }
+    }
+    if services.is_empty() {
+        eprintln!("no services after {} s", options.wait.as_secs_f64());
+    }
+    Ok(())
+}
+
+/// `pkg/Type` → `pkg/srv/Type`; a full name stays as it is.
+fn service_type_name(name: &str) -> String {
+    match name.split('/').collect::<Vec<_>>()[..] {
+        [package, ty] => format!("{package}/srv/{ty}"),
+        _ => name.to_owned(),
+    }
+}
+
+/// `tacto service call NAME TYPE YAML`: waits up to `--wait-s` for a server, sends the request
+/// read from `yaml_text`, and prints the reply as YAML (or JSON) when it comes (until Ctrl-C).
+pub fn service_call(
+    participant: &Participant,
+    options: &Options,
+    service: &str,
+    type_name: &str,
+    yaml_text: &str,
+    out: &mut dyn Write,
+    stop: &dyn Fn() -> bool,
+) -> Result<(), CommandError> {
+    let service = absolute(service);
+    let type_name = service_type_name(type_name);
+    let registry = TypeRegistry::new(&options.msg_paths);
+    let request_type = registry.resolve(&format!("{type_name}_Request"))?;
+    let response_type = registry.resolve(&format!("{type_name}_Response"))?;
+    let request =
+        yaml::from_yaml(&request_type, yaml_text).map_err(|error| CommandError::Yaml {
+            type_name: request_type.name.clone(),
+            error,
+        })?;
+    let payload = crate::encode(&request_type, &request)?;
+    let client = tacto_dds::service::UntypedClient::new(participant, &service, &type_name)?;
+    let deadline = Instant::now() + options.wait;
+    while !client
+        .service_is_ready()
+        .map_err(CommandError::WriterStatus)?
+    {
+        if Instant::now() >= deadline {
+            return Err(CommandError::NoService {
+                service,
+                wait: options.wait,
+            });
+        }
+        if stop() {
+            return Err(CommandError::Interrupted);
+        }
+        std::thread::sleep(TICK.min(deadline.saturating_duration_since(Instant::now())));
+    }
+    if !options.json {
+        writeln!(
+            out,
+            "requester: making request: {}\n",
+            json::to_json(&request)
+        )?;
+        out.flush()?;
+    }
+    let id = client.send_request_cdr(&payload)?;
+    loop {
+        if stop() {
+            return Err(CommandError::Interrupted);
+        }
+        if !client.wait(TICK).map_err(CommandError::Wait)? {
+            continue;
+        }
+        while let Some((reply_id, body)) = client.take_response_cdr()? {
+            if reply_id != id {
+                continue;
+            }
+            let response =
+                crate::decode(&response_type, &body).map_err(|error| CommandError::Reply {
+                    type_name: response_type.name.clone(),
+                    error,
+                })?;
+            match options.json {
+                true => writeln!(out, "{}", json::to_json(&response))?,
+                false => writeln!(out, "response:\n{}", yaml::to_yaml(&response, None))?,
+            }
+            return Ok(());
+        }
+    }
 }

@@ -32,6 +32,7 @@ use crate::qos::Qos;
 use crate::reader::{Reader, ReaderError, TakeError};
 use crate::retcode::DdsStatus;
 use crate::topic::{Topic, TopicError};
+use crate::untyped::{UntypedReader, UntypedWriter};
 use crate::writer::{WriteError, Writer, WriterError};
 
 /// The request header's length: `u64` client id, `i64` sequence number.
@@ -334,6 +335,110 @@ impl<S: ServiceType> Client<S> {
                 })?;
             if id.client == self.id {
                 return Ok(Some((id, response)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// True if a server is matched: a request reader and a reply writer.
+    pub fn service_is_ready(&self) -> Result<bool, DdsStatus> {
+        Ok(self.requests.matched_readers()? > 0 && self.replies.matched_writers()? > 0)
+    }
+}
+
+/// A client of a service whose type is known only by name at run time (`tacto service
+/// call`): requests and replies are CDR bytes (encapsulation header, then the message), the
+/// request header added and removed here.
+///
+/// ```no_run
+/// use std::time::Duration;
+/// let participant = tacto_dds::Participant::from_env()?;
+/// let client = tacto_dds::service::UntypedClient::new(
+///     &participant, "/add_two_ints", "example_interfaces/srv/AddTwoInts")?;
+/// // a = 2, b = 3, little-endian, each 8-aligned after the encapsulation header.
+/// let mut request = vec![0, 1, 0, 0];
+/// request.extend(2i64.to_le_bytes());
+/// request.extend(3i64.to_le_bytes());
+/// let id = client.send_request_cdr(&request)?;
+/// while client.wait(Duration::from_secs(1))? {
+///     if let Some((reply_id, reply)) = client.take_response_cdr()? {
+///         assert_eq!(reply_id, id);
+///         println!("{} bytes", reply.len());
+///         break;
+///     }
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct UntypedClient {
+    requests: UntypedWriter,
+    replies: UntypedReader,
+    reply_topic: String,
+    id: u64,
+    next_sequence: AtomicI64,
+}
+
+impl UntypedClient {
+    /// A client of service `name` of type `service_type` (`example_interfaces/srv/AddTwoInts`),
+    /// laid out as [`Client`] is.
+    pub fn new(
+        participant: &Participant,
+        name: &str,
+        service_type: &str,
+    ) -> Result<UntypedClient, EndpointError> {
+        let requests = Topic::with_dds_names(
+            participant,
+            request_topic(name)?,
+            naming::dds_type_name(&format!("{service_type}_Request"))?,
+        )?;
+        let reply_topic = reply_topic(name)?;
+        let replies = Topic::with_dds_names(
+            participant,
+            reply_topic.clone(),
+            naming::dds_type_name(&format!("{service_type}_Response"))?,
+        )?;
+        let user_data = format!("clientid={};", user_data_id());
+        let qos = Qos::default();
+        let requests = UntypedWriter::on_topic(participant, requests, qos, Some(&user_data))?;
+        let replies = UntypedReader::on_topic(participant, replies, qos, Some(&user_data))?;
+        let id = requests.instance_handle().map_err(EndpointError::Handle)?;
+        Ok(UntypedClient {
+            requests,
+            replies,
+            reply_topic,
+            id,
+            next_sequence: AtomicI64::new(1),
+        })
+    }
+
+    /// Sends a request, CDR little-endian with its encapsulation header, and returns its id.
+    pub fn send_request_cdr(&self, request: &[u8]) -> Result<RequestId, ServiceSendError> {
+        if request.len() < ENCAPSULATION_LEN {
+            return Err(WriteError::MissingHeader { len: request.len() }.into());
+        }
+        let id = RequestId {
+            client: self.id,
+            sequence: self.next_sequence.fetch_add(1, Ordering::Relaxed),
+        };
+        self.requests.write_cdr(&frame(id, request))?;
+        Ok(id)
+    }
+
+    /// Waits up to `timeout` for a reply (to any client); true if one is there.
+    pub fn wait(&self, timeout: std::time::Duration) -> Result<bool, DdsStatus> {
+        self.replies.wait(timeout)
+    }
+
+    /// Takes the oldest reply to one of this client's requests: its id and the message's CDR
+    /// with its encapsulation header. Replies to other clients are taken and skipped.
+    pub fn take_response_cdr(&self) -> Result<Option<(RequestId, Vec<u8>)>, ServiceTakeError> {
+        while let Some(sample) = self.replies.take_cdr()? {
+            let (id, body) = split(&sample.payload).map_err(|error| ServiceTakeError::Payload {
+                dds_topic: self.reply_topic.clone(),
+                error,
+            })?;
+            if id.client == self.id {
+                return Ok(Some((id, body)));
             }
         }
         Ok(None)

@@ -48,7 +48,20 @@ impl UntypedReader {
         qos: Qos,
     ) -> Result<UntypedReader, ReaderError> {
         let topic = Topic::new(participant, ros_name, ros_type)?;
+        Self::on_topic(participant, topic, qos, None)
+    }
+
+    /// A reader on `topic`, with `user_data` as its USER_DATA QoS if given.
+    pub(crate) fn on_topic(
+        participant: &Participant,
+        topic: Topic,
+        qos: Qos,
+        user_data: Option<&str>,
+    ) -> Result<UntypedReader, ReaderError> {
         let native = qos.to_native().ok_or(ReaderError::QosAlloc)?;
+        if let Some(data) = user_data {
+            native.set_user_data(data);
+        }
         let create_error = |status| ReaderError::Create {
             dds_topic: topic.dds_name().to_owned(),
             status,
@@ -157,7 +170,20 @@ impl UntypedWriter {
         qos: Qos,
     ) -> Result<UntypedWriter, WriterError> {
         let topic = Topic::new(participant, ros_name, ros_type)?;
+        Self::on_topic(participant, topic, qos, None)
+    }
+
+    /// A writer on `topic`, with `user_data` as its USER_DATA QoS if given.
+    pub(crate) fn on_topic(
+        participant: &Participant,
+        topic: Topic,
+        qos: Qos,
+        user_data: Option<&str>,
+    ) -> Result<UntypedWriter, WriterError> {
         let native = qos.to_native().ok_or(WriterError::QosAlloc)?;
+        if let Some(data) = user_data {
+            native.set_user_data(data);
+        }
         // SAFETY: live participant and topic; the QoS is valid for the call and copied.
         let handle = unsafe {
             cyclors::dds_create_writer(
@@ -193,6 +219,15 @@ impl UntypedWriter {
             Err(status) if status.code == cyclors::DDS_RETCODE_TIMEOUT => Ok(false),
             Err(status) => Err(status),
         }
+    }
+
+    /// The writer's instance handle (a service client's id, see [`crate::service`]).
+    pub(crate) fn instance_handle(&self) -> Result<u64, DdsStatus> {
+        let mut handle: cyclors::dds_instance_handle_t = 0;
+        // SAFETY: our live writer handle and a valid out-pointer.
+        let ret = unsafe { cyclors::dds_get_instance_handle(self.handle, &mut handle) };
+        DdsStatus::check(ret)?;
+        Ok(handle)
     }
 
     /// How many readers currently match this writer.
