@@ -128,6 +128,14 @@ enum TopicCommand {
         #[arg(long, short = 'w', default_value_t = tacto_cli::hz::DEFAULT_WINDOW)]
         window: usize,
     },
+    /// Prints the bandwidth a topic's messages take, every second.
+    Bw {
+        /// The topic.
+        name: String,
+        /// How many of the last messages the statistics cover.
+        #[arg(long, short = 'w', default_value_t = tacto_cli::bw::DEFAULT_WINDOW)]
+        window: usize,
+    },
     /// Prints a topic's type and publisher and subscription counts.
     Info {
         /// The topic.
@@ -418,6 +426,9 @@ fn graph_command(command: Graph, args: &GraphArgs, interrupt: &Interrupt) -> Res
         }
         Graph::Node(NodeCommand::List) => {
             commands::node_list(&participant, &options, &mut out, &stop)
+        }
+        Graph::Topic(TopicCommand::Bw { name, window }) => {
+            commands::topic_bw(&participant, &options, &name, window, &mut out, &stop)
         }
         Graph::Topic(TopicCommand::Info { name, verbose }) => {
             commands::topic_info(&participant, &options, &name, verbose, &mut out, &stop)

@@ -661,3 +661,38 @@ fn service_call_of_a_missing_service_says_so_after_the_wait() {
         "{stderr}"
     );
 }
+
+#[test]
+fn topic_bw_reports_the_rclpy_talkers_bandwidth_and_sizes() {
+    const DOMAIN: u32 = 224;
+    let talker = RclpyNode::spawn_in(RCLPY, "talker.py", DOMAIN, &["/cli_bw", "x"]);
+    let mut bw = tacto(DOMAIN, &["topic", "bw", "/cli_bw", "--wait-s", "90"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the tacto binary starts");
+    let mut lines = BufReader::new(bw.stdout.take().expect("piped")).lines();
+    let mut next = || lines.next().and_then(Result::ok).unwrap_or_default();
+    let (subscribed, rate, sizes) = (next(), next(), next());
+    // SAFETY: SIGINT to our own child, by its pid, which has not been waited for yet.
+    assert_eq!(unsafe { libc::kill(bw.id() as i32, libc::SIGINT) }, 0);
+    let status = bw.wait().expect("tacto bw ends");
+    assert_eq!(
+        subscribed,
+        "Subscribed to [/cli_bw]",
+        "rclpy: {}",
+        talker.stderr()
+    );
+    let (value, rest) = rate.split_once(' ').unwrap_or_else(|| panic!("{rate:?}"));
+    assert!(value.parse::<f64>().is_ok_and(|v| v > 0.0), "{rate}");
+    assert!(
+        rest.starts_with("B/s from ") && rest.ends_with(" messages"),
+        "{rate}"
+    );
+    // talker.py sends short strings: tens of bytes.
+    assert!(
+        sizes.starts_with("\tMessage size mean: ") && sizes.contains(" B min: "),
+        "{sizes:?}"
+    );
+    assert!(matches!(status.code(), Some(0 | 130)), "{status}");
+}

@@ -11,6 +11,7 @@ use tacto_dds::{
     ServiceInfo, TopicInfo, UntypedReader, UntypedWriter,
 };
 
+use crate::bw::Bandwidth;
 use crate::hz::Rate;
 use crate::registry::{MessageType, TypeError, TypeRegistry};
 use crate::{json, yaml};
@@ -826,6 +827,44 @@ pub fn service_call(
                 false => writeln!(out, "response:\n{}", yaml::to_yaml(&response, None))?,
             }
             return Ok(());
+        }
+    }
+}
+
+/// `tacto topic bw NAME`: every second, the bandwidth and message sizes over the last `window`
+/// messages, with ros2cli's headings.
+pub fn topic_bw(
+    participant: &Participant,
+    options: &Options,
+    topic: &str,
+    window: usize,
+    out: &mut dyn Write,
+    stop: &dyn Fn() -> bool,
+) -> Result<(), CommandError> {
+    let topic = absolute(topic);
+    let (type_name, qos) = topic_type(participant, &topic, None, options.wait, stop)?;
+    let reader = UntypedReader::new(participant, &topic, &type_name, qos)?;
+    writeln!(out, "Subscribed to [{topic}]")?;
+    out.flush()?;
+    let mut bandwidth = Bandwidth::new(window);
+    let mut next_report = Instant::now() + Duration::from_secs(1);
+    loop {
+        if stop() {
+            return Err(CommandError::Interrupted);
+        }
+        let left = next_report.saturating_duration_since(Instant::now());
+        if reader.wait(left.min(TICK)).map_err(CommandError::Wait)? {
+            while let Some(sample) = reader.take_cdr()? {
+                bandwidth.arrived(Instant::now(), sample.payload.len());
+            }
+        }
+        let now = Instant::now();
+        if now >= next_report {
+            next_report += Duration::from_secs(1);
+            if let Some(report) = bandwidth.report(now) {
+                writeln!(out, "{report}")?;
+                out.flush()?;
+            }
         }
     }
 }
