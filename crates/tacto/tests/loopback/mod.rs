@@ -9,7 +9,9 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use tacto::transport::{LinkError, LinkReader, LinkWriter, ReadOp, RemoteSample, Transport};
+use tacto::transport::{
+    LinkError, LinkReader, LinkWriter, ReadOp, RemoteBytes, RemoteSample, Transport,
+};
 use tacto::{Context, History, PublisherId, Qos, SampleInfo, Time};
 
 /// The "network": every reader of every process, by topic.
@@ -114,7 +116,7 @@ impl LinkWriter for Writer {
             sequence: self.sequence.fetch_add(1, Ordering::Relaxed) + 1,
         };
         for cache in self.hub.remote_readers(&self.topic, self.process) {
-            cache.insert(cdr.to_vec(), info);
+            cache.insert(cdr.to_vec().into(), info);
         }
         Ok(())
     }
@@ -143,13 +145,14 @@ impl std::fmt::Debug for Cache {
 }
 
 struct Slot {
-    cdr: Vec<u8>,
+    /// Shared with every sample handed out: a read is never a copy of the bytes.
+    cdr: RemoteBytes,
     info: SampleInfo,
     read: bool,
 }
 
 impl Cache {
-    fn insert(&self, cdr: Vec<u8>, info: SampleInfo) {
+    fn insert(&self, cdr: RemoteBytes, info: SampleInfo) {
         {
             let mut samples = self.samples.lock().unwrap();
             match self.depth {
