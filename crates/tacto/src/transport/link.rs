@@ -197,24 +197,33 @@ pub struct RemoteSample {
 /// ```
 /// use tacto::transport::RemoteBytes;
 ///
-/// let bytes = RemoteBytes::new(vec![0, 1, 0, 0]); // any `AsRef<[u8]>` owner
+/// let bytes = RemoteBytes::new([0u8, 1, 0, 0]); // any `AsRef<[u8]>` owner
 /// let kept = bytes.clone(); // the same bytes, not a copy
 /// assert_eq!(&*kept, &[0, 1, 0, 0]);
 /// assert_eq!(kept, RemoteBytes::from(vec![0, 1, 0, 0]));
 /// ```
 #[derive(Clone)]
-pub struct RemoteBytes(Arc<dyn AsRef<[u8]> + Send + Sync>);
+pub struct RemoteBytes(Arc<Owner>);
+
+/// Who holds the bytes. Behind a thin `Arc`: a history slot stays as small as with a plain
+/// `Arc<Vec<u8>>`, which the intra-process data path's instruction count notices.
+enum Owner {
+    /// Bytes of their own (an encoding made in this process, a link's copy).
+    Vec(Vec<u8>),
+    /// Bytes the transport keeps, released when this is dropped.
+    Transport(Box<dyn AsRef<[u8]> + Send + Sync>),
+}
 
 impl RemoteBytes {
     /// The bytes `owner` holds, for as long as any clone lives.
     pub fn new(owner: impl AsRef<[u8]> + Send + Sync + 'static) -> Self {
-        RemoteBytes(Arc::new(owner))
+        RemoteBytes(Arc::new(Owner::Transport(Box::new(owner))))
     }
 }
 
 impl From<Vec<u8>> for RemoteBytes {
     fn from(bytes: Vec<u8>) -> Self {
-        RemoteBytes::new(bytes)
+        RemoteBytes(Arc::new(Owner::Vec(bytes)))
     }
 }
 
@@ -222,7 +231,10 @@ impl std::ops::Deref for RemoteBytes {
     type Target = [u8];
 
     fn deref(&self) -> &[u8] {
-        (*self.0).as_ref()
+        match &*self.0 {
+            Owner::Vec(bytes) => bytes,
+            Owner::Transport(owner) => (**owner).as_ref(),
+        }
     }
 }
 

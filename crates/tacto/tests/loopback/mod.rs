@@ -19,6 +19,8 @@ use tacto::{Context, History, PublisherId, Qos, SampleInfo, Time};
 pub struct Hub {
     readers: Mutex<Vec<(String, usize, Weak<Cache>)>>,
     processes: AtomicUsize,
+    /// Received samples whose bytes some reader or subscription still holds.
+    held: Arc<AtomicUsize>,
 }
 
 impl Hub {
@@ -34,6 +36,12 @@ impl Hub {
             process,
         });
         Context::builder().transport(transport).create()
+    }
+
+    /// Received samples whose bytes are still held: by a reader's cache, or by a
+    /// subscription that has not decoded them yet.
+    pub fn samples_held(&self) -> usize {
+        self.held.load(Ordering::SeqCst)
     }
 
     /// The live readers of `topic` outside `process`.
@@ -116,13 +124,36 @@ impl LinkWriter for Writer {
             sequence: self.sequence.fetch_add(1, Ordering::Relaxed) + 1,
         };
         for cache in self.hub.remote_readers(&self.topic, self.process) {
-            cache.insert(cdr.to_vec().into(), info);
+            self.hub.held.fetch_add(1, Ordering::SeqCst);
+            let held = Held {
+                cdr: cdr.to_vec(),
+                count: self.hub.held.clone(),
+            };
+            cache.insert(RemoteBytes::new(held), info);
         }
         Ok(())
     }
 
     fn incompatible_qos(&self) -> u64 {
         0
+    }
+}
+
+/// A received sample's bytes as the transport holds them, counted while they live.
+struct Held {
+    cdr: Vec<u8>,
+    count: Arc<AtomicUsize>,
+}
+
+impl AsRef<[u8]> for Held {
+    fn as_ref(&self) -> &[u8] {
+        &self.cdr
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.count.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
