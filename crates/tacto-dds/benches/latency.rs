@@ -16,7 +16,8 @@
 //! message is user + system time of both processes (every thread, Cyclone's included) over
 //! the measured messages, divided by their number; the same for minor page faults (a fresh
 //! large buffer is faulted in page by page). A message not acknowledged within 10 s
-//! is counted lost (reliable QoS: there should be none). Domains 170 (raw) and 171 (tacto).
+//! is counted lost (reliable QoS: there should be none). Domains 170 (raw) and 171 (tacto), or
+//! `TACTO_DDS_BENCH_DOMAIN` and the one after it.
 
 use std::ffi::CString;
 use std::io::{BufRead, BufReader, Write};
@@ -50,10 +51,16 @@ impl Path {
         }
     }
 
+    /// Domains 170 (raw) and 171 (tacto), or `TACTO_DDS_BENCH_DOMAIN` and the one after it:
+    /// runs beside tests that own 170 and 171 stay apart.
     fn domain(self) -> u32 {
+        let base = std::env::var("TACTO_DDS_BENCH_DOMAIN")
+            .ok()
+            .and_then(|d| d.parse().ok())
+            .unwrap_or(170);
         match self {
-            Path::Raw => 170,
-            Path::Tacto => 171,
+            Path::Raw => base,
+            Path::Tacto => base + 1,
         }
     }
 }

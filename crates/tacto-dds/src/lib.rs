@@ -45,6 +45,7 @@ pub mod participant;
 pub mod qos;
 pub mod reader;
 pub mod retcode;
+mod send_buffer;
 pub mod service;
 mod service_link;
 mod topic;

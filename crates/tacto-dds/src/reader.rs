@@ -175,61 +175,84 @@ impl<T: Message> Reader<T> {
     }
 }
 
-/// The next sample `access` names from `handle`, a live reader of a blob topic. Notifications
-/// without data (a writer disposed or gone) are skipped: a take removes them, a read marks
-/// them read, so the loop moves on.
+/// The next sample `access` names from `handle`, a live reader of a blob topic, copied out.
 pub(crate) fn next_cdr(
     handle: dds_entity_t,
     access: Access,
 ) -> Result<Option<RawSample>, TakeError> {
-    {
-        loop {
-            let mut serdata: *mut cyclors::ddsi_serdata = ptr::null_mut();
-            // SAFETY: an all-zero sample info is a valid value of this plain C struct.
-            let mut info: cyclors::dds_sample_info_t = unsafe { std::mem::zeroed() };
-            let n = match access {
-                // SAFETY: our live reader; room for exactly one sample pointer and one info,
-                // as `maxs` = 1 says. On success we own one reference to `serdata`.
-                Access::Take => unsafe {
-                    cyclors::dds_takecdr(handle, &mut serdata, 1, &mut info, cyclors::DDS_ANY_STATE)
-                },
-                // SAFETY: as for the take above.
-                Access::TakeNew => unsafe {
-                    cyclors::dds_takecdr(
-                        handle,
-                        &mut serdata,
-                        1,
-                        &mut info,
-                        cyclors::DDS_NOT_READ_SAMPLE_STATE,
-                    )
-                },
-                // A mask with only a sample state leaves view and instance states at "any".
-                // SAFETY: as for the take above; a read sample's reference is ours as well.
-                Access::ReadNew => unsafe {
-                    cyclors::dds_readcdr(
-                        handle,
-                        &mut serdata,
-                        1,
-                        &mut info,
-                        cyclors::DDS_NOT_READ_SAMPLE_STATE,
-                    )
-                },
-            };
-            let n = DdsStatus::check(n).map_err(TakeError::Take)?;
-            if n == 0 || serdata.is_null() {
-                return Ok(None);
-            }
-            let owned = SerdataRef(serdata);
-            if !info.valid_data {
-                continue;
-            }
-            let payload = owned.bytes().ok_or(TakeError::NoBytes)?;
-            return Ok(Some(RawSample {
-                payload,
-                source_timestamp_ns: info.source_timestamp,
-                publication_handle: info.publication_handle,
-            }));
+    Ok(next_sample(handle, access)?.map(|held| RawSample {
+        payload: held.cdr.as_ref().to_vec(),
+        source_timestamp_ns: held.source_timestamp_ns,
+        publication_handle: held.publication_handle,
+    }))
+}
+
+/// A sample as Cyclone holds it: its bytes pinned in place, and its facts.
+#[derive(Debug)]
+pub(crate) struct HeldSample {
+    /// The CDR payload, encapsulation header included, where Cyclone keeps it.
+    pub(crate) cdr: PinnedCdr,
+    /// As in [`RawSample`].
+    pub(crate) source_timestamp_ns: i64,
+    /// As in [`RawSample`].
+    pub(crate) publication_handle: u64,
+}
+
+/// The next sample `access` names from `handle`, a live reader of a blob topic, its bytes
+/// left in Cyclone's sample. Notifications without data (a writer disposed or gone) are
+/// skipped: a take removes them, a read marks them read, so the loop moves on.
+pub(crate) fn next_sample(
+    handle: dds_entity_t,
+    access: Access,
+) -> Result<Option<HeldSample>, TakeError> {
+    loop {
+        let mut serdata: *mut cyclors::ddsi_serdata = ptr::null_mut();
+        // SAFETY: an all-zero sample info is a valid value of this plain C struct.
+        let mut info: cyclors::dds_sample_info_t = unsafe { std::mem::zeroed() };
+        let n = match access {
+            // SAFETY: our live reader; room for exactly one sample pointer and one info,
+            // as `maxs` = 1 says. On success we own one reference to `serdata`.
+            Access::Take => unsafe {
+                cyclors::dds_takecdr(handle, &mut serdata, 1, &mut info, cyclors::DDS_ANY_STATE)
+            },
+            // SAFETY: as for the take above.
+            Access::TakeNew => unsafe {
+                cyclors::dds_takecdr(
+                    handle,
+                    &mut serdata,
+                    1,
+                    &mut info,
+                    cyclors::DDS_NOT_READ_SAMPLE_STATE,
+                )
+            },
+            // A mask with only a sample state leaves view and instance states at "any".
+            // SAFETY: as for the take above; a read sample's reference is ours as well.
+            Access::ReadNew => unsafe {
+                cyclors::dds_readcdr(
+                    handle,
+                    &mut serdata,
+                    1,
+                    &mut info,
+                    cyclors::DDS_NOT_READ_SAMPLE_STATE,
+                )
+            },
+        };
+        let n = DdsStatus::check(n).map_err(TakeError::Take)?;
+        if n == 0 || serdata.is_null() {
+            return Ok(None);
         }
+        let owned = SerdataRef(serdata);
+        if !info.valid_data {
+            continue;
+        }
+        // SAFETY: we hold a reference (`owned`), so the sample is alive for the call; the
+        // pin takes a reference of its own.
+        let cdr = unsafe { PinnedCdr::pin(owned.0) }.ok_or(TakeError::NoBytes)?;
+        return Ok(Some(HeldSample {
+            cdr,
+            source_timestamp_ns: info.source_timestamp,
+            publication_handle: info.publication_handle,
+        }));
     }
 }
 
@@ -255,20 +278,34 @@ pub(crate) enum Access {
 /// One reference to a Cyclone sample, released on drop.
 struct SerdataRef(*mut cyclors::ddsi_serdata);
 
-impl SerdataRef {
-    /// A copy of the sample's serialized bytes.
-    fn bytes(&self) -> Option<Vec<u8>> {
-        // SAFETY: we hold a reference, so the sample is alive.
-        unsafe { serdata_bytes(self.0) }
+impl Drop for SerdataRef {
+    fn drop(&mut self) {
+        // SAFETY: releases the one reference dds_takecdr gave us.
+        unsafe { cyclors::ddsi_serdata_unref(self.0) };
     }
 }
 
-/// A copy of the serialized bytes of `serdata`.
-///
-/// # Safety
-/// `serdata` must be a live sample for the duration of the call (a reference is held).
-pub(crate) unsafe fn serdata_bytes(serdata: *mut cyclors::ddsi_serdata) -> Option<Vec<u8>> {
-    {
+/// The serialized bytes of a Cyclone sample, read in place: the sample stays alive, its
+/// bytes unmoved, until this is dropped (`ddsi_serdata_to_ser_ref` / `_unref`). What a
+/// subscription decodes from, without copying the payload out first.
+pub(crate) struct PinnedCdr {
+    /// The reference `ddsi_serdata_to_ser_ref` returned, released on drop.
+    serdata: *mut cyclors::ddsi_serdata,
+    iov: cyclors::ddsrt_iovec_t,
+}
+
+// SAFETY: the pinned bytes are never written after the sample was made, and Cyclone's
+// reference counts are atomic: the sample may be read and released from any thread.
+unsafe impl Send for PinnedCdr {}
+// SAFETY: as for Send; `&PinnedCdr` only reads the bytes.
+unsafe impl Sync for PinnedCdr {}
+
+impl PinnedCdr {
+    /// Pins the bytes of `serdata`; `None` if Cyclone cannot give them in one piece.
+    ///
+    /// # Safety
+    /// `serdata` must be a live sample for the duration of the call (a reference is held).
+    pub(crate) unsafe fn pin(serdata: *mut cyclors::ddsi_serdata) -> Option<PinnedCdr> {
         // SAFETY: the caller guarantees the sample is alive.
         let size = unsafe { cyclors::ddsi_serdata_size(serdata) } as usize;
         let mut iov = cyclors::ddsrt_iovec_t {
@@ -281,25 +318,31 @@ pub(crate) unsafe fn serdata_bytes(serdata: *mut cyclors::ddsi_serdata) -> Optio
         if pinned.is_null() {
             return None;
         }
-        let bytes = if iov.iov_base.is_null() {
-            None
-        } else {
-            // SAFETY: Cyclone guarantees `iov_len` readable bytes at `iov_base` while the
-            // reference from to_ser_ref is held; we copy them before releasing it.
-            Some(
-                unsafe { std::slice::from_raw_parts(iov.iov_base.cast::<u8>(), iov.iov_len) }
-                    .to_vec(),
-            )
+        let held = PinnedCdr {
+            serdata: pinned,
+            iov,
         };
-        // SAFETY: releases exactly the reference to_ser_ref returned, with its iovec.
-        unsafe { cyclors::ddsi_serdata_to_ser_unref(pinned, &iov) };
-        bytes
+        (!held.iov.iov_base.is_null()).then_some(held)
     }
 }
 
-impl Drop for SerdataRef {
+impl AsRef<[u8]> for PinnedCdr {
+    fn as_ref(&self) -> &[u8] {
+        // SAFETY: Cyclone guarantees `iov_len` readable bytes at `iov_base` (non-null, checked
+        // in `pin`) while the reference from to_ser_ref is held, which it is until drop.
+        unsafe { std::slice::from_raw_parts(self.iov.iov_base.cast::<u8>(), self.iov.iov_len) }
+    }
+}
+
+impl std::fmt::Debug for PinnedCdr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PinnedCdr({} bytes)", self.iov.iov_len)
+    }
+}
+
+impl Drop for PinnedCdr {
     fn drop(&mut self) {
-        // SAFETY: releases the one reference dds_takecdr gave us.
-        unsafe { cyclors::ddsi_serdata_unref(self.0) };
+        // SAFETY: releases exactly the reference to_ser_ref returned, with its iovec, once.
+        unsafe { cyclors::ddsi_serdata_to_ser_unref(self.serdata, &self.iov) };
     }
 }

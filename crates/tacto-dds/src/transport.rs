@@ -15,16 +15,19 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use cyclors::dds_entity_t;
+use tacto::cdr::Encodable;
 use tacto::transport::{
-    ClientLink, LinkError, LinkReader, LinkWriter, ReadOp, RemoteSample, ServiceLink, Transport,
+    ClientLink, LinkError, LinkReader, LinkWriter, ReadOp, RemoteBytes, RemoteSample, ServiceLink,
+    Transport,
 };
 use tacto::{Durability, History, Liveliness, PublisherId, Qos, Reliability, SampleInfo, Time};
 
 use crate::graph::{Endpoint, Gid, Graph, gid_of};
 use crate::participant::{Participant, ParticipantError, ParticipantInner};
 use crate::qos::QosHandle;
-use crate::reader::{Access, RawSample, next_cdr, serdata_bytes};
+use crate::reader::{Access, HeldSample, PinnedCdr, next_sample};
 use crate::retcode::DdsStatus;
+use crate::send_buffer::SendBuffer;
 use crate::service_link::{DdsClientLink, DdsServiceLink};
 use crate::topic::Topic;
 use crate::writer::write_cdr;
@@ -239,6 +242,9 @@ struct DdsLinkWriter {
     keeps_for_late_joiners: bool,
     /// Its node's entry in the ROS graph.
     entry: Option<GraphEntry>,
+    /// What messages are encoded into, kept between them; taken under the publisher's
+    /// fan-out lock (see [`LinkWriter::write_message`]), so never contended.
+    buffer: Mutex<SendBuffer>,
 }
 
 /// Cyclone's publication-matched callback: stores the current count.
@@ -297,6 +303,7 @@ impl DdsLinkWriter {
             matched,
             keeps_for_late_joiners: qos.durability == Durability::TransientLocal,
             entry: None,
+            buffer: Mutex::default(),
         })
     }
 }
@@ -308,6 +315,14 @@ impl LinkWriter for DdsLinkWriter {
 
     fn write(&self, cdr: &[u8]) -> Result<(), LinkError> {
         write_cdr(self.handle, cdr).map_err(link_error)
+    }
+
+    fn write_message(&self, message: &dyn Encodable, _: &SampleInfo) -> Result<(), LinkError> {
+        let mut buffer = self.buffer.lock().unwrap_or_else(PoisonError::into_inner);
+        buffer
+            .send(message, |cdr| write_cdr(self.handle, cdr))
+            .map_err(link_error)?
+            .map_err(link_error)
     }
 
     fn incompatible_qos(&self) -> u64 {
@@ -409,18 +424,23 @@ impl DdsLinkReader {
     /// A raw sample as tacto sees it: the writer's GUID as publisher, its source timestamp as
     /// publish time, now as receive time (Cyclone does not keep the reception time). DDS
     /// carries no sequence number to the reader: 0.
-    fn sample(&self, raw: RawSample) -> RemoteSample {
+    fn sample(&self, raw: HeldSample) -> RemoteSample {
+        RemoteSample {
+            cdr: RemoteBytes::new(raw.cdr),
+            info: self.info(raw.source_timestamp_ns, raw.publication_handle),
+        }
+    }
+
+    /// [`sample`](Self::sample)'s facts alone.
+    fn info(&self, source_timestamp_ns: i64, publication_handle: u64) -> SampleInfo {
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
-        RemoteSample {
-            cdr: raw.payload,
-            info: SampleInfo {
-                publish_time: Time::from_nanos(raw.source_timestamp_ns),
-                receive_time: Time::from_nanos(now),
-                publisher: self.writer_guid(raw.publication_handle),
-                sequence: 0,
-            },
+        SampleInfo {
+            publish_time: Time::from_nanos(source_timestamp_ns),
+            receive_time: Time::from_nanos(now),
+            publisher: self.writer_guid(publication_handle),
+            sequence: 0,
         }
     }
 
@@ -455,25 +475,37 @@ impl DdsLinkReader {
     }
 
     /// Walks the valid samples `mask` selects, oldest first, without copying any; `keep`
-    /// says which (by index among the valid ones) to copy. `read` marks the walked samples
-    /// READ, otherwise nothing changes. Returns the count and the last sample copied.
-    fn walk(&self, mask: u32, read: bool, keep: &dyn Fn(u32) -> bool) -> (u32, Option<RawSample>) {
-        self.walk_copying(mask, read, keep, true)
+    /// says which (by index among the valid ones) to keep, its bytes pinned in Cyclone's
+    /// sample. `read` marks the walked samples READ, otherwise nothing changes. Returns the
+    /// count and the last sample kept.
+    fn walk(&self, mask: u32, read: bool, keep: &dyn Fn(u32) -> bool) -> (u32, Option<HeldSample>) {
+        let (count, kept) = self.walk_pinning(mask, read, keep, true);
+        (
+            count,
+            kept.and_then(|(cdr, t, h)| {
+                Some(HeldSample {
+                    cdr: cdr?,
+                    source_timestamp_ns: t,
+                    publication_handle: h,
+                })
+            }),
+        )
     }
 
-    /// [`walk`](Self::walk); `bytes` false leaves the payload of the sample kept empty.
-    fn walk_copying(
+    /// [`walk`](Self::walk); `bytes` false pins nothing: the sample kept is its source
+    /// timestamp and publication handle alone.
+    fn walk_pinning(
         &self,
         mask: u32,
         read: bool,
         keep: &dyn Fn(u32) -> bool,
         bytes: bool,
-    ) -> (u32, Option<RawSample>) {
+    ) -> (u32, Option<(Option<PinnedCdr>, i64, u64)>) {
         struct Walk<'a> {
             keep: &'a dyn Fn(u32) -> bool,
             bytes: bool,
             count: u32,
-            kept: Option<RawSample>,
+            kept: Option<(Option<PinnedCdr>, i64, u64)>,
         }
         unsafe extern "C" fn collect(
             arg: *mut c_void,
@@ -486,17 +518,14 @@ impl DdsLinkReader {
             let (walk, info) = unsafe { (&mut *arg.cast::<Walk<'_>>(), &*info) };
             if info.valid_data {
                 if (walk.keep)(walk.count) {
-                    let payload = match walk.bytes {
-                        // SAFETY: Cyclone holds the sample during the callback.
-                        true => unsafe { serdata_bytes(serdata) },
-                        false => Some(Vec::new()),
+                    let cdr = match walk.bytes {
+                        // SAFETY: Cyclone holds the sample during the callback; the pin
+                        // takes a reference of its own, kept past it.
+                        true => unsafe { PinnedCdr::pin(serdata) },
+                        false => None,
                     };
-                    if let Some(payload) = payload {
-                        walk.kept = Some(RawSample {
-                            payload,
-                            source_timestamp_ns: info.source_timestamp,
-                            publication_handle: info.publication_handle,
-                        });
+                    if cdr.is_some() || !walk.bytes {
+                        walk.kept = Some((cdr, info.source_timestamp, info.publication_handle));
                     }
                 }
                 walk.count += 1;
@@ -530,9 +559,9 @@ impl DdsLinkReader {
     }
 
     /// The newest valid sample; `read` marks every sample READ.
-    fn newest(&self, read: bool) -> Option<RawSample> {
-        // Counted first, so that one sample is copied, not all of them (arrivals between the
-        // two walks are copied too: the last one wins).
+    fn newest(&self, read: bool) -> Option<HeldSample> {
+        // Counted first, so that one sample is pinned, not all of them (arrivals between the
+        // two walks are pinned too: the last one wins).
         let (count, _) = self.walk(cyclors::DDS_ANY_STATE, false, &|_| false);
         let last = count.checked_sub(1)?;
         self.walk(cyclors::DDS_ANY_STATE, read, &|i| i >= last).1
@@ -546,9 +575,9 @@ impl LinkReader for DdsLinkReader {
             ReadOp::Latest => self.newest(true),
             // A failed take or read reads as "nothing there": the cache is a history, and
             // Cyclone fails here only for a reader being deleted.
-            ReadOp::Take => next_cdr(self.handle, Access::Take).ok().flatten(),
-            ReadOp::TakeNew => next_cdr(self.handle, Access::TakeNew).ok().flatten(),
-            ReadOp::ReadNew => next_cdr(self.handle, Access::ReadNew).ok().flatten(),
+            ReadOp::Take => next_sample(self.handle, Access::Take).ok().flatten(),
+            ReadOp::TakeNew => next_sample(self.handle, Access::TakeNew).ok().flatten(),
+            ReadOp::ReadNew => next_sample(self.handle, Access::ReadNew).ok().flatten(),
         };
         raw.map(|raw| self.sample(raw))
     }
@@ -558,8 +587,8 @@ impl LinkReader for DdsLinkReader {
             true => cyclors::DDS_NOT_READ_SAMPLE_STATE,
             false => cyclors::DDS_ANY_STATE,
         };
-        let (_, oldest) = self.walk_copying(mask, false, &|i| i == 0, false);
-        oldest.map(|raw| self.sample(raw).info)
+        let (_, oldest) = self.walk_pinning(mask, false, &|i| i == 0, false);
+        oldest.map(|(_, source_timestamp_ns, handle)| self.info(source_timestamp_ns, handle))
     }
 
     fn unread(&self) -> usize {

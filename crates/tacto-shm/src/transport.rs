@@ -176,7 +176,7 @@ impl ShmLinkReader {
             // A failed receive reads as "nothing there", as for the DDS cache; the next
             // operation tries again.
             let received = self.inlet.receive(|payload, info| RemoteSample {
-                cdr: payload.to_vec(),
+                cdr: payload.to_vec().into(),
                 info,
             });
             let Ok(Some(sample)) = received else { break };

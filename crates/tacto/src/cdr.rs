@@ -229,6 +229,8 @@ pub trait Encodable {
     fn encode_to_slice(&self, out: &mut [MaybeUninit<u8>]) -> Result<usize, EncodeError>;
     /// [`to_vec`] of the message.
     fn to_vec(&self) -> Result<Vec<u8>, EncodeError>;
+    /// [`encode_into`] of the message: into a buffer the caller keeps and reuses.
+    fn encode_into(&self, buf: &mut Vec<u8>) -> Result<(), EncodeError>;
 }
 
 impl<T: Serialize> Encodable for T {
@@ -240,6 +242,9 @@ impl<T: Serialize> Encodable for T {
     }
     fn to_vec(&self) -> Result<Vec<u8>, EncodeError> {
         to_vec(self)
+    }
+    fn encode_into(&self, buf: &mut Vec<u8>) -> Result<(), EncodeError> {
+        encode_into(self, buf)
     }
 }
 

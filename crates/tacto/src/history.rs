@@ -4,6 +4,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use crate::sample::SampleInfo;
+use crate::transport::RemoteBytes;
 
 /// How many samples a subscription keeps, and what happens when it is full.
 ///
@@ -51,7 +52,7 @@ pub(crate) enum Payload<T> {
     /// CDR as it came from another type or transport, decoded only when a reader asks for it:
     /// a node that only ever looks at the latest sample decodes one sample per look, not one
     /// per arrival.
-    Serialized(Arc<Vec<u8>>),
+    Serialized(RemoteBytes),
 }
 
 impl<T> Clone for Payload<T> {

@@ -16,7 +16,7 @@ use crate::pi_mutex::{PiGuard, PiMutex};
 use crate::qos::Qos;
 use crate::sample::{Sample, SampleInfo};
 use crate::transport::intra::Topic;
-use crate::transport::{LinkError, LinkReader, ReadOp, RemoteSample};
+use crate::transport::{LinkError, LinkReader, ReadOp, RemoteBytes, RemoteSample};
 
 /// Told by an inbox that a sample arrived; implemented by each executor's wake-up path.
 ///
@@ -212,7 +212,7 @@ impl<T: Message> Inbox<T> {
             let Some(sample) = remote.next(ReadOp::Take) else {
                 break;
             };
-            self.store(Payload::Serialized(Arc::new(sample.cdr)), sample.info);
+            self.store(Payload::Serialized(sample.cdr), sample.info);
         }
     }
 
@@ -232,7 +232,7 @@ impl<T: Message> Inbox<T> {
     }
 
     /// Stores a CDR-serialized message, decoded only when a reader asks for it.
-    pub(crate) fn deliver_serialized(&self, bytes: Arc<Vec<u8>>, info: SampleInfo) {
+    pub(crate) fn deliver_serialized(&self, bytes: RemoteBytes, info: SampleInfo) {
         self.offer(Payload::Serialized(bytes), info);
     }
 
@@ -705,7 +705,7 @@ mod tests {
         }
     }
 
-    fn serialized(data: &str) -> Arc<Vec<u8>> {
+    fn serialized(data: &str) -> RemoteBytes {
         crate::cdr::to_vec(&Text { data: data.into() })
             .unwrap()
             .into()
@@ -718,7 +718,7 @@ mod tests {
         let sub = node.subscription::<Text>("chat").create().unwrap();
         sub.inbox.deliver_serialized(serialized("first"), info(1));
         sub.inbox
-            .deliver_serialized(Arc::new(vec![0u8, 1, 0, 0, 0xff]), info(2));
+            .deliver_serialized(vec![0u8, 1, 0, 0, 0xff].into(), info(2));
         sub.inbox.deliver_serialized(serialized("third"), info(3));
 
         assert_eq!(sub.take().unwrap().data, "first");

@@ -20,6 +20,33 @@ fn text(s: &str) -> Text {
     Text { data: s.into() }
 }
 
+#[test]
+fn a_remote_samples_bytes_stay_with_the_transport_until_taken_then_are_released() {
+    let hub = loopback::Hub::new();
+    let (talker, ctx) = (hub.context(), hub.context());
+    let publisher = (talker.node("talker").unwrap())
+        .publisher::<Text>("held")
+        .create()
+        .unwrap();
+    let sub = (ctx.node("listener").unwrap())
+        .subscription::<Text>("held")
+        .create()
+        .unwrap();
+    publisher.publish(text("a"));
+    publisher.publish(text("b"));
+    assert_eq!(hub.samples_held(), 2);
+    assert_eq!(
+        sub.read_new().unwrap().data,
+        "a",
+        "decoded from the held bytes"
+    );
+    assert_eq!(hub.samples_held(), 2, "a read sample stays in the cache");
+    assert_eq!(sub.take().unwrap().data, "a");
+    assert_eq!(hub.samples_held(), 1, "a taken sample's bytes are released");
+    drop(sub);
+    assert_eq!(hub.samples_held(), 0, "a reader gone releases what it held");
+}
+
 /// A talker in one "process" and a context for the listener in another, on one hub.
 fn two_processes() -> (Context, tacto::Publisher<Text>, Context) {
     let hub = loopback::Hub::new();

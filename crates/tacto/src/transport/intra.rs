@@ -19,7 +19,7 @@ use crate::pi_mutex::PiMutex;
 use crate::qos::Qos;
 use crate::sample::SampleInfo;
 use crate::subscription::Inbox;
-use crate::transport::{LinkReader, LinkWriter, Transport};
+use crate::transport::{LinkReader, LinkWriter, RemoteBytes, Transport};
 
 /// How a context delivers samples between its own publishers and subscriptions.
 ///
@@ -107,7 +107,7 @@ struct Typed {
 
 /// What the fan-out of one Rust type offers publishers of the others.
 trait Fanout: Send + Sync {
-    fn deliver_serialized(&self, bytes: &Arc<Vec<u8>>, info: SampleInfo);
+    fn deliver_serialized(&self, bytes: &RemoteBytes, info: SampleInfo);
     fn subscriber_count(&self) -> usize;
 }
 
@@ -256,7 +256,7 @@ impl<T: Message> Topic<T> {
         let bytes = match shared && others().next().is_none() {
             // Other types publish on the topic, but none subscribes.
             true => None,
-            false => Some(Arc::new(crate::cdr::to_vec(&*msg)?)),
+            false => Some(RemoteBytes::from(crate::cdr::to_vec(&*msg)?)),
         };
         let info = {
             let subscribers = self.subscribers.lock();
@@ -346,7 +346,7 @@ impl<T: Message> Topic<T> {
 }
 
 impl<T: Message> Fanout for Topic<T> {
-    fn deliver_serialized(&self, bytes: &Arc<Vec<u8>>, info: SampleInfo) {
+    fn deliver_serialized(&self, bytes: &RemoteBytes, info: SampleInfo) {
         for inbox in self.subscribers.lock().iter() {
             inbox.deliver_serialized(bytes.clone(), info);
         }

@@ -178,14 +178,78 @@ pub enum ReadOp {
     Latest,
 }
 
-/// A sample as a link gives it: still serialized.
+/// A sample as a link gives it: still serialized, its bytes where the transport holds them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RemoteSample {
     /// CDR bytes, encapsulation header included.
-    pub cdr: Vec<u8>,
+    pub cdr: RemoteBytes,
     /// Its delivery facts: source timestamp as `publish_time`, the writer's GID as
     /// `publisher`.
     pub info: SampleInfo,
+}
+
+/// The CDR bytes of a remote sample, left where the transport has them (a Cyclone sample, a
+/// buffer of the link's own) until the subscription decodes them, once, straight from there:
+/// no copy out of the transport. Shared: a sample read but kept clones the handle, not the
+/// bytes; the transport's hold on them is released when the last clone is dropped.
+///
+/// # Examples
+/// ```
+/// use tacto::transport::RemoteBytes;
+///
+/// let bytes = RemoteBytes::new([0u8, 1, 0, 0]); // any `AsRef<[u8]>` owner
+/// let kept = bytes.clone(); // the same bytes, not a copy
+/// assert_eq!(&*kept, &[0, 1, 0, 0]);
+/// assert_eq!(kept, RemoteBytes::from(vec![0, 1, 0, 0]));
+/// ```
+#[derive(Clone)]
+pub struct RemoteBytes(Arc<Owner>);
+
+/// Who holds the bytes. Behind a thin `Arc`: a history slot stays as small as with a plain
+/// `Arc<Vec<u8>>`, which the intra-process data path's instruction count notices.
+enum Owner {
+    /// Bytes of their own (an encoding made in this process, a link's copy).
+    Vec(Vec<u8>),
+    /// Bytes the transport keeps, released when this is dropped.
+    Transport(Box<dyn AsRef<[u8]> + Send + Sync>),
+}
+
+impl RemoteBytes {
+    /// The bytes `owner` holds, for as long as any clone lives.
+    pub fn new(owner: impl AsRef<[u8]> + Send + Sync + 'static) -> Self {
+        RemoteBytes(Arc::new(Owner::Transport(Box::new(owner))))
+    }
+}
+
+impl From<Vec<u8>> for RemoteBytes {
+    fn from(bytes: Vec<u8>) -> Self {
+        RemoteBytes(Arc::new(Owner::Vec(bytes)))
+    }
+}
+
+impl std::ops::Deref for RemoteBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match &*self.0 {
+            Owner::Vec(bytes) => bytes,
+            Owner::Transport(owner) => (**owner).as_ref(),
+        }
+    }
+}
+
+impl PartialEq for RemoteBytes {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for RemoteBytes {}
+
+impl fmt::Debug for RemoteBytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RemoteBytes({} bytes)", self.len())
+    }
 }
 
 /// The receiving end of one subscription's link: a cache of remote samples with DDS sample

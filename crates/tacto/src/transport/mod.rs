@@ -40,5 +40,6 @@ pub(crate) mod intra;
 mod link;
 
 pub use link::{
-    ClientLink, LinkError, LinkReader, LinkWriter, ReadOp, RemoteSample, ServiceLink, Transport,
+    ClientLink, LinkError, LinkReader, LinkWriter, ReadOp, RemoteBytes, RemoteSample, ServiceLink,
+    Transport,
 };

@@ -9,7 +9,9 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use tacto::transport::{LinkError, LinkReader, LinkWriter, ReadOp, RemoteSample, Transport};
+use tacto::transport::{
+    LinkError, LinkReader, LinkWriter, ReadOp, RemoteBytes, RemoteSample, Transport,
+};
 use tacto::{Context, History, PublisherId, Qos, SampleInfo, Time};
 
 /// The "network": every reader of every process, by topic.
@@ -17,6 +19,8 @@ use tacto::{Context, History, PublisherId, Qos, SampleInfo, Time};
 pub struct Hub {
     readers: Mutex<Vec<(String, usize, Weak<Cache>)>>,
     processes: AtomicUsize,
+    /// Received samples whose bytes some reader or subscription still holds.
+    held: Arc<AtomicUsize>,
 }
 
 impl Hub {
@@ -32,6 +36,12 @@ impl Hub {
             process,
         });
         Context::builder().transport(transport).create()
+    }
+
+    /// Received samples whose bytes are still held: by a reader's cache, or by a
+    /// subscription that has not decoded them yet.
+    pub fn samples_held(&self) -> usize {
+        self.held.load(Ordering::SeqCst)
     }
 
     /// The live readers of `topic` outside `process`.
@@ -114,13 +124,36 @@ impl LinkWriter for Writer {
             sequence: self.sequence.fetch_add(1, Ordering::Relaxed) + 1,
         };
         for cache in self.hub.remote_readers(&self.topic, self.process) {
-            cache.insert(cdr.to_vec(), info);
+            self.hub.held.fetch_add(1, Ordering::SeqCst);
+            let held = Held {
+                cdr: cdr.to_vec(),
+                count: self.hub.held.clone(),
+            };
+            cache.insert(RemoteBytes::new(held), info);
         }
         Ok(())
     }
 
     fn incompatible_qos(&self) -> u64 {
         0
+    }
+}
+
+/// A received sample's bytes as the transport holds them, counted while they live.
+struct Held {
+    cdr: Vec<u8>,
+    count: Arc<AtomicUsize>,
+}
+
+impl AsRef<[u8]> for Held {
+    fn as_ref(&self) -> &[u8] {
+        &self.cdr
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.count.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -143,13 +176,14 @@ impl std::fmt::Debug for Cache {
 }
 
 struct Slot {
-    cdr: Vec<u8>,
+    /// Shared with every sample handed out: a read is never a copy of the bytes.
+    cdr: RemoteBytes,
     info: SampleInfo,
     read: bool,
 }
 
 impl Cache {
-    fn insert(&self, cdr: Vec<u8>, info: SampleInfo) {
+    fn insert(&self, cdr: RemoteBytes, info: SampleInfo) {
         {
             let mut samples = self.samples.lock().unwrap();
             match self.depth {
