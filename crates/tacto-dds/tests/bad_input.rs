@@ -101,13 +101,14 @@ fn malformed_cdr_from_the_wire_is_counted_logged_once_and_skipped() {
             break;
         }
     }
-    let stderr = subscriber.stderr();
     let status = (0..600)
         .find_map(|_| {
             std::thread::sleep(Duration::from_millis(100));
             subscriber.exited()
         })
         .expect("the subscriber exits");
+    // Read to the end only now: the log line may still be in the pipe when it exits.
+    let stderr = subscriber.stderr_to_end();
     assert!(
         status.success(),
         "the subscriber failed ({status}):\n{stderr}"

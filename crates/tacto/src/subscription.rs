@@ -181,17 +181,24 @@ impl<T: Message> Inbox<T> {
             Err(error) => {
                 let mut cache = self.cache();
                 cache.count_malformed();
-                // Once per subscription: a peer sending garbage must not flood the log; the
-                // count says how many followed.
-                if cache.malformed() == 1 {
-                    eprintln!(
-                        "tacto: a malformed sample on topic {:?} was dropped ({error}); \
-                         further ones are only counted (Subscription::malformed)",
-                        self.topic
-                    );
-                }
+                let first = cache.malformed() == 1;
+                drop(cache);
+                self.log_malformed(first, &error);
                 None
             }
+        }
+    }
+
+    /// Logs the first malformed sample of this subscription, from whichever path decoded it:
+    /// a peer sending garbage must not flood the log; the count says how many followed.
+    #[cold]
+    fn log_malformed(&self, first: bool, error: &crate::cdr::DecodeError) {
+        if first {
+            eprintln!(
+                "tacto: a malformed sample on topic {:?} was dropped ({error}); \
+                 further ones are only counted (Subscription::malformed)",
+                self.topic
+            );
         }
     }
 
@@ -289,11 +296,16 @@ impl<T: Message> Inbox<T> {
                 }
                 Some(Sample { msg, info })
             }
-            Err(_) => {
+            Err(error) => {
                 // A taken sample is gone already; a kept one is removed now, and freed after
                 // the lock.
-                let discarded = self.cache().discard(ordinal);
+                let (discarded, first) = {
+                    let mut cache = self.cache();
+                    let discarded = cache.discard(ordinal);
+                    (discarded, cache.malformed() == 1)
+                };
                 drop(discarded);
+                self.log_malformed(first, &error);
                 None
             }
         }

@@ -73,6 +73,8 @@ pub struct RclpyNode {
     /// Its stdout, line by line.
     pub lines: Receiver<String>,
     stderr: Arc<Mutex<String>>,
+    /// The thread that copies stderr; it ends at the pipe's end, when the process exits.
+    stderr_reader: Option<thread::JoinHandle<()>>,
 }
 
 impl RclpyNode {
@@ -145,7 +147,7 @@ impl RclpyNode {
         let stderr = Arc::new(Mutex::new(String::new()));
         let mut pipe = child.stderr.take().expect("stderr is piped");
         let sink = Arc::clone(&stderr);
-        thread::spawn(move || {
+        let stderr_reader = thread::spawn(move || {
             let mut buf = [0u8; 4096];
             while let Ok(n @ 1..) = pipe.read(&mut buf) {
                 if let Ok(mut text) = sink.lock() {
@@ -157,6 +159,7 @@ impl RclpyNode {
             child,
             lines,
             stderr,
+            stderr_reader: Some(stderr_reader),
         }
     }
 
@@ -169,6 +172,15 @@ impl RclpyNode {
     /// What the node wrote on stderr so far, for failure messages.
     pub fn stderr(&self) -> String {
         self.stderr.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    /// Everything the node wrote on stderr, once it has exited: waits for the copy to reach
+    /// the pipe's end, which [`stderr`](Self::stderr) does not.
+    pub fn stderr_to_end(&mut self) -> String {
+        if let Some(reader) = self.stderr_reader.take() {
+            let _ = reader.join();
+        }
+        self.stderr()
     }
 
     /// Whether the process has exited (and how).
