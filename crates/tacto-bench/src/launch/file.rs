@@ -52,7 +52,7 @@ const DEFAULT_RESTARTS: u32 = 3;
 /// let error = LaunchFile::parse(text, Path::new("demo.toml")).unwrap_err();
 /// assert_eq!(
 ///     error.to_string(),
-///     "demo.toml:12:20: process \"fusion\": nodes: node \"PointsTransformerFront\" is placed \
+///     "demo.toml:12:10: process \"fusion\": nodes: node \"PointsTransformerFront\" is placed \
 ///      twice (also in process \"front\")"
 /// );
 /// let text = text.replace(r#"["PointsTransformerFront"]"#, r#"["PointCloudFusion"]"#);

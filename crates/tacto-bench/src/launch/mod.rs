@@ -1,4 +1,4 @@
-//! `tacto launch FILE.toml`: the processes of a launch file ([`file`]), each a child process
+//! `tacto launch FILE.toml`: the processes of a launch file ([`file`](mod@file)), each a child process
 //! running some nodes on a context with the shared-memory transport ([`process`]), supervised
 //! by the launching process ([`supervise`]).
 
