@@ -10,6 +10,7 @@ pub mod executors;
 pub mod health;
 pub mod histogram;
 pub mod interrupt;
+pub mod launch;
 pub mod measure;
 pub mod report;
 pub mod result;

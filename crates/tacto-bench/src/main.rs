@@ -13,6 +13,9 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 use tacto_bench::executors::ExecutorKind;
 use tacto_bench::interrupt::{self, Interrupt};
+use tacto_bench::launch::LaunchFile;
+use tacto_bench::launch::process::run_process;
+use tacto_bench::launch::supervise::{LaunchError, launch as supervise};
 use tacto_bench::report;
 use tacto_bench::result::Report;
 use tacto_bench::run::{RunError, run_here, run_in_child};
@@ -74,6 +77,15 @@ enum Command {
         #[command(flatten)]
         graph: GraphArgs,
     },
+    /// Starts the processes of a launch file (docs/launch.md), each running some nodes of a
+    /// topology over shared memory; restarts them by their policy; Ctrl-C stops them all.
+    Launch {
+        /// The launch file (TOML).
+        file: PathBuf,
+    },
+    /// Runs one process of a launch file (used by `launch`).
+    #[command(hide = true)]
+    LaunchProcess { file: PathBuf, name: String },
     /// Runs one executor in this process and prints its result as JSON (used by `bench`).
     #[command(hide = true)]
     RunOne {
@@ -340,6 +352,11 @@ fn run(cli: Cli, interrupt: &Interrupt) -> Result<(), Failure> {
         Command::Service { command, graph } => {
             graph_command(Graph::Service(command), &graph, interrupt)
         }
+        Command::Launch { file } => launch(&file, interrupt),
+        Command::LaunchProcess { file, name } => {
+            let launch_file = LaunchFile::load(&file)?;
+            Ok(run_process(&launch_file, &name, interrupt)?)
+        }
         Command::RunOne { run, executor } => {
             let topology = Topology::load(&run.topology)?;
             let config = run.config(executor, run.crunch.unwrap_or(DEFAULT_CRUNCH));
@@ -357,6 +374,14 @@ fn run(cli: Cli, interrupt: &Interrupt) -> Result<(), Failure> {
             json,
             out,
         } => bench(&run, crunch_ms, &executor, json, out, interrupt),
+    }
+}
+
+fn launch(file: &Path, interrupt: &Interrupt) -> Result<(), Failure> {
+    let launch_file = LaunchFile::load(file)?;
+    match supervise(file, &launch_file, interrupt) {
+        Err(LaunchError::Interrupted) => Err(Failure::Interrupted),
+        other => Ok(other?),
     }
 }
 

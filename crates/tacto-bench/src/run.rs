@@ -6,7 +6,7 @@
 
 use std::io::{self, IsTerminal, Read, Write};
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -20,7 +20,7 @@ use crate::topology::Topology;
 use crate::topology::reference_system::crunch_time;
 
 /// How often a waiting parent looks at its child (a signal cuts the wait short).
-const POLL: Duration = Duration::from_millis(100);
+pub const POLL: Duration = Duration::from_millis(100);
 
 /// Why a run failed.
 #[derive(Debug, thiserror::Error)]
@@ -101,11 +101,7 @@ pub fn run_here(
 /// Runs `topology_arg` on `config.executor` in a child process of this program, showing
 /// progress on stderr; `label` says which of the runs this is (e.g. `2/6`), `after` how long
 /// the runs after this one will take. When a signal comes (Ctrl-C), kills the child and
-/// returns [`RunError::Interrupted`].
-///
-/// The child runs in a process group of its own, so that a Ctrl-C at the terminal reaches
-/// only this process, which decides what to stop; and it dies with this process, so that no
-/// run outlives the bench.
+/// returns [`RunError::Interrupted`]. The child is made by [`child_command`].
 pub fn run_in_child(
     topology_arg: &str,
     config: &RunConfig,
@@ -118,7 +114,7 @@ pub fn run_in_child(
         source,
     })?;
     let executor = config.executor.name().to_owned();
-    let mut command = Command::new(&program);
+    let mut command = child_command(&program);
     command
         .arg("run-one")
         .arg(topology_arg)
@@ -127,21 +123,7 @@ pub fn run_in_child(
         .args(["--warmup", &config.warmup.as_secs_f64().to_string()])
         .args(["--crunch", &config.crunch.to_string()])
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    // SAFETY: the closure runs in the child between fork and exec, where only
-    // async-signal-safe calls are allowed; `prctl` is a plain system call, and the closure
-    // allocates nothing and takes no lock.
-    unsafe {
-        command.pre_exec(|| {
-            // Killed with SIGKILL when the thread that started it ends (this process's main
-            // thread), whatever ends it.
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                return Err(io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+        .stderr(Stdio::piped());
     let mut child = command.spawn().map_err(|source| RunError::Spawn {
         program: program.clone(),
         source,
@@ -170,6 +152,27 @@ pub fn run_in_child(
         executor,
         reason: e.to_string(),
     })
+}
+
+/// A command for `program` (this one) whose process runs in a process group of its own, so
+/// that a Ctrl-C at the terminal reaches only this process, which decides what to stop; and
+/// that dies with the thread that spawns it (this process's main thread), so that no child
+/// outlives its parent, whatever ends the parent.
+pub fn child_command(program: &Path) -> Command {
+    let mut command = Command::new(program);
+    command.process_group(0);
+    // SAFETY: the closure runs in the child between fork and exec, where only
+    // async-signal-safe calls are allowed; `prctl` is a plain system call, and the closure
+    // allocates nothing and takes no lock.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    command
 }
 
 /// Waits for `child` to end, or kills it once a signal comes: `Ok(None)` then.

@@ -53,6 +53,8 @@ pub(crate) struct Kpis {
     hot_path_drops: u64,
     drops_total: u64,
     planner_period: Welford,
+    /// Samples the command nodes received, all of them (`reset` keeps it).
+    received: u64,
 }
 
 /// What the KPIs know of one node.
@@ -105,6 +107,7 @@ impl Kpis {
             hot_path_drops: 0,
             drops_total: 0,
             planner_period: Welford::default(),
+            received: 0,
         }
     }
 
@@ -116,6 +119,7 @@ impl Kpis {
     /// A command node's sample: `msg`, received by command node number `sink`, which missed
     /// `missed` samples of its input before it.
     pub(crate) fn record(&mut self, sink: usize, msg: &Message4kb, missed: u32) {
+        self.received += 1;
         self.drops_total += u64::from(missed);
         let mut sink_entry = None;
         let mut newest_root = None;
@@ -174,6 +178,11 @@ impl Kpis {
         self.drops_total = 0;
         self.planner_period = Welford::default();
         self.last_planner.fill(None);
+    }
+
+    /// Samples the command nodes received since the start.
+    pub(crate) fn received(&self) -> u64 {
+        self.received
     }
 
     /// Writes the KPIs into `result`.

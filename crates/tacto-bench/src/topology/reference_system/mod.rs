@@ -29,6 +29,7 @@ mod crunch;
 mod kpi;
 mod message;
 mod nodes;
+mod part;
 mod spec;
 
 use std::collections::HashSet;
@@ -43,6 +44,7 @@ use tacto::{
 
 pub use crunch::{CrunchTimeError, MAX_CRUNCH_MS, crunch, crunch_time, limit_for};
 pub use message::{Message4kb, NODE_NAME_BYTES, STATS_CAPACITY, SequenceGap, TransmissionStats};
+pub use part::{Part, PartConfig, start_part};
 pub use spec::Spec;
 
 use crate::executors::ExecutorKind;

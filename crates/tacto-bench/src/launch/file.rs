@@ -1,0 +1,494 @@
+//! The launch file (TOML): which processes run which nodes of a built-in topology, on which
+//! executor and thread settings, restarted how. docs/launch.md describes the format.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::executors::ExecutorKind;
+use crate::topology::reference_system::Spec;
+use crate::topology::{Topology, TopologyError};
+
+/// The longest process name: it names an iceoryx2 node and prefixes log lines.
+const MAX_NAME: usize = 64;
+
+/// How long stopped processes get between SIGTERM and SIGKILL, unless the file says.
+const DEFAULT_GRACE: Duration = Duration::from_secs(5);
+
+/// The longest grace period a file may ask for.
+const MAX_GRACE_S: f64 = 600.0;
+
+/// The most restarts `on-failure` may allow, so that a crash loop ends.
+const MAX_RESTARTS: u32 = 1000;
+
+/// Restarts under `on-failure` when the file gives no `max_restarts`.
+const DEFAULT_RESTARTS: u32 = 3;
+
+/// A launch file, read and checked.
+///
+/// # Examples
+/// ```
+/// use std::path::Path;
+/// use tacto_bench::launch::{LaunchFile, Restart};
+///
+/// let text = r#"
+/// topology = "reference-system"
+///
+/// [[process]]
+/// name = "front"
+/// nodes = ["FrontLidarDriver", "PointsTransformerFront"]
+/// executor = "wait-set"
+/// restart = "on-failure"
+///
+/// [[process]]
+/// name = "fusion"
+/// nodes = ["PointsTransformerFront"]
+/// executor = "events"
+/// "#;
+/// let error = LaunchFile::parse(text, Path::new("demo.toml")).unwrap_err();
+/// assert_eq!(
+///     error.to_string(),
+///     "demo.toml:12:10: process \"fusion\": nodes: node \"PointsTransformerFront\" is placed \
+///      twice (also in process \"front\")"
+/// );
+/// let text = text.replace(r#"["PointsTransformerFront"]"#, r#"["PointCloudFusion"]"#);
+/// let file = LaunchFile::parse(&text, Path::new("demo.toml")).unwrap();
+/// assert_eq!(file.processes[0].restart, Restart::OnFailure { max: 3 });
+/// ```
+#[derive(Debug, Clone)]
+pub struct LaunchFile {
+    /// The topology whose nodes the processes run (only `reference-system` so far).
+    pub topology: Spec,
+    /// Every topic under `/<namespace>/`, if given.
+    pub namespace: Option<String>,
+    /// Work per processing node run (the reference system's crunch limit).
+    pub crunch: u64,
+    /// Between SIGTERM and SIGKILL when the launch stops.
+    pub grace: Duration,
+    /// The processes, in the file's order.
+    pub processes: Vec<ProcessSpec>,
+}
+
+/// One process of a launch file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProcessSpec {
+    /// Its name: the log prefix `[name]`.
+    pub name: String,
+    /// The topology's nodes it runs.
+    pub nodes: Vec<String>,
+    /// Its one executor.
+    pub executor: ExecutorKind,
+    /// The CPUs its executor thread may run on, if pinned.
+    pub cpus: Option<Vec<usize>>,
+    /// Its executor thread's `SCHED_FIFO` priority, if real-time.
+    pub fifo_priority: Option<u8>,
+    /// What happens when it ends.
+    pub restart: Restart,
+}
+
+/// What the launch does when a process ends on its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Restart {
+    /// Never restarted.
+    Never,
+    /// Restarted when it fails (a non-zero exit or a signal), at most `max` times.
+    OnFailure {
+        /// How many restarts in all.
+        max: u32,
+    },
+}
+
+/// Why a launch file was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchFileError {
+    /// The file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The OS's reason.
+        source: std::io::Error,
+    },
+    /// Not TOML of the launch file's shape (toml's message names the line and field).
+    #[error("{}: {message}", path.display())]
+    Syntax {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, where.
+        message: String,
+    },
+    /// Well-formed, but a value is wrong.
+    #[error("{}:{line}:{column}: {reason}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// Where the value is, from 1.
+        line: usize,
+        /// Its column, from 1.
+        column: usize,
+        /// What is wrong, naming the process and field.
+        reason: String,
+    },
+    /// The topology itself could not be loaded.
+    #[error(transparent)]
+    Topology(#[from] TopologyError),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    topology: Spanned<String>,
+    namespace: Option<Spanned<String>>,
+    crunch: Option<Spanned<i64>>,
+    grace_s: Option<Spanned<f64>>,
+    #[serde(default)]
+    process: Vec<Spanned<RawProcess>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProcess {
+    name: Spanned<String>,
+    nodes: Spanned<Vec<Spanned<String>>>,
+    executor: Spanned<String>,
+    cpus: Option<Spanned<Vec<usize>>>,
+    fifo_priority: Option<Spanned<i64>>,
+    restart: Option<Spanned<String>>,
+    max_restarts: Option<Spanned<i64>>,
+}
+
+impl LaunchFile {
+    /// Reads and checks the launch file at `path`.
+    pub fn load(path: &Path) -> Result<LaunchFile, LaunchFileError> {
+        let text = std::fs::read_to_string(path).map_err(|source| LaunchFileError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        LaunchFile::parse(&text, path)
+    }
+
+    /// Parses and checks the text of a launch file; `path` only names it in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<LaunchFile, LaunchFileError> {
+        let raw: RawFile = toml::from_str(text).map_err(|e| LaunchFileError::Syntax {
+            path: path.to_owned(),
+            message: e.to_string().trim_end().to_owned(),
+        })?;
+        let invalid = |span: Range<usize>, reason: String| {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            LaunchFileError::Invalid {
+                path: path.to_owned(),
+                line,
+                column,
+                reason,
+            }
+        };
+        let topology = match Topology::load(raw.topology.get_ref())? {
+            Topology::ReferenceSystem(spec) if raw.topology.get_ref() == "reference-system" => spec,
+            _ => {
+                return Err(invalid(
+                    raw.topology.span(),
+                    format!(
+                        "topology: {:?} cannot be launched; only reference-system can",
+                        raw.topology.get_ref()
+                    ),
+                ));
+            }
+        };
+        let namespace = match raw.namespace {
+            Some(ns) if !is_identifier(ns.get_ref()) => {
+                return Err(invalid(
+                    ns.span(),
+                    format!(
+                        "namespace: {:?} is not a name: use letters, digits and '_', not \
+                         starting with a digit",
+                        ns.get_ref()
+                    ),
+                ));
+            }
+            other => other.map(Spanned::into_inner),
+        };
+        let crunch = match raw.crunch {
+            None => 4096,
+            Some(c) => u64::try_from(*c.get_ref())
+                .ok()
+                .filter(|&c| c <= 65_536)
+                .ok_or_else(|| invalid(c.span(), "crunch: give 0 to 65536".into()))?,
+        };
+        let grace = match raw.grace_s {
+            None => DEFAULT_GRACE,
+            Some(g) if (0.0..=MAX_GRACE_S).contains(g.get_ref()) => {
+                Duration::from_secs_f64(*g.get_ref())
+            }
+            Some(g) => {
+                return Err(invalid(
+                    g.span(),
+                    format!("grace_s: give 0 to {MAX_GRACE_S} seconds"),
+                ));
+            }
+        };
+        if raw.process.is_empty() {
+            return Err(invalid(
+                0..0,
+                "no process: add a [[process]] table with name, nodes and executor".into(),
+            ));
+        }
+        let known: Vec<&str> = topology.node_names().collect();
+        let mut placed: HashMap<String, String> = HashMap::new();
+        let mut processes: Vec<ProcessSpec> = Vec::new();
+        for entry in raw.process {
+            let p = entry.into_inner();
+            let name = p.name.get_ref().clone();
+            let here = |field: &str, reason: String| format!("process {name:?}: {field}: {reason}");
+            if !is_identifier(&name) || name.len() > MAX_NAME {
+                return Err(invalid(
+                    p.name.span(),
+                    format!(
+                        "process name {name:?} is not valid: use up to {MAX_NAME} letters, \
+                         digits and '_', not starting with a digit"
+                    ),
+                ));
+            }
+            if processes.iter().any(|q| q.name == name) {
+                return Err(invalid(
+                    p.name.span(),
+                    format!("process name {name:?} is used twice"),
+                ));
+            }
+            if p.nodes.get_ref().is_empty() {
+                return Err(invalid(p.nodes.span(), here("nodes", "is empty".into())));
+            }
+            let mut nodes = Vec::new();
+            for node in p.nodes.into_inner() {
+                let node_name = node.get_ref().clone();
+                if !known.contains(&node_name.as_str()) {
+                    return Err(invalid(
+                        node.span(),
+                        here(
+                            "nodes",
+                            format!("the reference system has no node {node_name:?}"),
+                        ),
+                    ));
+                }
+                if let Some(other) = placed.insert(node_name.clone(), name.clone()) {
+                    return Err(invalid(
+                        node.span(),
+                        here(
+                            "nodes",
+                            format!(
+                                "node {node_name:?} is placed twice (also in process {other:?})"
+                            ),
+                        ),
+                    ));
+                }
+                nodes.push(node_name);
+            }
+            let executor = match p.executor.get_ref().parse::<ExecutorKind>() {
+                Ok(ExecutorKind::Prioritized) => {
+                    return Err(invalid(
+                        p.executor.span(),
+                        here(
+                            "executor",
+                            "prioritized is a layout of several threads, not one executor; \
+                             split the nodes into processes with cpus and fifo_priority"
+                                .into(),
+                        ),
+                    ));
+                }
+                Ok(kind) => kind,
+                Err(_) => {
+                    return Err(invalid(
+                        p.executor.span(),
+                        here(
+                            "executor",
+                            format!(
+                                "unknown executor {:?} (known: callback, callback-mt, events, \
+                                 wait-set, let)",
+                                p.executor.get_ref()
+                            ),
+                        ),
+                    ));
+                }
+            };
+            let cpus = match p.cpus {
+                Some(c) if c.get_ref().is_empty() => {
+                    return Err(invalid(
+                        c.span(),
+                        here("cpus", "is empty: the thread could run nowhere".into()),
+                    ));
+                }
+                other => other.map(Spanned::into_inner),
+            };
+            let fifo_priority = match p.fifo_priority {
+                None => None,
+                Some(f) => Some(
+                    u8::try_from(*f.get_ref())
+                        .ok()
+                        .filter(|p| (1..=99).contains(p))
+                        .ok_or_else(|| {
+                            invalid(f.span(), here("fifo_priority", "give 1 to 99".into()))
+                        })?,
+                ),
+            };
+            let restart = match (p.restart, p.max_restarts) {
+                (None, None) => Restart::Never,
+                (Some(r), max) if r.get_ref() == "on-failure" => Restart::OnFailure {
+                    max: match max {
+                        None => DEFAULT_RESTARTS,
+                        Some(m) => u32::try_from(*m.get_ref())
+                            .ok()
+                            .filter(|&m| m <= MAX_RESTARTS)
+                            .ok_or_else(|| {
+                                invalid(
+                                    m.span(),
+                                    here("max_restarts", format!("give 0 to {MAX_RESTARTS}")),
+                                )
+                            })?,
+                    },
+                },
+                (Some(r), None) if r.get_ref() == "never" => Restart::Never,
+                (Some(r), Some(_)) if r.get_ref() == "never" => {
+                    return Err(invalid(
+                        r.span(),
+                        here(
+                            "max_restarts",
+                            "applies to restart = \"on-failure\" only".into(),
+                        ),
+                    ));
+                }
+                (Some(r), _) => {
+                    return Err(invalid(
+                        r.span(),
+                        here(
+                            "restart",
+                            format!(
+                                "unknown policy {:?} (known: never, on-failure)",
+                                r.get_ref()
+                            ),
+                        ),
+                    ));
+                }
+                (None, Some(m)) => {
+                    return Err(invalid(
+                        m.span(),
+                        here(
+                            "max_restarts",
+                            "applies to restart = \"on-failure\" only".into(),
+                        ),
+                    ));
+                }
+            };
+            processes.push(ProcessSpec {
+                name,
+                nodes,
+                executor,
+                cpus,
+                fifo_priority,
+                restart,
+            });
+        }
+        Ok(LaunchFile {
+            topology,
+            namespace,
+            crunch,
+            grace,
+            processes,
+        })
+    }
+
+    /// The process named `name`.
+    pub fn process(&self, name: &str) -> Option<&ProcessSpec> {
+        self.processes.iter().find(|p| p.name == name)
+    }
+}
+
+/// Letters, digits and '_', not starting with a digit: a ROS name token.
+fn is_identifier(s: &str) -> bool {
+    !s.is_empty()
+        && !s.starts_with(|c: char| c.is_ascii_digit())
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<LaunchFile, LaunchFileError> {
+        LaunchFile::parse(text, Path::new("t.toml"))
+    }
+
+    const ONE: &str = "topology = \"reference-system\"\n[[process]]\nname = \"a\"\n\
+                       nodes = [\"FrontLidarDriver\"]\nexecutor = \"wait-set\"\n";
+
+    #[test]
+    fn a_minimal_file_is_read_with_its_defaults() {
+        let file = parse(ONE).unwrap();
+        assert_eq!(file.crunch, 4096);
+        assert_eq!(file.grace, DEFAULT_GRACE);
+        assert_eq!(file.processes[0].restart, Restart::Never);
+        assert_eq!(file.processes[0].executor, ExecutorKind::WaitSet);
+    }
+
+    #[test]
+    fn each_mistake_is_named_with_its_line() {
+        let cases = [
+            (
+                ONE.replace("FrontLidarDriver", "Lidar"),
+                "t.toml:4:10: process \"a\": nodes: the reference system has no node \"Lidar\"",
+            ),
+            (
+                ONE.replace("wait-set", "fast"),
+                "t.toml:5:12: process \"a\": executor: unknown executor \"fast\"",
+            ),
+            (
+                format!("{ONE}restart = \"always\"\n"),
+                "t.toml:6:11: process \"a\": restart: unknown policy \"always\"",
+            ),
+            (
+                format!("{ONE}fifo_priority = 100\n"),
+                "t.toml:6:17: process \"a\": fifo_priority: give 1 to 99",
+            ),
+            (
+                format!("{ONE}max_restarts = 2\n"),
+                "t.toml:6:16: process \"a\": max_restarts: applies to restart = \"on-failure\" only",
+            ),
+            (
+                format!("{ONE}cpus = []\n"),
+                "t.toml:6:8: process \"a\": cpus: is empty",
+            ),
+            (
+                ONE.replace("\"reference-system\"", "\"mont-blanc\""),
+                "t.toml:1:12: topology: \"mont-blanc\" cannot be launched",
+            ),
+            (
+                format!(
+                    "{ONE}[[process]]\nname = \"a\"\nnodes = [\"Visualizer\"]\nexecutor = \"let\"\n"
+                ),
+                "t.toml:7:8: process name \"a\" is used twice",
+            ),
+            (
+                "topology = \"reference-system\"\n".into(),
+                "t.toml:1:1: no process",
+            ),
+        ];
+        for (text, expected) in cases {
+            let error = parse(&text).unwrap_err().to_string();
+            assert!(
+                error.starts_with(expected),
+                "{error:?} should start with {expected:?}"
+            );
+        }
+        let error = parse(&format!("{ONE}threads = 2\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("line 6") && error.contains("threads"),
+            "{error}"
+        );
+    }
+}

@@ -1,0 +1,260 @@
+//! The launching process: starts a child per process of the file (`tacto launch-process FILE
+//! NAME`), prefixes their output lines with `[name]`, restarts them by their policy, and on
+//! Ctrl-C or SIGTERM stops them all together.
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ExitStatus, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use super::file::{LaunchFile, ProcessSpec, Restart};
+use crate::interrupt::Interrupt;
+use crate::run::{POLL, child_command};
+
+/// The longest line passed on whole: a longer one is passed on in pieces of this size, so that
+/// a child that never writes a newline cannot make the launch buffer without bound.
+const MAX_LINE: u64 = 64 * 1024;
+
+/// How often processes being stopped are looked at.
+const STOP_POLL: Duration = Duration::from_millis(20);
+
+/// Why a launch ended other than by every process ending well.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    /// A child process could not be started.
+    #[error("cannot start process {name:?} ({}): {source}", program.display())]
+    Spawn {
+        /// The process.
+        name: String,
+        /// The program.
+        program: PathBuf,
+        /// The OS's reason.
+        source: io::Error,
+    },
+    /// Ctrl-C or SIGTERM: every process has been stopped.
+    #[error("interrupted")]
+    Interrupted,
+    /// Every process ended, some of them failed (each was logged).
+    #[error("{failed} of {total} processes failed")]
+    Failed {
+        /// How many.
+        failed: usize,
+        /// Out of.
+        total: usize,
+    },
+}
+
+/// One process of the file and its current child.
+struct Slot<'f> {
+    spec: &'f ProcessSpec,
+    child: Option<Child>,
+    restarts: u32,
+    pipes: Vec<thread::JoinHandle<()>>,
+    last: Option<ExitStatus>,
+}
+
+/// Runs every process of `file` (read from `path`, which each child reads again) until all
+/// have ended or a signal comes.
+pub fn launch(path: &Path, file: &LaunchFile, interrupt: &Interrupt) -> Result<(), LaunchError> {
+    let program = std::env::current_exe().map_err(|source| LaunchError::Spawn {
+        name: file.processes[0].name.clone(),
+        program: PathBuf::from("tacto"),
+        source,
+    })?;
+    let mut slots: Vec<Slot<'_>> = file
+        .processes
+        .iter()
+        .map(|spec| Slot {
+            spec,
+            child: None,
+            restarts: 0,
+            pipes: Vec::new(),
+            last: None,
+        })
+        .collect();
+    for slot in &mut slots {
+        if let Err(e) = start(&program, path, slot) {
+            stop_all(&mut slots, file.grace);
+            return Err(e);
+        }
+    }
+    loop {
+        if interrupt.requested() {
+            stop_all(&mut slots, file.grace);
+            return Err(LaunchError::Interrupted);
+        }
+        for slot in &mut slots {
+            let Some(child) = &mut slot.child else {
+                continue;
+            };
+            let status = match child.try_wait() {
+                Ok(Some(status)) => status,
+                Ok(None) => continue,
+                Err(e) => {
+                    eprintln!("tacto: [{}] cannot be waited for: {e}", slot.spec.name);
+                    continue;
+                }
+            };
+            slot.child = None;
+            slot.last = Some(status);
+            join_pipes(slot);
+            let name = &slot.spec.name;
+            if status.success() {
+                eprintln!("tacto: [{name}] ended ({status})");
+                continue;
+            }
+            match slot.spec.restart {
+                Restart::OnFailure { max } if slot.restarts < max => {
+                    slot.restarts += 1;
+                    eprintln!(
+                        "tacto: [{name}] failed ({status}); restarting ({} of {max})",
+                        slot.restarts
+                    );
+                    if let Err(e) = start(&program, path, slot) {
+                        stop_all(&mut slots, file.grace);
+                        return Err(e);
+                    }
+                }
+                Restart::OnFailure { max } => {
+                    eprintln!(
+                        "tacto: [{name}] failed ({status}); not restarted: {max} restarts used"
+                    )
+                }
+                Restart::Never => {
+                    eprintln!("tacto: [{name}] failed ({status}); not restarted (restart = never)")
+                }
+            }
+        }
+        if slots.iter().all(|s| s.child.is_none()) {
+            break;
+        }
+        interrupt.sleep(POLL);
+    }
+    let failed = slots
+        .iter()
+        .filter(|s| s.last.is_some_and(|status| !status.success()))
+        .count();
+    match failed {
+        0 => Ok(()),
+        failed => Err(LaunchError::Failed {
+            failed,
+            total: slots.len(),
+        }),
+    }
+}
+
+/// Starts `slot`'s process, its output passed on with its name.
+fn start(program: &Path, path: &Path, slot: &mut Slot<'_>) -> Result<(), LaunchError> {
+    let name = &slot.spec.name;
+    let mut child = child_command(program)
+        .arg("launch-process")
+        .arg(path)
+        .arg(name)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|source| LaunchError::Spawn {
+            name: name.clone(),
+            program: program.to_owned(),
+            source,
+        })?;
+    eprintln!("tacto: [{name}] started, pid {}", child.id());
+    if let Some(out) = child.stdout.take() {
+        slot.pipes.push(pass_on(out, name.clone(), io::stdout));
+    }
+    if let Some(err) = child.stderr.take() {
+        slot.pipes.push(pass_on(err, name.clone(), io::stderr));
+    }
+    slot.child = Some(child);
+    Ok(())
+}
+
+/// Copies `pipe`'s lines to `out`, each after `[name] `, on a thread of its own (so that a full
+/// pipe never blocks the child), until the child closes it.
+fn pass_on<R, W>(pipe: R, name: String, out: fn() -> W) -> thread::JoinHandle<()>
+where
+    R: Read + Send + 'static,
+    W: Write + 'static,
+{
+    thread::spawn(move || {
+        let mut reader = BufReader::new(pipe);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match (&mut reader).take(MAX_LINE).read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            if line.last() != Some(&b'\n') {
+                line.push(b'\n');
+            }
+            let mut prefixed = format!("[{name}] ").into_bytes();
+            prefixed.extend_from_slice(&line);
+            // One write per line, so that lines of two processes never interleave; a closed
+            // output (the launch's reader went away) drops the line.
+            let _ = out().write_all(&prefixed);
+        }
+    })
+}
+
+fn join_pipes(slot: &mut Slot<'_>) {
+    for pipe in slot.pipes.drain(..) {
+        // A thread that passes lines on has nothing that could panic but a write's panic
+        // inside std, which there is no one to report to.
+        let _ = pipe.join();
+    }
+}
+
+/// SIGTERM to every running process at once, then SIGKILL to those still running after
+/// `grace`; returns once all have ended and their output has been passed on.
+fn stop_all(slots: &mut [Slot<'_>], grace: Duration) {
+    for slot in slots.iter() {
+        if let Some(child) = &slot.child
+            && let Ok(pid) = libc::pid_t::try_from(child.id())
+        {
+            // SAFETY: `kill` is a plain system call; `pid` is our child, not yet waited for,
+            // so the id cannot have been reused.
+            unsafe { libc::kill(pid, libc::SIGTERM) };
+        }
+    }
+    let deadline = Instant::now() + grace;
+    loop {
+        let mut running = 0;
+        for slot in slots.iter_mut() {
+            let Some(child) = &mut slot.child else {
+                continue;
+            };
+            match child.try_wait() {
+                Ok(None) if Instant::now() >= deadline => {
+                    eprintln!(
+                        "tacto: [{}] still running {} s after SIGTERM: killed",
+                        slot.spec.name,
+                        grace.as_secs_f64()
+                    );
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    slot.child = None;
+                }
+                Ok(None) => running += 1,
+                Ok(Some(status)) => {
+                    eprintln!("tacto: [{}] stopped ({status})", slot.spec.name);
+                    slot.child = None;
+                }
+                Err(_) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    slot.child = None;
+                }
+            }
+        }
+        if running == 0 {
+            break;
+        }
+        thread::sleep(STOP_POLL);
+    }
+    for slot in slots.iter_mut() {
+        join_pipes(slot);
+    }
+}

@@ -1,0 +1,116 @@
+//! Some of the reference system's nodes, on one executor thread, in a context the caller made:
+//! what one process of `tacto launch` runs, its topics reaching the other processes through
+//! the context's transport.
+
+use std::sync::{Arc, Mutex};
+
+use tacto::{
+    CallbackExecutor, Context, EventsExecutor, Executor, ExecutorThreadBuilder, LetExecutor,
+    ThreadPoolExecutor, WaitSetExecutor,
+};
+
+use super::kpi::Kpis;
+use super::nodes::{Builder, Style, lock};
+use super::{Spec, Thread, let_period, spawn};
+use crate::executors::ExecutorKind;
+use crate::result::RunResult;
+use crate::system::SystemError;
+
+/// What a part is asked to run.
+#[derive(Debug, Clone)]
+pub struct PartConfig<'a> {
+    /// The nodes, by their names in the spec; each must exist.
+    pub nodes: &'a [String],
+    /// One executor (not `prioritized`, which is a layout of several).
+    pub executor: ExecutorKind,
+    /// Work per processing node run.
+    pub crunch: u64,
+    /// Every topic goes under this namespace, if any (see the launch file's `namespace`).
+    pub namespace: Option<&'a str>,
+}
+
+/// Some of the nodes, running; [`stop`](Part::stop) ends them.
+pub struct Part {
+    thread: Thread,
+    kpis: Arc<Mutex<Kpis>>,
+}
+
+/// Builds `config.nodes` on `ctx` and starts their executor on a thread set up by `thread`.
+pub fn start_part(
+    spec: &Spec,
+    ctx: &Context,
+    config: &PartConfig<'_>,
+    thread: ExecutorThreadBuilder,
+) -> Result<Part, SystemError> {
+    let spec = match config.namespace {
+        Some(namespace) => spec.in_namespace(namespace),
+        None => spec.clone(),
+    };
+    let mut nodes = Vec::new();
+    for name in config.nodes {
+        let node = spec.nodes.iter().find(|n| &n.name == name);
+        nodes.push(node.ok_or_else(|| {
+            SystemError::Build(format!("the reference system has no node {name:?}"))
+        })?);
+    }
+    let kpis = Arc::new(Mutex::new(Kpis::new(&spec)));
+    let style = match config.executor.uses_callbacks() {
+        true => Style::Callbacks,
+        false => Style::Polling,
+    };
+    let builder = Builder {
+        ctx,
+        style,
+        crunch: config.crunch,
+        depth: spec.depth(),
+        kpis: &kpis,
+    };
+    let creating = |e: &dyn std::error::Error| {
+        SystemError::Build(format!("creating the {} executor: {e}", config.executor))
+    };
+    let executor: Box<dyn Executor> = match config.executor {
+        ExecutorKind::Callback => Box::new(CallbackExecutor::new().map_err(|e| creating(&e))?),
+        ExecutorKind::CallbackMt => Box::new(ThreadPoolExecutor::new().map_err(|e| creating(&e))?),
+        ExecutorKind::Events => Box::new(EventsExecutor::new().map_err(|e| creating(&e))?),
+        ExecutorKind::WaitSet => Box::new(WaitSetExecutor::new().map_err(|e| creating(&e))?),
+        ExecutorKind::Let => {
+            Box::new(LetExecutor::new(let_period(&spec)).map_err(|e| creating(&e))?)
+        }
+        ExecutorKind::Prioritized => {
+            return Err(SystemError::Unsupported {
+                topology: "reference-system".into(),
+                executor: config.executor,
+                reason: "it is a layout of several threads, not one executor".into(),
+            });
+        }
+    };
+    let named = nodes.into_iter().map(|n| (n, n.name.clone()));
+    let thread = spawn(&builder, executor, named, thread)?;
+    Ok(Part { thread, kpis })
+}
+
+impl std::fmt::Debug for Part {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Part").finish_non_exhaustive()
+    }
+}
+
+impl Part {
+    /// Samples this part's command nodes received so far (0 if it has none).
+    pub fn received(&self) -> u64 {
+        lock(&self.kpis).received()
+    }
+
+    /// Stops the executor and returns the command nodes' KPIs (latency, drops).
+    pub fn stop(self) -> Result<RunResult, SystemError> {
+        self.thread.stop();
+        let (_, outcome) = self
+            .thread
+            .join()
+            .map_err(|e| SystemError::Run(e.to_string()))?;
+        outcome.map_err(|e| SystemError::Run(e.to_string()))?;
+        let mut result = RunResult::default();
+        lock(&self.kpis).fill(&mut result);
+        Ok(result)
+    }
+}

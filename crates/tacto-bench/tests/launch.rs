@@ -1,0 +1,261 @@
+//! `tacto launch`, run as a user runs it: the built binary on launch files written here, each
+//! test's topics under a namespace of its own so that parallel tests never share one. Lines of
+//! two processes may come in either order: every check waits for the line it needs, whatever
+//! comes between (with a generous timeout, for a loaded machine).
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// Longer than any wait of a working launch, even on a loaded 2-core machine.
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A running `tacto launch` and every line it has printed, stdout and stderr together.
+struct Launch {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+    seen: Vec<String>,
+    /// Lines no wait has taken yet, so that a wait finds a line that came before the one
+    /// waited for just before it.
+    unmatched: Vec<String>,
+}
+
+/// Writes `processes` (TOML `[[process]]` tables) into a launch file named for `test`, with
+/// its own namespace and no crunch, and starts `tacto launch` on it.
+fn launch(test: &str, processes: &str) -> Launch {
+    let path = launch_file(test, processes);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tacto"))
+        .arg("launch")
+        .arg(&path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (send, lines) = mpsc::channel();
+    forward(child.stdout.take().unwrap(), send.clone());
+    forward(child.stderr.take().unwrap(), send);
+    Launch {
+        child,
+        lines,
+        seen: Vec::new(),
+        unmatched: Vec::new(),
+    }
+}
+
+fn launch_file(test: &str, processes: &str) -> PathBuf {
+    let path =
+        std::env::temp_dir().join(format!("tacto-launch-{test}-{}.toml", std::process::id()));
+    let text = format!(
+        "topology = \"reference-system\"\nnamespace = \"{test}_{}\"\ncrunch = 0\ngrace_s = 10\n{processes}",
+        std::process::id()
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn forward(pipe: impl Read + Send + 'static, send: mpsc::Sender<String>) {
+    thread::spawn(move || {
+        for line in BufReader::new(pipe).lines() {
+            let Ok(line) = line else { break };
+            if send.send(line).is_err() {
+                break;
+            }
+        }
+    });
+}
+
+impl Launch {
+    /// Waits for a line that satisfies `wanted`, not taken by an earlier wait, and takes it.
+    fn wait_for(&mut self, what: &str, wanted: impl Fn(&str) -> bool) -> String {
+        if let Some(i) = self.unmatched.iter().position(|l| wanted(l)) {
+            return self.unmatched.remove(i);
+        }
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.seen.push(line.clone());
+                    if wanted(&line) {
+                        return line;
+                    }
+                    self.unmatched.push(line);
+                }
+                Err(_) => {
+                    let _ = self.child.kill();
+                    panic!(
+                        "no line {what} in {TIMEOUT:?}; seen:\n{}",
+                        self.seen.join("\n")
+                    );
+                }
+            }
+        }
+    }
+
+    /// The pid of process `name`'s next start.
+    fn started(&mut self, name: &str) -> u32 {
+        let prefix = format!("tacto: [{name}] started, pid ");
+        let line = self.wait_for(&prefix, |l| l.starts_with(&prefix));
+        line[prefix.len()..].parse().unwrap()
+    }
+
+    fn signal(&self, signal: i32) {
+        // SAFETY: `kill` sends a signal to the process this test started and has not waited
+        // for yet, so its pid still names it.
+        unsafe { libc::kill(self.child.id() as libc::pid_t, signal) };
+    }
+
+    /// Waits for the launch to end; kills it if it does not within the timeout.
+    fn wait(&mut self) -> ExitStatus {
+        let deadline = Instant::now() + TIMEOUT;
+        while Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                // The rest of its output, for the checks and messages after.
+                while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(5)) {
+                    self.seen.push(line);
+                }
+                return status;
+            }
+            thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        panic!(
+            "the launch did not end in {TIMEOUT:?}; seen:\n{}",
+            self.seen.join("\n")
+        );
+    }
+}
+
+/// True while `pid` names a process running one of our launch's children.
+fn is_launched_process(pid: u32) -> bool {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .is_ok_and(|cmdline| cmdline.windows(14).any(|w| w == b"launch-process"))
+}
+
+/// A sensor in one process, the command node it feeds in the other.
+const TWO: &str = r#"
+[[process]]
+name = "source"
+nodes = ["EuclideanClusterSettings", "EuclideanClusterDetector"]
+executor = "wait-set"
+
+[[process]]
+name = "sink"
+nodes = ["IntersectionOutput"]
+executor = "events"
+"#;
+
+#[test]
+fn samples_flow_from_one_process_to_the_other_and_ctrl_c_stops_both() {
+    let mut launch = launch("flow", TWO);
+    let source = launch.started("source");
+    let sink = launch.started("sink");
+    // The sink's command node runs only on samples from the other process.
+    launch.wait_for("of the sink receiving", |l| {
+        l.starts_with("[sink] receiving: ")
+    });
+    launch.signal(libc::SIGINT);
+    let status = launch.wait();
+    assert_eq!(status.code(), Some(130), "{}", launch.seen.join("\n"));
+    let stopped = |name: &str| format!("tacto: [{name}] stopped (exit status: 0)");
+    for name in ["source", "sink"] {
+        assert!(
+            launch.seen.contains(&stopped(name)),
+            "{}",
+            launch.seen.join("\n")
+        );
+    }
+    assert!(
+        launch
+            .seen
+            .iter()
+            .any(|l| l.starts_with("[sink] stopped: ")),
+        "the sink says what it received: {}",
+        launch.seen.join("\n")
+    );
+    for pid in [source, sink] {
+        assert!(
+            !is_launched_process(pid),
+            "process {pid} outlived the launch"
+        );
+    }
+}
+
+#[test]
+fn a_killed_process_is_restarted_under_on_failure_and_not_under_never() {
+    let mut launch = launch(
+        "restart",
+        r#"
+[[process]]
+name = "kept"
+nodes = ["Visualizer"]
+executor = "callback"
+restart = "on-failure"
+max_restarts = 1
+
+[[process]]
+name = "dropped"
+nodes = ["Lanelet2Map"]
+executor = "callback"
+restart = "never"
+"#,
+    );
+    let kept = launch.started("kept");
+    let dropped = launch.started("dropped");
+    launch.wait_for("of kept running", |l| l.starts_with("[kept] running "));
+    launch.wait_for("of dropped running", |l| {
+        l.starts_with("[dropped] running ")
+    });
+    for pid in [kept, dropped] {
+        // SAFETY: a plain system call; `pid` is a child of the launch, which has not waited
+        // for it (it has not ended), so the id is still its own.
+        assert_eq!(unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) }, 0);
+    }
+    launch.wait_for("of kept restarting", |l| {
+        l == "tacto: [kept] failed (signal: 9 (SIGKILL)); restarting (1 of 1)"
+    });
+    launch.wait_for("of dropped not restarted", |l| {
+        l == "tacto: [dropped] failed (signal: 9 (SIGKILL)); not restarted (restart = never)"
+    });
+    let again = launch.started("kept");
+    assert_ne!(again, kept);
+    launch.wait_for("of kept running again", |l| {
+        l.starts_with("[kept] running ")
+    });
+    launch.signal(libc::SIGTERM);
+    let status = launch.wait();
+    assert_eq!(status.code(), Some(130), "{}", launch.seen.join("\n"));
+    let starts = |name: &str| {
+        let prefix = format!("tacto: [{name}] started");
+        launch
+            .seen
+            .iter()
+            .filter(|l| l.starts_with(&prefix))
+            .count()
+    };
+    assert_eq!((starts("kept"), starts("dropped")), (2, 1));
+    assert!(!is_launched_process(again));
+}
+
+#[test]
+fn a_bad_file_is_refused_with_the_line_and_field() {
+    let path = launch_file(
+        "bad",
+        "[[process]]\nname = \"a\"\nnodes = [\"Lidar\"]\nexecutor = \"wait-set\"\n",
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_tacto"))
+        .arg("launch")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let expected = format!(
+        "tacto: {}:7:10: process \"a\": nodes: the reference system has no node \"Lidar\"\n",
+        path.display()
+    );
+    assert_eq!(stderr, expected);
+}
