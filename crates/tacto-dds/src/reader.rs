@@ -81,6 +81,34 @@ pub struct Reader<T: Message> {
     _message: PhantomData<fn() -> T>,
 }
 
+/// Creates a DDS reader on `topic` without a listener, with `user_data` as its USER_DATA QoS
+/// if given: the one place typed and run-time-typed readers are made.
+pub(crate) fn create(
+    participant: &Participant,
+    topic: &Topic,
+    qos: Qos,
+    user_data: Option<&str>,
+) -> Result<dds_entity_t, ReaderError> {
+    let native = qos.to_native().ok_or(ReaderError::QosAlloc)?;
+    if let Some(data) = user_data {
+        native.set_user_data(data);
+    }
+    // SAFETY: participant and topic handles are live; the QoS is valid for the call and
+    // copied by Cyclone; no listener (polling only, see the module docs).
+    let handle = unsafe {
+        cyclors::dds_create_reader(
+            participant.handle(),
+            topic.handle(),
+            native.as_ptr(),
+            ptr::null(),
+        )
+    };
+    DdsStatus::check(handle).map_err(|status| ReaderError::Create {
+        dds_topic: topic.dds_name().to_owned(),
+        status,
+    })
+}
+
 impl<T: Message> Reader<T> {
     /// Creates a reader on ROS topic `ros_name` (`/chatter`), DDS topic `rt/chatter` of type
     /// `T::TYPE_NAME` in its DDS form.
@@ -96,24 +124,7 @@ impl<T: Message> Reader<T> {
         qos: Qos,
         user_data: Option<&str>,
     ) -> Result<Self, ReaderError> {
-        let native = qos.to_native().ok_or(ReaderError::QosAlloc)?;
-        if let Some(data) = user_data {
-            native.set_user_data(data);
-        }
-        // SAFETY: participant and topic handles are live; the QoS is valid for the call and
-        // copied by Cyclone; no listener (polling only, see the module docs).
-        let handle = unsafe {
-            cyclors::dds_create_reader(
-                participant.handle(),
-                topic.handle(),
-                native.as_ptr(),
-                ptr::null(),
-            )
-        };
-        let handle = DdsStatus::check(handle).map_err(|status| ReaderError::Create {
-            dds_topic: topic.dds_name().to_owned(),
-            status,
-        })?;
+        let handle = create(participant, &topic, qos, user_data)?;
         Ok(Reader {
             handle,
             topic,

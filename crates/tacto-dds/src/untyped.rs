@@ -58,28 +58,14 @@ impl UntypedReader {
         qos: Qos,
         user_data: Option<&str>,
     ) -> Result<UntypedReader, ReaderError> {
-        let native = qos.to_native().ok_or(ReaderError::QosAlloc)?;
-        if let Some(data) = user_data {
-            native.set_user_data(data);
-        }
-        let create_error = |status| ReaderError::Create {
-            dds_topic: topic.dds_name().to_owned(),
-            status,
-        };
-        // SAFETY: live participant and topic; the QoS is valid for the call and copied.
-        let handle = unsafe {
-            cyclors::dds_create_reader(
-                participant.handle(),
-                topic.handle(),
-                native.as_ptr(),
-                ptr::null(),
-            )
-        };
-        let handle = DdsStatus::check(handle).map_err(create_error)?;
+        let handle = crate::reader::create(participant, &topic, qos, user_data)?;
         let waitset = Self::waitset(participant, handle).map_err(|status| {
             // SAFETY: our reader, not handed out yet.
             unsafe { cyclors::dds_delete(handle) };
-            create_error(status)
+            ReaderError::Create {
+                dds_topic: topic.dds_name().to_owned(),
+                status,
+            }
         })?;
         Ok(UntypedReader {
             waitset,
@@ -180,23 +166,7 @@ impl UntypedWriter {
         qos: Qos,
         user_data: Option<&str>,
     ) -> Result<UntypedWriter, WriterError> {
-        let native = qos.to_native().ok_or(WriterError::QosAlloc)?;
-        if let Some(data) = user_data {
-            native.set_user_data(data);
-        }
-        // SAFETY: live participant and topic; the QoS is valid for the call and copied.
-        let handle = unsafe {
-            cyclors::dds_create_writer(
-                participant.handle(),
-                topic.handle(),
-                native.as_ptr(),
-                ptr::null(),
-            )
-        };
-        let handle = DdsStatus::check(handle).map_err(|status| WriterError::Create {
-            dds_topic: topic.dds_name().to_owned(),
-            status,
-        })?;
+        let handle = crate::writer::create(participant, &topic, qos, user_data)?;
         Ok(UntypedWriter {
             handle,
             _topic: topic,

@@ -79,6 +79,34 @@ pub struct Writer<T: Message> {
     _message: PhantomData<fn(&T)>,
 }
 
+/// Creates a DDS writer on `topic`, with `user_data` as its USER_DATA QoS if given: the one
+/// place typed and run-time-typed writers are made.
+pub(crate) fn create(
+    participant: &Participant,
+    topic: &Topic,
+    qos: Qos,
+    user_data: Option<&str>,
+) -> Result<dds_entity_t, WriterError> {
+    let native = qos.to_native().ok_or(WriterError::QosAlloc)?;
+    if let Some(data) = user_data {
+        native.set_user_data(data);
+    }
+    // SAFETY: participant and topic handles are live (borrowed here); the QoS is valid for
+    // the call and copied by Cyclone; a null listener is allowed.
+    let handle = unsafe {
+        cyclors::dds_create_writer(
+            participant.handle(),
+            topic.handle(),
+            native.as_ptr(),
+            ptr::null(),
+        )
+    };
+    DdsStatus::check(handle).map_err(|status| WriterError::Create {
+        dds_topic: topic.dds_name().to_owned(),
+        status,
+    })
+}
+
 impl<T: Message> Writer<T> {
     /// Creates a writer on ROS topic `ros_name` (`/chatter`), DDS topic `rt/chatter` of type
     /// `T::TYPE_NAME` in its DDS form.
@@ -94,24 +122,7 @@ impl<T: Message> Writer<T> {
         qos: Qos,
         user_data: Option<&str>,
     ) -> Result<Self, WriterError> {
-        let native = qos.to_native().ok_or(WriterError::QosAlloc)?;
-        if let Some(data) = user_data {
-            native.set_user_data(data);
-        }
-        // SAFETY: participant and topic handles are live (borrowed / owned here); the QoS is
-        // valid for the call and copied by Cyclone; a null listener is allowed.
-        let handle = unsafe {
-            cyclors::dds_create_writer(
-                participant.handle(),
-                topic.handle(),
-                native.as_ptr(),
-                ptr::null(),
-            )
-        };
-        let handle = DdsStatus::check(handle).map_err(|status| WriterError::Create {
-            dds_topic: topic.dds_name().to_owned(),
-            status,
-        })?;
+        let handle = create(participant, &topic, qos, user_data)?;
         Ok(Writer {
             handle,
             topic,
