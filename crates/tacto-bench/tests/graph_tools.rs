@@ -44,27 +44,17 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// Runs `args` again until stdout satisfies `ok` (discovery of a starting rclpy node takes a
-/// while); the last stdout.
+/// Runs `args` again until it succeeds with a stdout that satisfies `ok`; the last stdout.
+/// Each run is a new DDS participant that discovers the graph afresh, so on a loaded machine
+/// any run may miss a node or topic that the previous one saw: a failure before the deadline
+/// is run again too.
 fn run_until(domain: u32, args: &[&str], peer: &RclpyNode, ok: impl Fn(&str) -> bool) -> String {
-    run_until_with(domain, args, peer, false, ok)
-}
-
-/// As [`run_until`]; with `retry_failures`, a run that fails (a node not seen yet) is run
-/// again too.
-fn run_until_with(
-    domain: u32,
-    args: &[&str],
-    peer: &RclpyNode,
-    retry_failures: bool,
-    ok: impl Fn(&str) -> bool,
-) -> String {
     let deadline = Instant::now() + PATIENCE;
     loop {
         let output = run(domain, args);
         let stdout = text(&output.stdout);
         assert!(
-            output.status.success() || (retry_failures && Instant::now() < deadline),
+            output.status.success() || Instant::now() < deadline,
             "{args:?}: {}",
             text(&output.stderr)
         );
@@ -469,17 +459,11 @@ fn node_info_lists_the_rclpy_talkers_publishers_and_services() {
     const DOMAIN: u32 = 221;
     let talker = RclpyNode::spawn_in(RCLPY, "talker.py", DOMAIN, &["/cli_node_info", "x"]);
     // Until the node is seen (its announcement may come late), `node info` fails.
-    let info = run_until_with(
-        DOMAIN,
-        &["node", "info", "/rclpy_talker"],
-        &talker,
-        true,
-        |out| {
-            out.contains("  Publishers:\n")
-                && out.contains("    /cli_node_info: std_msgs/msg/String\n")
-                && out.contains("/rclpy_talker/get_parameters: rcl_interfaces/srv/GetParameters\n")
-        },
-    );
+    let info = run_until(DOMAIN, &["node", "info", "/rclpy_talker"], &talker, |out| {
+        out.contains("  Publishers:\n")
+            && out.contains("    /cli_node_info: std_msgs/msg/String\n")
+            && out.contains("/rclpy_talker/get_parameters: rcl_interfaces/srv/GetParameters\n")
+    });
     let lines: Vec<&str> = info.lines().collect();
     assert_eq!(lines[0], "/rclpy_talker", "{info}");
     let at = |heading: &str| {
