@@ -7,7 +7,8 @@
 # is ordered before cyclors'), so the install has to happen before cargo starts. The venv
 # alone could be made by the tests; they do call setup.sh themselves too, so `cargo test`
 # works on its own wherever libclang is present.
+# --no-fail-fast: one flaky or failing test binary must not hide the results of the others.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-exec cargo test --workspace "$@"
+exec cargo test --workspace --no-fail-fast "$@"
