@@ -2,14 +2,18 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
 use crate::clock::Clock;
 use crate::exchange::Exchanges;
+use crate::executor::report::Reporter;
+use crate::executor::stats::Board;
 use crate::history::History;
 use crate::message::Message;
 use crate::msg::rosgraph_msgs;
+use crate::msg::tacto_msgs::{EXECUTOR_STATS_TOPIC, ExecutorStats};
 use crate::node::{Node, NodeCreateError};
+use crate::publisher::Publisher;
 use crate::qos::Qos;
 use crate::subscription::Subscription;
 use crate::transport::Transport;
@@ -45,6 +49,9 @@ struct ContextInner {
     transport: Option<Arc<dyn Transport>>,
     /// The services of the context, by name.
     exchanges: Exchanges,
+    /// Publishes the stats of the executors that run the context's nodes; started by the
+    /// first executor, and only with a transport (`None` inside: it could not start).
+    reporter: OnceLock<Option<Reporter>>,
 }
 
 /// Configures a [`Context`]; from [`Context::builder`].
@@ -64,6 +71,10 @@ impl ContextBuilder {
 
     /// Carries the context's topics out of the process too, e.g. over DDS with
     /// `tacto_dds::DdsTransport`. Without one, the context's nodes talk only to each other.
+    ///
+    /// With a transport, the context also publishes the figures of the executors that run its
+    /// nodes on the [stats topic](crate::msg::tacto_msgs::ExecutorStats), once a second while
+    /// someone subscribes (`tacto top` does), from a thread of its own.
     pub fn transport(mut self, transport: Arc<dyn Transport>) -> Self {
         self.transport = Some(transport);
         self
@@ -79,6 +90,7 @@ impl ContextBuilder {
                 delivery: self.delivery,
                 transport: self.transport,
                 exchanges: Exchanges::default(),
+                reporter: OnceLock::new(),
             }),
         }
     }
@@ -252,6 +264,31 @@ impl Context {
 
     pub(crate) fn delivery(&self) -> LocalDelivery {
         self.inner.delivery
+    }
+
+    /// Publishes `board`'s figures on the stats topic from now on, if the context has a
+    /// transport (see [`crate::executor::report`]).
+    pub(crate) fn report(&self, board: &Arc<Board>) {
+        if self.inner.transport.is_none() {
+            return;
+        }
+        let reporter = self.inner.reporter.get_or_init(|| {
+            let started = self
+                .topic::<ExecutorStats>(EXECUTOR_STATS_TOPIC)
+                .and_then(|topic| {
+                    let link = topic.link_writer(None, &Qos::default())?;
+                    Ok(Publisher::new(topic, link))
+                })
+                .map_err(|e| e.to_string())
+                .and_then(|publisher| Reporter::start(publisher).map_err(|e| e.to_string()));
+            // Once per context: the program runs on, without its stats topic.
+            started
+                .inspect_err(|e| eprintln!("tacto: executor stats will not be published: {e}"))
+                .ok()
+        });
+        if let Some(reporter) = reporter {
+            reporter.add(board);
+        }
     }
 
     /// The context's transport out of the process, if any.

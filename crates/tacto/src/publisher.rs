@@ -189,6 +189,12 @@ impl<T: Message> Publisher<T> {
         (self.shared.link.as_ref()).map_or(0, |link| link.incompatible_qos())
     }
 
+    /// True if a subscription, in the process or out of it, would receive a sample now.
+    pub(crate) fn is_heard(&self) -> bool {
+        self.subscription_count() > 0
+            || (self.shared.link.as_ref()).is_some_and(|link| link.has_remote_readers())
+    }
+
     /// The number of intra-process subscriptions on the topic.
     pub fn subscription_count(&self) -> usize {
         self.shared.topic.subscriber_count()

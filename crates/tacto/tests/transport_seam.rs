@@ -11,6 +11,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use tacto::msg::std_msgs::String as Text;
+use tacto::msg::tacto_msgs::{EXECUTOR_STATS_TOPIC, ExecutorStats};
 use tacto::{
     CallbackExecutor, Context, EventsExecutor, Executor, History, LetExecutor, Qos, Trigger,
 };
@@ -291,4 +292,76 @@ fn a_let_period_sees_the_remote_samples_of_its_start_only() {
         ["during"],
         "and is seen at the next period's start"
     );
+}
+
+/// Spins `executor` with a node `name` that runs every millisecond, on a thread of its own
+/// until the returned handle stops it.
+fn spin_ticker(
+    ctx: &Context,
+    name: &str,
+    mut executor: impl Executor + 'static,
+) -> (tacto::StopHandle, std::thread::JoinHandle<()>) {
+    let mut node = ctx.node(name).unwrap();
+    node.execute(Trigger::every(Duration::from_millis(1)), |_| {})
+        .unwrap();
+    executor.add(node).unwrap();
+    let stop = executor.stop_handle();
+    let thread = std::thread::spawn(move || {
+        executor.spin_for(PATIENCE).unwrap();
+    });
+    (stop, thread)
+}
+
+#[test]
+fn every_executor_of_a_process_is_reported_on_the_stats_topic_while_someone_subscribes() {
+    let hub = loopback::Hub::new();
+    let (process, top) = (hub.context(), hub.context());
+    let ticking = [
+        spin_ticker(&process, "ticker", tacto::WaitSetExecutor::new().unwrap()),
+        spin_ticker(&process, "relay", EventsExecutor::new().unwrap()),
+    ];
+    // Two report periods with nobody listening: nothing goes out.
+    std::thread::sleep(Duration::from_millis(2200));
+    assert_eq!(hub.writes(EXECUTOR_STATS_TOPIC), 0);
+
+    let reports = (top.node("top").unwrap())
+        .subscription::<ExecutorStats>(EXECUTOR_STATS_TOPIC)
+        .create()
+        .unwrap();
+    let mut seen: Vec<ExecutorStats> = Vec::new();
+    let deadline = std::time::Instant::now() + PATIENCE;
+    while !(seen.iter().any(|r| r.kind == "wait-set") && seen.iter().any(|r| r.kind == "events")) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "reports seen: {seen:?}"
+        );
+        match reports.take() {
+            Some(report) => seen.push(ExecutorStats::clone(&report)),
+            None => std::thread::sleep(Duration::from_millis(10)),
+        }
+    }
+    for report in &seen {
+        assert_eq!(report.pid, std::process::id());
+        let expected = if report.kind == "wait-set" {
+            "ticker"
+        } else {
+            "relay"
+        };
+        let [executable] = &report.executables[..] else {
+            panic!("{report:?}");
+        };
+        assert_eq!((&*executable.node, executable.index), (expected, 0));
+        assert!(executable.runs > 0, "{report:?}");
+        assert!(
+            executable.run_ns_total >= executable.run_ns_max,
+            "{report:?}"
+        );
+        assert!(report.wakeups > 0, "{report:?}");
+    }
+    let number = |kind: &str| seen.iter().find(|r| r.kind == kind).unwrap().executor;
+    assert_ne!(number("wait-set"), number("events"), "numbered apart");
+    for (stop, thread) in ticking {
+        stop.stop();
+        thread.join().unwrap();
+    }
 }

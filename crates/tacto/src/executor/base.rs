@@ -4,17 +4,22 @@
 use std::io;
 use std::sync::Arc;
 
+use std::sync::atomic::Ordering;
+
 use super::poller::Poller;
+use super::stats::{Board, Counters};
 use super::{ExecutorStats, StopHandle};
 use crate::clock::{ClockKind, Time};
+use crate::context::Context;
 
 #[derive(Debug)]
 pub(crate) struct Base {
     pub(crate) poller: Poller,
     pub(crate) stop: StopHandle,
-    /// Counters; `wakeups` holds only wake-ups the poller does not count (thread-pool
-    /// followers), see [`stats`](Self::stats).
+    /// Counters; `wakeups` is unused: the poller counts them (see [`stats`](Self::stats)).
     pub(crate) stats: ExecutorStats,
+    /// The figures the stats reporters of the nodes' contexts read.
+    pub(crate) board: Arc<Board>,
     /// The names of every node added, those without executables included: each keeps its
     /// name taken in its context while the executor lives.
     pub(crate) nodes: Vec<Arc<str>>,
@@ -24,14 +29,17 @@ pub(crate) struct Base {
 }
 
 impl Base {
-    /// Creates the OS resources: an epoll set, an eventfd and a timerfd.
-    pub(crate) fn new() -> io::Result<Self> {
+    /// Creates the OS resources: an epoll set, an eventfd and a timerfd. `kind` names the
+    /// model in the stats topic.
+    pub(crate) fn new(kind: &'static str) -> io::Result<Self> {
         let poller = Poller::new()?;
         let stop = StopHandle::new(poller.signal().clone());
+        let board = Arc::new(Board::new(kind, poller.wakeups().clone()));
         Ok(Base {
             poller,
             stop,
             stats: ExecutorStats::default(),
+            board,
             nodes: Vec::new(),
             epochs: Vec::new(),
         })
@@ -54,8 +62,22 @@ impl Base {
 
     pub(crate) fn stats(&self) -> ExecutorStats {
         ExecutorStats {
-            wakeups: self.poller.wakeups() + self.stats.wakeups,
+            wakeups: self.poller.wakeups().load(Ordering::Relaxed),
             ..self.stats
         }
+    }
+
+    /// The counters of executable number `index` of node `node` of `context`, listed on the
+    /// board; the context starts reporting this executor if it has a transport.
+    pub(crate) fn counters(
+        &self,
+        context: &Context,
+        node: &Arc<str>,
+        index: usize,
+    ) -> Arc<Counters> {
+        let counters = Arc::new(Counters::default());
+        self.board.add(node, index, &counters);
+        context.report(&self.board);
+        counters
     }
 }

@@ -69,6 +69,7 @@ impl CallbackExecutor {
     pub fn new() -> std::io::Result<Self> {
         SingleThreaded::new(Policy {
             accepts: |exe| classic("callback")(exe),
+            kind: "callback",
             order: Order::TimersFirst,
         })
         .map(CallbackExecutor)

@@ -76,7 +76,7 @@ pub(crate) struct Entry<L = Pending> {
     /// Its position among its node's executables.
     index: usize,
     /// What it did so far.
-    counters: Counters,
+    counters: Arc<Counters>,
     /// Set for periodic triggers.
     schedule: Option<Schedule>,
     listener: Arc<L>,
@@ -218,7 +218,8 @@ pub(crate) fn admit<L: Listener + FdListener + 'static>(
     if base.nodes.contains(&name) {
         return Err(AddError::DuplicateNode(name.to_string()));
     }
-    let clock = node.context().clock().clone();
+    let context = node.context().clone();
+    let clock = context.clock().clone();
     // A subscription named in two of the node's triggers would be attached once, then refused.
     let mut triggering: Vec<&Arc<dyn Input>> = Vec::new();
     for exe in &node.executables {
@@ -297,7 +298,7 @@ pub(crate) fn admit<L: Listener + FdListener + 'static>(
             exe,
             node: name.clone(),
             index,
-            counters: Counters::default(),
+            counters: base.counters(&context, &name, index),
             schedule,
             listener,
             watch,

@@ -166,7 +166,7 @@ impl EventsExecutor {
         events
             .try_reserve_exact(capacity)
             .map_err(|_| EventsExecutorCreateError::TooLarge(capacity))?;
-        let base = Base::new()?;
+        let base = Base::new("events")?;
         let ring = Ring {
             events,
             capacity,

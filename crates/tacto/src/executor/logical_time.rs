@@ -145,7 +145,7 @@ struct Entry {
     /// Its position among its node's executables.
     index: usize,
     /// What it did so far.
-    counters: Counters,
+    counters: Arc<Counters>,
     /// Set for periodic triggers.
     due: Option<Due>,
     /// The node's clocks, for the time of an input trigger on another clock.
@@ -274,7 +274,7 @@ impl LetBuilder {
         if self.outbox_capacity == 0 {
             return Err(LetCreateError::ZeroOutboxCapacity);
         }
-        let base = Base::new()?;
+        let base = Base::new("let")?;
         if self.kind == ClockKind::Ros {
             self.clock.wake_on_sim_time(base.poller.signal());
         }
@@ -406,18 +406,20 @@ impl Executor for LetExecutor {
             let redirected = output.defer_to(self.outbox.clone());
             debug_assert!(redirected, "a publisher belongs to one node, added once");
         }
-        let clock = node.context().clock().clone();
+        let context = node.context().clone();
+        let clock = context.clock().clone();
         self.base.nodes.push(node.name.clone());
         self.inputs.extend(node.inputs);
         let next = self.next_period;
         let name = node.name.clone();
         let entries = node.executables.into_iter().zip(periods).enumerate();
+        let base = &self.base;
         self.entries
             .extend(entries.map(|(index, (exe, every))| Entry {
                 exe,
                 node: name.clone(),
                 index,
-                counters: Counters::default(),
+                counters: base.counters(&context, &name, index),
                 due: every.map(|every| Due { every, next }),
                 clock: clock.clone(),
             }));

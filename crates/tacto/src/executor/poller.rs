@@ -33,6 +33,7 @@ use std::io;
 use std::mem::MaybeUninit;
 use std::os::fd::{BorrowedFd, OwnedFd};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustix::event::epoll;
 use rustix::time::{
@@ -131,7 +132,8 @@ pub(crate) struct Poller {
     timer: OwnedFd,
     /// The deadline the timerfd is armed with.
     armed: Option<Time>,
-    wakeups: u64,
+    /// Shared with the executor's [`Board`](super::stats::Board).
+    wakeups: Arc<AtomicU64>,
     /// Who hears of each watched fd, by token.
     watched: Vec<Arc<dyn FdListener>>,
     /// The process's fork generation when the poller was made: in a forked child, the OS
@@ -175,7 +177,7 @@ impl Poller {
             signal,
             timer,
             armed: None,
-            wakeups: 0,
+            wakeups: Arc::default(),
             watched: Vec::new(),
         })
     }
@@ -184,9 +186,10 @@ impl Poller {
         &self.signal
     }
 
-    /// How many times the thread blocked and was woken.
-    pub(crate) fn wakeups(&self) -> u64 {
-        self.wakeups
+    /// How many times the thread blocked and was woken (with the thread pool's followers,
+    /// which count themselves here too).
+    pub(crate) fn wakeups(&self) -> &Arc<AtomicU64> {
+        &self.wakeups
     }
 
     /// Adds each fd to the epoll set, to be reported to its listener (see the module docs);
@@ -254,7 +257,7 @@ impl Poller {
         }
         let woken = self.take_events(None);
         self.signal.woke();
-        self.wakeups += 1;
+        self.wakeups.fetch_add(1, Ordering::Relaxed);
         match woken {
             Err(rustix::io::Errno::INTR) => Ok(Woken::Work),
             result => Ok(result.map_err(io::Error::from)?),

@@ -19,6 +19,8 @@ pub(crate) struct Policy {
     /// Refuses triggers the model lacks: `Err((executor name, reason))`.
     pub(crate) accepts: fn(&Executable) -> Result<(), (&'static str, &'static str)>,
     pub(crate) order: Order,
+    /// The model's name in the stats topic.
+    pub(crate) kind: &'static str,
 }
 
 /// In which order one round runs ready entries.
@@ -40,7 +42,7 @@ pub(crate) struct SingleThreaded {
 impl SingleThreaded {
     pub(crate) fn new(policy: Policy) -> io::Result<Self> {
         Ok(SingleThreaded {
-            base: Base::new()?,
+            base: Base::new(policy.kind)?,
             entries: Vec::new(),
             policy,
         })

@@ -1,10 +1,13 @@
 //! What one executable of an executor did: the live figures behind
 //! [`Executor::executable_stats`](super::Executor::executable_stats).
 
-use std::sync::Arc;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicU32, AtomicU64};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use crate::clock::Time;
+use crate::clock::{ClockKind, Time, os_now};
+use crate::msg::tacto_msgs;
 
 /// Counters and timings of one executable (a node's code registered with a trigger, a callback
 /// or a timer) since it joined its executor.
@@ -73,37 +76,114 @@ impl ExecutableStats {
 
 /// What an executor keeps per executable on its hot path: plain nanoseconds, turned into
 /// [`ExecutableStats`] only when someone asks.
-#[derive(Debug, Clone, Default)]
+///
+/// Atomic because the stats reporter of a context reads them from its own thread (see
+/// [`crate::executor::report`]); relaxed, because each figure stands alone: a reader may see a
+/// run counted whose time is not added yet, which a live view can live with. Uncontended
+/// read-modify-writes cost a few nanoseconds per run.
+#[derive(Debug, Default)]
 pub(crate) struct Counters {
-    runs: u64,
-    run_ns_total: u64,
-    run_ns_max: u64,
-    delay_ns_total: u64,
-    delay_ns_max: u64,
-    missed_periods: u64,
+    runs: AtomicU64,
+    run_ns_total: AtomicU64,
+    run_ns_max: AtomicU64,
+    delay_ns_total: AtomicU64,
+    delay_ns_max: AtomicU64,
+    missed_periods: AtomicU64,
 }
 
 impl Counters {
     /// Counts one run that started `delay_ns` after its deadline and took `took_ns`.
-    pub(crate) fn record(&mut self, delay_ns: u64, took_ns: u64, missed_periods: u64) {
-        self.runs += 1;
-        self.run_ns_total = self.run_ns_total.saturating_add(took_ns);
-        self.run_ns_max = self.run_ns_max.max(took_ns);
-        self.delay_ns_total = self.delay_ns_total.saturating_add(delay_ns);
-        self.delay_ns_max = self.delay_ns_max.max(delay_ns);
-        self.missed_periods += missed_periods;
+    pub(crate) fn record(&self, delay_ns: u64, took_ns: u64, missed_periods: u64) {
+        self.runs.fetch_add(1, Relaxed);
+        self.run_ns_total.fetch_add(took_ns, Relaxed);
+        self.run_ns_max.fetch_max(took_ns, Relaxed);
+        self.delay_ns_total.fetch_add(delay_ns, Relaxed);
+        self.delay_ns_max.fetch_max(delay_ns, Relaxed);
+        if missed_periods > 0 {
+            self.missed_periods.fetch_add(missed_periods, Relaxed);
+        }
     }
 
     pub(crate) fn stats(&self, node: &Arc<str>, index: usize) -> ExecutableStats {
         ExecutableStats {
             node: node.clone(),
             index,
-            runs: self.runs,
-            run_time_total: Duration::from_nanos(self.run_ns_total),
-            run_time_max: Duration::from_nanos(self.run_ns_max),
-            start_delay_total: Duration::from_nanos(self.delay_ns_total),
-            start_delay_max: Duration::from_nanos(self.delay_ns_max),
-            missed_periods: self.missed_periods,
+            runs: self.runs.load(Relaxed),
+            run_time_total: Duration::from_nanos(self.run_ns_total.load(Relaxed)),
+            run_time_max: Duration::from_nanos(self.run_ns_max.load(Relaxed)),
+            start_delay_total: Duration::from_nanos(self.delay_ns_total.load(Relaxed)),
+            start_delay_max: Duration::from_nanos(self.delay_ns_max.load(Relaxed)),
+            missed_periods: self.missed_periods.load(Relaxed),
+        }
+    }
+}
+
+/// One executor's figures, shared with the stats reporter of each context whose nodes it
+/// runs: its wake-up count and each executable's counters.
+#[derive(Debug)]
+pub(crate) struct Board {
+    /// The executor's model, as [`tacto_msgs::ExecutorStats::kind`] names it.
+    pub(crate) kind: &'static str,
+    /// Its number in the process, from 0 in the order of creation.
+    pub(crate) number: u32,
+    /// Wake-ups of all its threads.
+    pub(crate) wakeups: Arc<AtomicU64>,
+    executables: Mutex<Vec<Listed>>,
+}
+
+/// An executable on a board: its node, its index in the node, its counters.
+type Listed = (Arc<str>, usize, Arc<Counters>);
+
+impl Board {
+    pub(crate) fn new(kind: &'static str, wakeups: Arc<AtomicU64>) -> Self {
+        static CREATED: AtomicU32 = AtomicU32::new(0);
+        Board {
+            kind,
+            number: CREATED.fetch_add(1, Relaxed),
+            wakeups,
+            executables: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Lists an executable's counters, as its executor admits it.
+    pub(crate) fn add(&self, node: &Arc<str>, index: usize, counters: &Arc<Counters>) {
+        let mut executables = self
+            .executables
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        executables.push((node.clone(), index, counters.clone()));
+    }
+
+    /// The figures now, as the stats topic carries them.
+    pub(crate) fn report(&self, host: &str) -> tacto_msgs::ExecutorStats {
+        let executables = self
+            .executables
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let nanos = |d: Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+        let executables = (executables.iter())
+            .map(|(node, index, counters)| {
+                let stats = counters.stats(node, *index);
+                tacto_msgs::ExecutableStats {
+                    node: node.to_string(),
+                    index: u32::try_from(*index).unwrap_or(u32::MAX),
+                    runs: stats.runs,
+                    run_ns_total: nanos(stats.run_time_total),
+                    run_ns_max: nanos(stats.run_time_max),
+                    start_delay_ns_total: nanos(stats.start_delay_total),
+                    start_delay_ns_max: nanos(stats.start_delay_max),
+                    missed_periods: stats.missed_periods,
+                }
+            })
+            .collect();
+        tacto_msgs::ExecutorStats {
+            stamp: os_now(ClockKind::System).into(),
+            host: host.to_owned(),
+            pid: std::process::id(),
+            executor: self.number,
+            kind: self.kind.to_owned(),
+            wakeups: self.wakeups.load(Relaxed),
+            executables,
         }
     }
 }

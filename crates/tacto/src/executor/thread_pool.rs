@@ -57,6 +57,7 @@ use std::collections::VecDeque;
 use std::io;
 use std::num::NonZeroUsize;
 use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
 use std::time::Instant;
@@ -207,7 +208,7 @@ impl ThreadPoolExecutor {
     fn with_threads(threads: NonZeroUsize) -> io::Result<Self> {
         Ok(ThreadPoolExecutor {
             threads,
-            base: Base::new()?,
+            base: Base::new("thread-pool")?,
             entries: Vec::new(),
             group_of: Vec::new(),
             groups: Vec::new(),
@@ -261,6 +262,7 @@ impl Executor for ThreadPoolExecutor {
         let (threads, executables) = (self.threads.get(), self.entries.len());
         let pool = Pool {
             signal: poller.signal().clone(),
+            wakeups: poller.wakeups().clone(),
             state: Mutex::new(State {
                 poller: Some(poller),
                 leader_deadline: None,
@@ -315,8 +317,6 @@ impl Executor for ThreadPoolExecutor {
         stats.executions += state.stats.executions;
         stats.missed_periods += state.stats.missed_periods;
         stats.left_unread += state.stats.left_unread;
-        // The poller counts the leaders' wake-ups; these are the followers'.
-        stats.wakeups += state.stats.wakeups;
         match state.ending {
             Some(Ending::Outcome(outcome)) => Ok(outcome),
             Some(Ending::Failed(e)) => Err(e),
@@ -362,6 +362,8 @@ struct Pool<'a> {
     followers: Condvar,
     /// The poller's wake-up line, to wake the leader.
     signal: Arc<Signal>,
+    /// The poller's wake-up count, which counts the followers' wake-ups too.
+    wakeups: Arc<AtomicU64>,
     stop: &'a StopHandle,
     /// The spin's deadline, on the steady clock.
     deadline: Option<Time>,
@@ -609,7 +611,7 @@ impl<'a> Pool<'a> {
             .wait(state)
             .unwrap_or_else(PoisonError::into_inner);
         state.idle -= 1;
-        state.stats.wakeups += 1;
+        self.wakeups.fetch_add(1, Ordering::Relaxed);
         state
     }
 

@@ -52,6 +52,7 @@ impl WaitSetExecutor {
     pub fn new() -> std::io::Result<Self> {
         SingleThreaded::new(Policy {
             accepts: |_| Ok(()),
+            kind: "wait-set",
             order: Order::Registration,
         })
         .map(WaitSetExecutor)

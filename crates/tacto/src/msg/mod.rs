@@ -7,3 +7,4 @@
 pub mod builtin_interfaces;
 pub mod rosgraph_msgs;
 pub mod std_msgs;
+pub mod tacto_msgs;

@@ -176,7 +176,7 @@ impl TopicCore {
 }
 
 /// A link writer shared by the publishers of one node with one QoS: (node, QoS, writer).
-type SharedWriter = (String, Qos, Weak<dyn LinkWriter>);
+type SharedWriter = (Option<String>, Qos, Weak<dyn LinkWriter>);
 
 /// One Rust type's publishers and subscriptions of a topic.
 pub(crate) struct Topic<T> {
@@ -280,7 +280,7 @@ impl<T: Message> Topic<T> {
     /// without a transport.
     pub(crate) fn link_writer(
         &self,
-        node: &str,
+        node: Option<&str>,
         qos: &Qos,
     ) -> Result<Option<Arc<dyn LinkWriter>>, TopicError> {
         let Some(transport) = &self.core.transport else {
@@ -289,14 +289,14 @@ impl<T: Message> Topic<T> {
         let mut writers = (self.core.writers.lock()).unwrap_or_else(PoisonError::into_inner);
         writers.retain(|(_, _, writer)| writer.strong_count() > 0);
         let live = (writers.iter())
-            .filter(|(of, with, _)| of == node && with == qos)
+            .filter(|(of, with, _)| of.as_deref() == node && with == qos)
             .find_map(|(_, _, writer)| writer.upgrade());
         if let Some(live) = live {
             return Ok(Some(live));
         }
-        let made = (transport.writer(Some(node), &self.core.name, self.core.ros_type, qos))
+        let made = (transport.writer(node, &self.core.name, self.core.ros_type, qos))
             .map_err(|error| self.link_error(error))?;
-        writers.push((node.to_owned(), *qos, Arc::downgrade(&made)));
+        writers.push((node.map(str::to_owned), *qos, Arc::downgrade(&made)));
         Ok(Some(made))
     }
 

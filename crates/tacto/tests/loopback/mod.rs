@@ -4,7 +4,7 @@
 //! a reader is a bounded cache with DDS sample states, as a DDS reader's is. Nothing here
 //! knows about Cyclone or shared memory, so the tests that use it check the seam itself.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -21,6 +21,8 @@ pub struct Hub {
     processes: AtomicUsize,
     /// Received samples whose bytes some reader or subscription still holds.
     held: Arc<AtomicUsize>,
+    /// Samples written, by topic.
+    written: Mutex<HashMap<String, u64>>,
 }
 
 impl Hub {
@@ -42,6 +44,16 @@ impl Hub {
     /// subscription that has not decoded them yet.
     pub fn samples_held(&self) -> usize {
         self.held.load(Ordering::SeqCst)
+    }
+
+    /// The samples written on `topic` so far, by every process.
+    pub fn writes(&self, topic: &str) -> u64 {
+        self.written
+            .lock()
+            .unwrap()
+            .get(topic)
+            .copied()
+            .unwrap_or(0)
     }
 
     /// The live readers of `topic` outside `process`.
@@ -117,6 +129,9 @@ impl LinkWriter for Writer {
     }
 
     fn write(&self, cdr: &[u8]) -> Result<(), LinkError> {
+        *(self.hub.written.lock().unwrap())
+            .entry(self.topic.clone())
+            .or_default() += 1;
         let info = SampleInfo {
             publish_time: now(),
             receive_time: now(),
