@@ -63,6 +63,16 @@ enum Command {
         #[command(flatten)]
         graph: GraphArgs,
     },
+    /// Live figures of every tacto executor on the graph: runs, CPU, run times and start
+    /// delays per node's executable, from the stats each tacto process publishes once a second
+    /// while someone listens.
+    Top {
+        /// Print one table, with rates, then exit.
+        #[arg(long)]
+        once: bool,
+        #[command(flatten)]
+        graph: GraphArgs,
+    },
     /// ROS 2 nodes on the graph.
     Node {
         #[command(subcommand)]
@@ -117,6 +127,9 @@ enum TopicCommand {
         /// Shows each topic's type.
         #[arg(short = 't', long = "show-types")]
         show_types: bool,
+        /// Lists hidden topics too (a name part starting with `_`, as tacto's stats topic).
+        #[arg(long)]
+        include_hidden_topics: bool,
     },
     /// Prints the messages of a topic as YAML (ros2cli's format), `---` after each.
     Echo {
@@ -349,6 +362,7 @@ fn run(cli: Cli, interrupt: &Interrupt) -> Result<(), Failure> {
             graph_command(Graph::Topic(command), &graph, interrupt)
         }
         Command::Node { command, graph } => graph_command(Graph::Node(command), &graph, interrupt),
+        Command::Top { once, graph } => graph_command(Graph::Top { once }, &graph, interrupt),
         Command::Service { command, graph } => {
             graph_command(Graph::Service(command), &graph, interrupt)
         }
@@ -386,6 +400,7 @@ fn launch(file: &Path, interrupt: &Interrupt) -> Result<(), Failure> {
 }
 
 enum Graph {
+    Top { once: bool },
     Topic(TopicCommand),
     Node(NodeCommand),
     Service(ServiceCommand),
@@ -402,9 +417,23 @@ fn graph_command(command: Graph, args: &GraphArgs, interrupt: &Interrupt) -> Res
     let stop = || interrupt.requested();
     let mut out = std::io::stdout().lock();
     let result = match command {
-        Graph::Topic(TopicCommand::List { show_types }) => {
-            commands::topic_list(&participant, &options, show_types, &mut out, &stop)
+        Graph::Top { once } => {
+            use std::io::IsTerminal;
+            let clear = !once && std::io::stdout().is_terminal();
+            let top = tacto_cli::TopOptions { once, clear };
+            commands::top(&participant, &options, top, &mut out, &stop)
         }
+        Graph::Topic(TopicCommand::List {
+            show_types,
+            include_hidden_topics,
+        }) => commands::topic_list(
+            &participant,
+            &options,
+            show_types,
+            include_hidden_topics,
+            &mut out,
+            &stop,
+        ),
         Graph::Topic(TopicCommand::Echo {
             name,
             type_name,

@@ -8,11 +8,11 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Output, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use support::{PATIENCE, RclpyNode, loopback_participant};
-use tacto::Context;
 use tacto::msg::std_msgs::{Header, String as Text};
+use tacto::{Context, Executor, Trigger, WaitSetExecutor};
 use tacto_dds::DdsTransport;
 
 /// The rclpy scripts of tacto-dds' tests, relative to this crate's tests/ folder.
@@ -679,4 +679,62 @@ fn topic_bw_reports_the_rclpy_talkers_bandwidth_and_sizes() {
         "{sizes:?}"
     );
     assert!(matches!(status.code(), Some(0 | 130)), "{status}");
+}
+
+#[test]
+fn top_once_shows_each_executor_of_a_tacto_process_with_its_nodes_rates() {
+    const DOMAIN: u32 = 187;
+    let ctx = Context::builder()
+        .transport(DdsTransport::new(loopback_participant(DOMAIN)))
+        .create();
+    let mut node = ctx.node("top_ticker").unwrap();
+    (node.execute(Trigger::every(Duration::from_millis(10)), |_| {})).unwrap();
+    let mut executor = WaitSetExecutor::new().unwrap();
+    executor.add(node).unwrap();
+    let stop = executor.stop_handle();
+    let spinning = std::thread::spawn(move || {
+        executor.spin_for(PATIENCE).unwrap();
+    });
+
+    let output = run(DOMAIN, &["top", "--once", "--wait-s", "90"]);
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let pid = std::process::id().to_string();
+    let row: Vec<&str> = (stdout.lines())
+        .find(|l| l.contains(" top_ticker "))
+        .unwrap_or_else(|| panic!("{stdout}"))
+        .split_whitespace()
+        .collect();
+    // HOST PID EXEC KIND WAKE/S NODE # RUNS RUNS/S CPU% MEAN MAX DELAY MISSED
+    assert!(stdout.starts_with("HOST "), "{stdout}");
+    assert_eq!(
+        (row[1], row[3], row[5], row[6]),
+        (&*pid, "wait-set", "top_ticker", "0")
+    );
+    let runs_per_s: f64 = row[8].parse().unwrap_or_else(|_| panic!("{stdout}"));
+    assert!(runs_per_s > 10.0 && runs_per_s < 150.0, "100 Hz: {stdout}");
+
+    let json = run(DOMAIN, &["top", "--once", "--json", "--wait-s", "90"]);
+    let json = text(&json.stdout);
+    assert!(json.contains(r#""kind":"wait-set""#), "{json}");
+    assert!(json.contains(r#""node":"top_ticker""#), "{json}");
+    // The stats topic is hidden, as in ros2cli.
+    let all = ["topic", "list", "--include-hidden-topics"];
+    let deadline = Instant::now() + PATIENCE;
+    while !text(&run(DOMAIN, &all).stdout).contains("/_tacto/executor_stats\n") {
+        assert!(Instant::now() < deadline, "the stats topic is never listed");
+    }
+    let listed = text(&run(DOMAIN, &["topic", "list"]).stdout);
+    assert!(!listed.contains("/_tacto/"), "{listed}");
+    stop.stop();
+    spinning.join().unwrap();
+
+    // No tacto process left publishing: `--once` says so after its wait.
+    let output = run(DOMAIN + 1, &["top", "--once", "--wait-s", "0.5"]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stdout));
+    assert!(
+        text(&output.stderr).contains("no tacto executor publishes stats"),
+        "{}",
+        text(&output.stderr)
+    );
 }

@@ -14,6 +14,7 @@ use tacto_dds::{
 use crate::bw::Bandwidth;
 use crate::hz::Rate;
 use crate::registry::{MessageType, TypeError, TypeRegistry};
+use crate::top::Executors;
 use crate::{json, yaml};
 
 /// How often a waiting command looks at discovery and at `stop`.
@@ -103,6 +104,12 @@ pub enum CommandError {
         /// What was wrong.
         error: crate::DecodeError,
     },
+    /// `tacto top --once` heard no executor.
+    #[error("no tacto executor publishes stats (none heard after {} s)", wait.as_secs_f64())]
+    NoExecutors {
+        /// How long it waited.
+        wait: Duration,
+    },
     /// The topic has publishers of more than one type.
     #[error("{topic} has publishers of several types ({}): give the type", types.join(", "))]
     SeveralTypes {
@@ -174,17 +181,20 @@ fn absolute(topic: &str) -> String {
     }
 }
 
-/// `tacto topic list [-t]`: the topics on the graph after the wait.
+/// `tacto topic list [-t] [--include-hidden-topics]`: the topics on the graph after the wait,
+/// hidden ones only if asked (as ros2cli).
 pub fn topic_list(
     participant: &Participant,
     options: &Options,
     show_types: bool,
+    include_hidden: bool,
     out: &mut dyn Write,
     stop: &dyn Fn() -> bool,
 ) -> Result<(), CommandError> {
     let mut discovery = Discovery::new(participant)?;
     watch(&mut discovery, options.wait, stop, |_| false)?;
-    let topics = discovery.topics();
+    let mut topics = discovery.topics();
+    topics.retain(|topic| include_hidden || !is_hidden(&topic.name));
     if options.json {
         let list: Vec<serde_json::Value> = topics.iter().map(topic_json).collect();
         writeln!(out, "{}", serde_json::Value::from(list))?;
@@ -200,6 +210,12 @@ pub fn topic_list(
         eprintln!("no topics after {} s", options.wait.as_secs_f64());
     }
     Ok(())
+}
+
+/// ROS 2's hidden names: a token starting with `_` (`/_tacto/executor_stats`), which its tools
+/// leave out unless asked.
+fn is_hidden(name: &str) -> bool {
+    name.split('/').any(|token| token.starts_with('_'))
 }
 
 /// `tacto topic info [-v] NAME`: the topic's type(s) and endpoint counts, in ros2cli's
@@ -867,4 +883,115 @@ pub fn topic_bw(
             }
         }
     }
+}
+
+/// What `tacto top` does besides listening.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TopOptions {
+    /// Print one table, once every executor heard has reported twice (or after 3 s), then
+    /// exit (`--once`).
+    pub once: bool,
+    /// Clear the screen before each table (output to a terminal).
+    pub clear: bool,
+}
+
+/// `tacto top`: every second, a table (or with `--json` a JSON line) of the executors of the
+/// tacto processes on the graph, from their reports on the stats topic; an executor not heard
+/// of for [`GONE_AFTER`](crate::top::GONE_AFTER) leaves it. Reports that do not decode are
+/// skipped and counted under the table.
+pub fn top(
+    participant: &Participant,
+    options: &Options,
+    top: TopOptions,
+    out: &mut dyn Write,
+    stop: &dyn Fn() -> bool,
+) -> Result<(), CommandError> {
+    use tacto::Message;
+    use tacto::msg::tacto_msgs::{EXECUTOR_STATS_TOPIC, ExecutorStats};
+    const PERIOD: Duration = Duration::from_secs(1);
+    let reader = UntypedReader::new(
+        participant,
+        EXECUTOR_STATS_TOPIC,
+        ExecutorStats::TYPE_NAME,
+        Qos {
+            history: History::KeepLast(100),
+            ..Qos::default()
+        },
+    )?;
+    let mut executors = Executors::default();
+    let start = Instant::now();
+    // Reporters publish once a second after they see this reader: the first report may come
+    // a discovery wait plus a period after the start.
+    let quiet_until = start + options.wait + PERIOD;
+    let (mut first, mut malformed, mut said_waiting) = (None, 0u64, false);
+    let mut next_print = start + PERIOD;
+    loop {
+        if stop() {
+            return Err(CommandError::Interrupted);
+        }
+        if reader.wait(TICK).map_err(CommandError::Wait)? {
+            while let Some(sample) = reader.take_cdr()? {
+                match tacto::cdr::from_bytes::<ExecutorStats>(&sample.payload) {
+                    Ok(report) => executors.heard(report, Instant::now()),
+                    Err(_) => malformed += 1,
+                }
+                first.get_or_insert_with(Instant::now);
+            }
+        }
+        let now = Instant::now();
+        if top.once {
+            let ready = first.is_some_and(|first: Instant| {
+                // After a period every reporting process has spoken once, so every executor
+                // is known; a second period gives each its rates.
+                let since = now.duration_since(first);
+                since > PERIOD + TICK && (executors.all_have_rates() || since > 3 * PERIOD)
+            });
+            if ready {
+                return print_top(&executors, malformed, options.json, false, out);
+            }
+            if first.is_none() && now > quiet_until {
+                return Err(CommandError::NoExecutors {
+                    wait: quiet_until - start,
+                });
+            }
+            continue;
+        }
+        if now < next_print {
+            continue;
+        }
+        next_print += PERIOD;
+        executors.forget_gone(now);
+        if !executors.is_empty() {
+            print_top(&executors, malformed, options.json, top.clear, out)?;
+        } else if now > quiet_until && !said_waiting && !options.json {
+            writeln!(out, "waiting for tacto executors on {EXECUTOR_STATS_TOPIC}")?;
+            out.flush()?;
+            said_waiting = true;
+        }
+    }
+}
+
+fn print_top(
+    executors: &Executors,
+    malformed: u64,
+    json: bool,
+    clear: bool,
+    out: &mut dyn Write,
+) -> Result<(), CommandError> {
+    if json {
+        writeln!(out, "{}", executors.json())?;
+    } else {
+        if clear {
+            write!(out, "\x1b[H\x1b[2J")?;
+        }
+        write!(out, "{}", executors.table())?;
+        if malformed > 0 {
+            writeln!(out, "({malformed} reports did not decode and were skipped)")?;
+        }
+        if !clear {
+            writeln!(out)?;
+        }
+    }
+    out.flush()?;
+    Ok(())
 }

@@ -12,10 +12,11 @@ pub mod dynamic_cdr;
 pub mod hz;
 pub mod json;
 pub mod registry;
+pub mod top;
 pub mod value;
 pub mod yaml;
 
-pub use commands::{CommandError, EchoOptions, Options, PubOptions};
+pub use commands::{CommandError, EchoOptions, Options, PubOptions, TopOptions};
 pub use dynamic_cdr::{DecodeError, EncodeError, decode, encode};
 pub use registry::{MessageType, TypeError, TypeRegistry};
 pub use value::Value;
