@@ -442,7 +442,10 @@ fn topic_info_counts_the_rclpy_talker_and_listener_and_verbose_names_them() {
         DOMAIN,
         &["topic", "info", "/cli_info", "--json"],
         &talker,
-        |out| out.contains(r#""node":"/rclpy_listener""#),
+        // A new run may see one endpoint before the other: it waits for both.
+        |out| {
+            out.contains(r#""node":"/rclpy_listener""#) && out.contains(r#""node":"/rclpy_talker""#)
+        },
     );
     assert!(
         json.starts_with(r#"{"name":"/cli_info","publishers":[{"#),
