@@ -101,6 +101,13 @@ impl Transport for ShmTransport {
             wake: OnceLock::new(),
         }))
     }
+
+    /// No: every process of a host would open a publisher of the one stats topic, and a
+    /// topic takes [`MAX_PUBLISHERS`](crate::topic::MAX_PUBLISHERS) at most; `tacto top` reads
+    /// the stats over DDS.
+    fn carries_executor_stats(&self) -> bool {
+        false
+    }
 }
 
 /// A topic's publisher port, shared by the publishers of one node and QoS; each sample

@@ -269,7 +269,8 @@ impl Context {
     /// Publishes `board`'s figures on the stats topic from now on, if the context has a
     /// transport (see [`crate::executor::report`]).
     pub(crate) fn report(&self, board: &Arc<Board>) {
-        if self.inner.transport.is_none() {
+        let carries = self.inner.transport.as_ref();
+        if !carries.is_some_and(|transport| transport.carries_executor_stats()) {
             return;
         }
         let reporter = self.inner.reporter.get_or_init(|| {

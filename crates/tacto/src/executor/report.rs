@@ -7,7 +7,9 @@
 //! reads the executors' [`Board`]s, whose counters the executors keep anyway, so the
 //! executors pay nothing for it.
 //!
-//! A context without a transport starts no thread: in the process, executors answer
+//! A context without a transport, or whose transport does not
+//! [carry the stats](crate::transport::Transport::carries_executor_stats) (shared memory), starts
+//! no thread: in the process, executors answer
 //! [`Executor::executable_stats`](super::Executor::executable_stats) directly.
 
 use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};

@@ -101,6 +101,13 @@ pub trait Transport: Send + Sync + fmt::Debug {
         let _ = (node, service, request_type, response_type, deliver);
         Ok(None)
     }
+
+    /// True (the default) if the context publishes its executors' stats over this transport
+    /// (see [`tacto_msgs::ExecutorStats`](crate::msg::tacto_msgs::ExecutorStats)): every
+    /// process with an executor then writes that one topic.
+    fn carries_executor_stats(&self) -> bool {
+        true
+    }
 }
 
 /// The link of one service: a cache of requests from other processes, and the way back to
