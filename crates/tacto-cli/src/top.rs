@@ -88,7 +88,7 @@ impl Executors {
     /// One row per executable, under a heading; `-` where a rate needs a second report.
     pub fn table(&self) -> String {
         let mut table = format!(
-            "{:<16} {:>7} {:>4} {:<11} {:>8}  {:<20} {:>3} {:>9} {:>9} {:>6} {:>9} {:>9} {:>9} {:>6}\n",
+            "{:<16} {:>7} {:>4} {:<11} {:>8}  {:<20} {:>3} {:>9} {:>9} {:>6} {:>9} {:>9} {:>9} {:>6} {:>8} {:>8}\n",
             "HOST",
             "PID",
             "EXEC",
@@ -102,18 +102,21 @@ impl Executors {
             "MEAN(us)",
             "MAX(us)",
             "DELAY(us)",
-            "MISSED"
+            "MISSED",
+            "IN/S",
+            "DROPPED"
         );
         for heard in self.known.values() {
             let report = &heard.last;
             let wakeups = rate(heard, |r| r.wakeups);
             for executable in &report.executables {
-                let of = |r: &ExecutorStats| find(r, executable).map(|e| (e.runs, e.run_ns_total));
-                let runs_per_s = rate(heard, |r| of(r).map_or(0, |(runs, _)| runs));
-                let busy = rate(heard, |r| of(r).map_or(0, |(_, ns)| ns));
+                let of = |r: &ExecutorStats| find(r, executable).cloned().unwrap_or_default();
+                let runs_per_s = rate(heard, |r| of(r).runs);
+                let busy = rate(heard, |r| of(r).run_ns_total);
+                let in_per_s = rate(heard, |r| of(r).samples_in);
                 let _ = writeln!(
                     table,
-                    "{:<16} {:>7} {:>4} {:<11} {:>8}  {:<20} {:>3} {:>9} {:>9} {:>6} {:>9.1} {:>9.1} {:>9.1} {:>6}",
+                    "{:<16} {:>7} {:>4} {:<11} {:>8}  {:<20} {:>3} {:>9} {:>9} {:>6} {:>9.1} {:>9.1} {:>9.1} {:>6} {:>8} {:>8}",
                     clip(&report.host, 16),
                     report.pid,
                     report.executor,
@@ -129,6 +132,8 @@ impl Executors {
                     executable.run_ns_max as f64 / 1e3,
                     executable.start_delay_ns_max as f64 / 1e3,
                     executable.missed_periods,
+                    shown(in_per_s, 1.0, 1),
+                    executable.samples_dropped,
                 );
             }
         }
@@ -142,17 +147,20 @@ impl Executors {
                 let report = &heard.last;
                 let executables: Vec<_> = (report.executables.iter())
                     .map(|e| {
-                        let of = |r: &ExecutorStats| find(r, e).map(|e| (e.runs, e.run_ns_total));
+                        let of = |r: &ExecutorStats| find(r, e).cloned().unwrap_or_default();
                         json!({
                             "node": e.node,
                             "index": e.index,
                             "runs": e.runs,
-                            "runs_per_s": rate(heard, |r| of(r).map_or(0, |(runs, _)| runs)),
-                            "cpu_percent": rate(heard, |r| of(r).map_or(0, |(_, ns)| ns)).map(|ns| ns * 1e-7),
+                            "runs_per_s": rate(heard, |r| of(r).runs),
+                            "cpu_percent": rate(heard, |r| of(r).run_ns_total).map(|ns| ns * 1e-7),
                             "mean_run_us": mean_us(e),
                             "max_run_us": e.run_ns_max as f64 / 1e3,
                             "max_start_delay_us": e.start_delay_ns_max as f64 / 1e3,
                             "missed_periods": e.missed_periods,
+                            "samples_in": e.samples_in,
+                            "samples_in_per_s": rate(heard, |r| of(r).samples_in),
+                            "samples_dropped": e.samples_dropped,
                         })
                     })
                     .collect();

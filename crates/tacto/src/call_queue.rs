@@ -216,6 +216,10 @@ impl<T: Message> Input for CallQueue<T> {
         self.lock().arrivals
     }
 
+    fn dropped(&self) -> u64 {
+        CallQueue::dropped(self)
+    }
+
     fn is_attached(&self) -> bool {
         self.listener.get().is_some()
     }

@@ -192,6 +192,10 @@ impl<T: Message> Input for Requests<T> {
         self.local.arrivals() + self.remote_arrivals.load(Ordering::SeqCst)
     }
 
+    fn dropped(&self) -> u64 {
+        self.local.dropped()
+    }
+
     fn is_attached(&self) -> bool {
         self.local.is_attached()
     }

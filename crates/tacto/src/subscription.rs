@@ -317,6 +317,8 @@ pub(crate) trait Input: Send + Sync + fmt::Debug {
     fn unread(&self) -> usize;
     /// Samples that became visible since creation: a change means new arrivals.
     fn arrivals(&self) -> u64;
+    /// Samples lost unread (see [`Subscription::dropped`]).
+    fn dropped(&self) -> u64;
     fn is_attached(&self) -> bool;
     /// Attaches the listener; `Ok(false)` if one is attached already.
     fn attach(&self, listener: Arc<dyn Listener>) -> Result<bool, LinkError>;
@@ -340,6 +342,11 @@ impl<T: Message> Input for Inbox<T> {
 
     fn arrivals(&self) -> u64 {
         self.cache().arrivals() + self.remote_arrivals.load(Ordering::SeqCst)
+    }
+
+    fn dropped(&self) -> u64 {
+        let remote = self.remote().map_or(0, |remote| remote.dropped());
+        self.cache().dropped() + remote
     }
 
     fn is_attached(&self) -> bool {
@@ -542,12 +549,7 @@ impl<T: Message> Subscription<T> {
     /// `KeepLast`, or arrivals refused by a full `KeepAll`; with a transport, also those its
     /// link lost before they were read (see [`LinkReader::dropped`]).
     pub fn dropped(&self) -> u64 {
-        let remote = self
-            .inbox
-            .remote
-            .as_ref()
-            .map_or(0, |remote| remote.dropped());
-        self.inbox.cache().dropped() + remote
+        Input::dropped(&*self.inbox)
     }
 
     /// Samples from another transport or message type that failed to decode as `T`, since

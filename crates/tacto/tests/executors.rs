@@ -377,4 +377,41 @@ fn executable_stats_count_each_executables_runs_and_time(mut executor: impl Exec
         "no deadline, no delay"
     );
     assert!(timer.start_delay_mean() <= timer.start_delay_max);
+    assert_eq!((triggered.samples_in, triggered.samples_dropped), (2, 0));
+    assert_eq!(
+        (timer.samples_in, timer.samples_dropped),
+        (0, 0),
+        "no inputs"
+    );
+}
+
+#[test]
+fn executable_stats_count_the_samples_its_trigger_lost_unread() {
+    let ctx = Context::new();
+    let mut node = ctx.node("slow").unwrap();
+    let qos = tacto::Qos::default().history(tacto::History::KeepLast(1));
+    let sub = node
+        .subscription::<Empty>("burst")
+        .qos(qos)
+        .create()
+        .unwrap();
+    let burst = node.publisher::<Empty>("burst").create().unwrap();
+    let mut executor = WaitSetExecutor::new().unwrap();
+    let stop = executor.stop_handle();
+    node.execute(Trigger::on(&sub), move |_| {
+        sub.take();
+        stop.stop();
+    })
+    .unwrap();
+    executor.add(node).unwrap();
+    for _ in 0..3 {
+        burst.publish(Empty::default());
+    }
+    spin_until_stopped(&mut executor);
+    let stats = &executor.executable_stats()[0];
+    assert_eq!(
+        (stats.samples_in, stats.samples_dropped),
+        (3, 2),
+        "{stats:?}"
+    );
 }

@@ -11,6 +11,7 @@ use super::stats::{Board, Counters};
 use super::{ExecutorStats, StopHandle};
 use crate::clock::{ClockKind, Time};
 use crate::context::Context;
+use crate::subscription::Input;
 
 #[derive(Debug)]
 pub(crate) struct Base {
@@ -67,16 +68,18 @@ impl Base {
         }
     }
 
-    /// The counters of executable number `index` of node `node` of `context`, listed on the
-    /// board; the context starts reporting this executor if it has a transport.
+    /// The counters of executable number `index` of node `node` of `context`, triggered by
+    /// `inputs`, listed on the board; the context starts reporting this executor if its
+    /// transport carries the stats.
     pub(crate) fn counters(
         &self,
         context: &Context,
         node: &Arc<str>,
         index: usize,
+        inputs: &[Arc<dyn Input>],
     ) -> Arc<Counters> {
         let counters = Arc::new(Counters::default());
-        self.board.add(node, index, &counters);
+        self.board.add(node, index, &counters, inputs);
         context.report(&self.board);
         counters
     }

@@ -170,7 +170,7 @@ impl<L> Entry<L> {
     }
 
     pub(crate) fn stats(&self) -> ExecutableStats {
-        self.counters.stats(&self.node, self.index)
+        (self.counters).stats(&self.node, self.index, &self.exe.trigger.inputs)
     }
 
     pub(crate) fn steady_deadline(&self) -> Option<Time> {
@@ -294,11 +294,12 @@ pub(crate) fn admit<L: Listener + FdListener + 'static>(
             let epoch = base.epoch(exe.trigger.clock, now);
             Schedule::on_grid(period, exe.trigger.clock, epoch, now)
         });
+        let counters = base.counters(&context, &name, index, &exe.trigger.inputs);
         entries.push(Entry {
             exe,
             node: name.clone(),
             index,
-            counters: base.counters(&context, &name, index),
+            counters,
             schedule,
             listener,
             watch,

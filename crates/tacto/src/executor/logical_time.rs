@@ -416,10 +416,10 @@ impl Executor for LetExecutor {
         let base = &self.base;
         self.entries
             .extend(entries.map(|(index, (exe, every))| Entry {
+                counters: base.counters(&context, &name, index, &exe.trigger.inputs),
                 exe,
                 node: name.clone(),
                 index,
-                counters: base.counters(&context, &name, index),
                 due: every.map(|every| Due { every, next }),
                 clock: clock.clone(),
             }));
@@ -470,7 +470,7 @@ impl Executor for LetExecutor {
 
     fn executable_stats(&self) -> Vec<ExecutableStats> {
         (self.entries.iter())
-            .map(|e| e.counters.stats(&e.node, e.index))
+            .map(|e| e.counters.stats(&e.node, e.index, &e.exe.trigger.inputs))
             .collect()
     }
 }

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use crate::clock::{ClockKind, Time, os_now};
 use crate::msg::tacto_msgs;
+use crate::subscription::Input;
 
 /// Counters and timings of one executable (a node's code registered with a trigger, a callback
 /// or a timer) since it joined its executor.
@@ -60,6 +61,12 @@ pub struct ExecutableStats {
     pub start_delay_max: Duration,
     /// Periods that passed unserved (see [`crate::timer`]).
     pub missed_periods: u64,
+    /// Samples that arrived on the subscriptions of its trigger (a callback's own
+    /// subscription), since they were created. Subscriptions only polled by the code, which
+    /// the executor does not know of, are not counted.
+    pub samples_in: u64,
+    /// Of those, samples lost unread (see [`Subscription::dropped`](crate::Subscription::dropped)).
+    pub samples_dropped: u64,
 }
 
 impl ExecutableStats {
@@ -104,7 +111,13 @@ impl Counters {
         }
     }
 
-    pub(crate) fn stats(&self, node: &Arc<str>, index: usize) -> ExecutableStats {
+    /// The figures of the executable of `node` number `index` triggered by `inputs`.
+    pub(crate) fn stats(
+        &self,
+        node: &Arc<str>,
+        index: usize,
+        inputs: &[Arc<dyn Input>],
+    ) -> ExecutableStats {
         ExecutableStats {
             node: node.clone(),
             index,
@@ -114,6 +127,8 @@ impl Counters {
             start_delay_total: Duration::from_nanos(self.delay_ns_total.load(Relaxed)),
             start_delay_max: Duration::from_nanos(self.delay_ns_max.load(Relaxed)),
             missed_periods: self.missed_periods.load(Relaxed),
+            samples_in: inputs.iter().map(|input| input.arrivals()).sum(),
+            samples_dropped: inputs.iter().map(|input| input.dropped()).sum(),
         }
     }
 }
@@ -131,8 +146,15 @@ pub(crate) struct Board {
     executables: Mutex<Vec<Listed>>,
 }
 
-/// An executable on a board: its node, its index in the node, its counters.
-type Listed = (Arc<str>, usize, Arc<Counters>);
+/// An executable on a board.
+#[derive(Debug)]
+struct Listed {
+    node: Arc<str>,
+    index: usize,
+    counters: Arc<Counters>,
+    /// Its trigger's subscriptions.
+    inputs: Vec<Arc<dyn Input>>,
+}
 
 impl Board {
     pub(crate) fn new(kind: &'static str, wakeups: Arc<AtomicU64>) -> Self {
@@ -145,13 +167,24 @@ impl Board {
         }
     }
 
-    /// Lists an executable's counters, as its executor admits it.
-    pub(crate) fn add(&self, node: &Arc<str>, index: usize, counters: &Arc<Counters>) {
+    /// Lists an executable, as its executor admits it.
+    pub(crate) fn add(
+        &self,
+        node: &Arc<str>,
+        index: usize,
+        counters: &Arc<Counters>,
+        inputs: &[Arc<dyn Input>],
+    ) {
         let mut executables = self
             .executables
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        executables.push((node.clone(), index, counters.clone()));
+        executables.push(Listed {
+            node: node.clone(),
+            index,
+            counters: counters.clone(),
+            inputs: inputs.to_vec(),
+        });
     }
 
     /// The figures now, as the stats topic carries them.
@@ -162,17 +195,19 @@ impl Board {
             .unwrap_or_else(PoisonError::into_inner);
         let nanos = |d: Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
         let executables = (executables.iter())
-            .map(|(node, index, counters)| {
-                let stats = counters.stats(node, *index);
+            .map(|listed| {
+                let stats = (listed.counters).stats(&listed.node, listed.index, &listed.inputs);
                 tacto_msgs::ExecutableStats {
-                    node: node.to_string(),
-                    index: u32::try_from(*index).unwrap_or(u32::MAX),
+                    node: listed.node.to_string(),
+                    index: u32::try_from(listed.index).unwrap_or(u32::MAX),
                     runs: stats.runs,
                     run_ns_total: nanos(stats.run_time_total),
                     run_ns_max: nanos(stats.run_time_max),
                     start_delay_ns_total: nanos(stats.start_delay_total),
                     start_delay_ns_max: nanos(stats.start_delay_max),
                     missed_periods: stats.missed_periods,
+                    samples_in: stats.samples_in,
+                    samples_dropped: stats.samples_dropped,
                 }
             })
             .collect();

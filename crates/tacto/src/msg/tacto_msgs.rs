@@ -45,6 +45,10 @@ pub struct ExecutableStats {
     pub start_delay_ns_max: u64,
     /// Periods that passed unserved.
     pub missed_periods: u64,
+    /// Samples that arrived on the subscriptions of its trigger.
+    pub samples_in: u64,
+    /// Of those, samples lost unread.
+    pub samples_dropped: u64,
 }
 
 /// The topic of [`ExecutorStats`]; hidden, as a name with a token starting with `_` is to ROS
