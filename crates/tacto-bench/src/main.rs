@@ -144,6 +144,8 @@ enum TopicCommand {
         /// Prints arrays and strings whole (else cut after 128 elements).
         #[arg(long, short = 'f')]
         full_length: bool,
+        #[command(flatten)]
+        qos: QosArgs,
     },
     /// Prints the rate at which a topic's messages arrive, every second.
     Hz {
@@ -152,6 +154,8 @@ enum TopicCommand {
         /// How many of the last messages the statistics cover.
         #[arg(long, short = 'w', default_value_t = tacto_cli::hz::DEFAULT_WINDOW)]
         window: usize,
+        #[command(flatten)]
+        qos: QosArgs,
     },
     /// Prints the bandwidth a topic's messages take, every second.
     Bw {
@@ -160,6 +164,8 @@ enum TopicCommand {
         /// How many of the last messages the statistics cover.
         #[arg(long, short = 'w', default_value_t = tacto_cli::bw::DEFAULT_WINDOW)]
         window: usize,
+        #[command(flatten)]
+        qos: QosArgs,
     },
     /// Prints a topic's type and publisher and subscription counts.
     Info {
@@ -188,7 +194,58 @@ enum TopicCommand {
         /// Publishes one message and exits (--times 1).
         #[arg(long, short = '1')]
         once: bool,
+        #[command(flatten)]
+        qos: QosArgs,
     },
+}
+
+/// ros2cli's `--qos-*` options; a reader's defaults follow the topic's publishers, `pub`'s are
+/// rclcpp's (reliable, volatile, keep last 10).
+#[derive(Debug, Args)]
+struct QosArgs {
+    /// A named profile, the base for the options below.
+    #[arg(long, value_name = "PROFILE")]
+    qos_profile: Option<tacto_cli::qos::Profile>,
+    /// reliable or best_effort.
+    #[arg(long, value_name = "POLICY", value_parser = reliability)]
+    qos_reliability: Option<tacto_dds::Reliability>,
+    /// volatile or transient_local.
+    #[arg(long, value_name = "POLICY", value_parser = durability)]
+    qos_durability: Option<tacto_dds::Durability>,
+    /// keep_last or keep_all.
+    #[arg(long, value_name = "POLICY", value_parser = ["keep_last", "keep_all"])]
+    qos_history: Option<String>,
+    /// The depth of a keep_last history.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    qos_depth: Option<u32>,
+}
+
+impl QosArgs {
+    fn choice(&self) -> tacto_cli::qos::QosChoice {
+        tacto_cli::qos::QosChoice {
+            profile: self.qos_profile,
+            reliability: self.qos_reliability,
+            durability: self.qos_durability,
+            keep_all: self.qos_history.as_deref().map(|h| h == "keep_all"),
+            depth: self.qos_depth,
+        }
+    }
+}
+
+fn reliability(s: &str) -> Result<tacto_dds::Reliability, String> {
+    match s {
+        "reliable" => Ok(tacto_dds::Reliability::Reliable),
+        "best_effort" => Ok(tacto_dds::Reliability::BestEffort),
+        _ => Err(format!("{s:?}: reliable or best_effort")),
+    }
+}
+
+fn durability(s: &str) -> Result<tacto_dds::Durability, String> {
+    match s {
+        "volatile" => Ok(tacto_dds::Durability::Volatile),
+        "transient_local" => Ok(tacto_dds::Durability::TransientLocal),
+        _ => Err(format!("{s:?}: volatile or transient_local")),
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -409,7 +466,17 @@ enum Graph {
 fn graph_command(command: Graph, args: &GraphArgs, interrupt: &Interrupt) -> Result<(), Failure> {
     use tacto_cli::commands;
     let participant = tacto_dds::Participant::from_env()?;
+    let qos = match &command {
+        Graph::Topic(
+            TopicCommand::Echo { qos, .. }
+            | TopicCommand::Hz { qos, .. }
+            | TopicCommand::Bw { qos, .. }
+            | TopicCommand::Pub { qos, .. },
+        ) => qos.choice(),
+        _ => tacto_cli::qos::QosChoice::default(),
+    };
     let options = tacto_cli::Options {
+        qos,
         wait: args.wait_s,
         msg_paths: args.msg_path.clone(),
         json: args.json,
@@ -439,6 +506,7 @@ fn graph_command(command: Graph, args: &GraphArgs, interrupt: &Interrupt) -> Res
             type_name,
             once,
             full_length,
+            ..
         }) => {
             let echo = tacto_cli::EchoOptions { once, full_length };
             let type_name = type_name.as_deref();
@@ -452,7 +520,7 @@ fn graph_command(command: Graph, args: &GraphArgs, interrupt: &Interrupt) -> Res
                 &stop,
             )
         }
-        Graph::Topic(TopicCommand::Hz { name, window }) => {
+        Graph::Topic(TopicCommand::Hz { name, window, .. }) => {
             commands::topic_hz(&participant, &options, &name, window, &mut out, &stop)
         }
         Graph::Topic(TopicCommand::Pub {
@@ -462,6 +530,7 @@ fn graph_command(command: Graph, args: &GraphArgs, interrupt: &Interrupt) -> Res
             rate,
             times,
             once,
+            ..
         }) => {
             let publish = tacto_cli::PubOptions {
                 rate,
@@ -481,7 +550,7 @@ fn graph_command(command: Graph, args: &GraphArgs, interrupt: &Interrupt) -> Res
         Graph::Node(NodeCommand::List) => {
             commands::node_list(&participant, &options, &mut out, &stop)
         }
-        Graph::Topic(TopicCommand::Bw { name, window }) => {
+        Graph::Topic(TopicCommand::Bw { name, window, .. }) => {
             commands::topic_bw(&participant, &options, &name, window, &mut out, &stop)
         }
         Graph::Topic(TopicCommand::Info { name, verbose }) => {

@@ -751,3 +751,55 @@ fn top_once_shows_each_executor_of_a_tacto_process_with_its_nodes_rates() {
         text(&output.stderr)
     );
 }
+
+#[test]
+fn qos_options_set_what_pub_offers_and_echo_asks() {
+    const DOMAIN: u32 = 189;
+    let _publisher = Background(
+        tacto(
+            DOMAIN,
+            &[
+                "topic",
+                "pub",
+                "/cli_qos",
+                "std_msgs/msg/String",
+                "{data: kept}",
+                "--rate",
+                "5",
+                "--qos-durability",
+                "transient_local",
+                "--qos-depth",
+                "3",
+            ],
+        )
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("the tacto binary starts"),
+    );
+    run_until(DOMAIN, &["topic", "info", "-v", "/cli_qos"], None, |out| {
+        out.contains("Endpoint type: PUBLISHER\n")
+            && out.contains("  Reliability: RELIABLE\n  Durability: TRANSIENT_LOCAL\n")
+    });
+    // A best-effort reader (the sensor_data profile) matches the reliable writer.
+    let args = [
+        "topic",
+        "echo",
+        "/cli_qos",
+        "--once",
+        "--qos-profile",
+        "sensor_data",
+        "--wait-s",
+        "90",
+    ];
+    let output = run(DOMAIN, &args);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), "data: kept\n---\n");
+
+    let output = run(DOMAIN, &["topic", "echo", "/x", "--qos-profile", "sensor"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output.stderr).contains("one of default, sensor_data"),
+        "{}",
+        text(&output.stderr)
+    );
+}

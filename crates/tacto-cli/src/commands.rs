@@ -13,6 +13,7 @@ use tacto_dds::{
 
 use crate::bw::Bandwidth;
 use crate::hz::Rate;
+use crate::qos::QosChoice;
 use crate::registry::{MessageType, TypeError, TypeRegistry};
 use crate::top::Executors;
 use crate::{json, yaml};
@@ -30,6 +31,8 @@ pub struct Options {
     pub msg_paths: Vec<PathBuf>,
     /// JSON instead of text (`--json`).
     pub json: bool,
+    /// The `--qos-*` options, for `topic echo`, `hz`, `bw` and `pub`.
+    pub qos: QosChoice,
 }
 
 impl Default for Options {
@@ -38,6 +41,7 @@ impl Default for Options {
             wait: Duration::from_secs(2),
             msg_paths: Vec::new(),
             json: false,
+            qos: QosChoice::default(),
         }
     }
 }
@@ -561,7 +565,7 @@ pub fn topic_echo(
     }
     let (type_name, qos) = topic_type(participant, &topic, type_name, options.wait, stop)?;
     let ty = registry.resolve(&type_name)?;
-    let reader = UntypedReader::new(participant, &topic, &ty.name, qos)?;
+    let reader = UntypedReader::new(participant, &topic, &ty.name, options.qos.over(qos))?;
     let truncate = (!echo.full_length).then_some(yaml::TRUNCATE_LENGTH);
     loop {
         if stop() {
@@ -608,7 +612,7 @@ pub fn topic_hz(
 ) -> Result<(), CommandError> {
     let topic = absolute(topic);
     let (type_name, qos) = topic_type(participant, &topic, None, options.wait, stop)?;
-    let reader = UntypedReader::new(participant, &topic, &type_name, qos)?;
+    let reader = UntypedReader::new(participant, &topic, &type_name, options.qos.over(qos))?;
     let mut rate = Rate::new(window);
     let mut next_report = Instant::now() + Duration::from_secs(1);
     let mut new_since_report = false;
@@ -678,12 +682,12 @@ pub fn topic_pub(
     })?;
     let payload = crate::encode(&ty, &value)?;
     let line = json::to_json(&value);
-    let qos = Qos {
-        reliability: Reliability::Reliable,
-        durability: Durability::Volatile,
-        history: History::KeepLast(10),
-    };
-    let writer = UntypedWriter::new(participant, &topic, &ty.name, qos)?;
+    let writer = UntypedWriter::new(
+        participant,
+        &topic,
+        &ty.name,
+        options.qos.over(Qos::default()),
+    )?;
     if publish.times.is_some() {
         let deadline = Instant::now() + options.wait;
         while writer
@@ -859,7 +863,7 @@ pub fn topic_bw(
 ) -> Result<(), CommandError> {
     let topic = absolute(topic);
     let (type_name, qos) = topic_type(participant, &topic, None, options.wait, stop)?;
-    let reader = UntypedReader::new(participant, &topic, &type_name, qos)?;
+    let reader = UntypedReader::new(participant, &topic, &type_name, options.qos.over(qos))?;
     writeln!(out, "Subscribed to [{topic}]")?;
     out.flush()?;
     let mut bandwidth = Bandwidth::new(window);

@@ -11,6 +11,7 @@ pub mod commands;
 pub mod dynamic_cdr;
 pub mod hz;
 pub mod json;
+pub mod qos;
 pub mod registry;
 pub mod top;
 pub mod value;
