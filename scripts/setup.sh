@@ -31,6 +31,8 @@ ROS2_WHEELS=(
     "ros-sensor-msgs==5.3.6"
     "ros-nav-msgs==5.3.6"
     "ros-std-srvs==5.3.6"
+    # test_msgs/action/Fibonacci: an action for `tacto node info`'s test.
+    "ros-test-msgs==2.0.3"
     # Not ROS: Cyclone DDS's own Python binding (its C library bundled, Cyclone 11 as
     # cyclors'), the independent peer of the DDS services tests.
     "cyclonedds==11.0.1"

@@ -256,6 +256,10 @@ enum NodeCommand {
     Info {
         /// The node, /namespace/name.
         name: String,
+        /// Also its hidden topics and services (a name part starting with `_`, such as an
+        /// action's `/_action/` endpoints).
+        #[arg(long)]
+        include_hidden: bool,
     },
 }
 
@@ -556,9 +560,17 @@ fn graph_command(command: Graph, args: &GraphArgs, interrupt: &Interrupt) -> Res
         Graph::Topic(TopicCommand::Info { name, verbose }) => {
             commands::topic_info(&participant, &options, &name, verbose, &mut out, &stop)
         }
-        Graph::Node(NodeCommand::Info { name }) => {
-            commands::node_info(&participant, &options, &name, &mut out, &stop)
-        }
+        Graph::Node(NodeCommand::Info {
+            name,
+            include_hidden,
+        }) => commands::node_info(
+            &participant,
+            &options,
+            &name,
+            include_hidden,
+            &mut out,
+            &stop,
+        ),
         Graph::Service(ServiceCommand::List { show_types }) => {
             commands::service_list(&participant, &options, show_types, &mut out, &stop)
         }

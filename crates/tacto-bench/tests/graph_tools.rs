@@ -508,7 +508,8 @@ fn node_info_lists_the_rclpy_talkers_publishers_and_services() {
         Some(&talker),
         |out| out.contains(r#"{"name":"/cli_node_info","types":["std_msgs/msg/String"]}"#),
     );
-    assert!(json.starts_with(r#"{"name":"/rclpy_talker""#), "{json}");
+    assert!(json.contains(r#""name":"/rclpy_talker""#), "{json}");
+    assert!(json.contains(r#""action_servers":[]"#), "{json}");
     let output = run(DOMAIN, &["node", "info", "/nobody", "--wait-s", "0.5"]);
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
@@ -801,5 +802,30 @@ fn qos_options_set_what_pub_offers_and_echo_asks() {
         text(&output.stderr).contains("one of default, sensor_data"),
         "{}",
         text(&output.stderr)
+    );
+}
+
+#[test]
+fn node_info_lists_an_rclpy_nodes_action_server_and_client_and_hides_their_endpoints() {
+    const DOMAIN: u32 = 225;
+    let node = RclpyNode::spawn_in("rclpy", "actions.py", DOMAIN, &["/cli_fib", "/cli_other"]);
+    let info = run_until(
+        DOMAIN,
+        &["node", "info", "/rclpy_actions"],
+        Some(&node),
+        |out| {
+            out.contains("  Action Servers:\n    /cli_fib: test_msgs/action/Fibonacci\n")
+                && out.contains("  Action Clients:\n    /cli_other: test_msgs/action/Fibonacci\n")
+        },
+    );
+    assert!(!info.contains("/_action/"), "hidden by default:\n{info}");
+    run_until(
+        DOMAIN,
+        &["node", "info", "/rclpy_actions", "--include-hidden"],
+        Some(&node),
+        |out| {
+            out.contains("    /cli_fib/_action/send_goal: test_msgs/action/Fibonacci_SendGoal\n")
+                && out.contains("    /cli_fib/_action/status: action_msgs/msg/GoalStatusArray\n")
+        },
     );
 }

@@ -351,12 +351,14 @@ fn endpoint_json(endpoint: &EndpointInfo) -> serde_json::Value {
     })
 }
 
-/// `tacto node info NAME`: the node's subscribers, publishers, service servers and clients,
-/// `name: type` each, in ros2cli's layout.
+/// `tacto node info NAME [--include-hidden]`: the node's subscribers, publishers, service
+/// servers and clients, action servers and clients, `name: type` each, in ros2cli's layout;
+/// hidden topics and services only if asked.
 pub fn node_info(
     participant: &Participant,
     options: &Options,
     node: &str,
+    include_hidden: bool,
     out: &mut dyn Write,
     stop: &dyn Fn() -> bool,
 ) -> Result<(), CommandError> {
@@ -373,16 +375,31 @@ pub fn node_info(
     let of_node = |list: &[EndpointInfo]| list.iter().any(|e| e.node.as_deref() == Some(&node));
     let topics = discovery.topics();
     let services = discovery.services();
+    let shown = |name: &str| include_hidden || !is_hidden(name);
     let topic_entries = |side: fn(&TopicInfo) -> &[EndpointInfo]| -> Vec<(String, String)> {
         (topics.iter())
-            .filter(|t| of_node(side(t)))
+            .filter(|t| of_node(side(t)) && shown(&t.name))
             .map(|t| (t.name.clone(), t.types.join(", ")))
             .collect()
     };
     let service_entries = |side: fn(&ServiceInfo) -> &[EndpointInfo]| -> Vec<(String, String)> {
         (services.iter())
-            .filter(|s| of_node(side(s)))
+            .filter(|s| of_node(side(s)) && shown(&s.name))
             .map(|s| (s.name.clone(), s.types.join(", ")))
+            .collect()
+    };
+    // An action is three services and two topics under `NAME/_action/`; as ros2cli, it is
+    // known by its goal service, `NAME/_action/send_goal` of type `PKG/action/TYPE_SendGoal`.
+    let action_entries = |side: fn(&ServiceInfo) -> &[EndpointInfo]| -> Vec<(String, String)> {
+        (services.iter())
+            .filter(|s| of_node(side(s)))
+            .filter_map(|s| {
+                let action = s.name.strip_suffix("/_action/send_goal")?;
+                let types = (s.types.iter())
+                    .filter_map(|t| t.strip_suffix("_SendGoal"))
+                    .collect::<Vec<_>>();
+                (!types.is_empty()).then(|| (action.to_owned(), types.join(", ")))
+            })
             .collect()
     };
     let sections = [
@@ -401,6 +418,16 @@ pub fn node_info(
             "Service Clients",
             "service_clients",
             service_entries(|s| &s.clients),
+        ),
+        (
+            "Action Servers",
+            "action_servers",
+            action_entries(|s| &s.servers),
+        ),
+        (
+            "Action Clients",
+            "action_clients",
+            action_entries(|s| &s.clients),
         ),
     ];
     if options.json {
