@@ -26,10 +26,16 @@ struct Launch {
 /// Writes `processes` (TOML `[[process]]` tables) into a launch file named for `test`, with
 /// its own namespace and no crunch, and starts `tacto launch` on it.
 fn launch(test: &str, processes: &str) -> Launch {
+    launch_with(test, processes, &[])
+}
+
+/// As [`launch`], with `env` set for the launch and its processes.
+fn launch_with(test: &str, processes: &str, env: &[(&str, &str)]) -> Launch {
     let path = launch_file(test, processes);
     let mut child = Command::new(env!("CARGO_BIN_EXE_tacto"))
         .arg("launch")
         .arg(&path)
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -180,6 +186,44 @@ fn samples_flow_from_one_process_to_the_other_and_ctrl_c_stops_both() {
         assert!(
             !is_launched_process(pid),
             "process {pid} outlived the launch"
+        );
+    }
+}
+
+#[test]
+fn over_dds_samples_flow_between_the_processes_and_each_reports_its_cpu() {
+    // DDS domain 120 on loopback, this test's alone.
+    let env = [
+        ("ROS_DOMAIN_ID", "120"),
+        ("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST"),
+        (
+            "CYCLONEDDS_URI",
+            "<CycloneDDS><Domain><General><Interfaces><NetworkInterface name=\"lo\"/>\
+             </Interfaces></General></Domain></CycloneDDS>",
+        ),
+    ];
+    let mut launch = launch_with("dds", &format!("transport = \"dds\"\n{TWO}"), &env);
+    launch.started("source");
+    launch.started("sink");
+    launch.wait_for("of the sink receiving", |l| {
+        l.starts_with("[sink] receiving: ")
+    });
+    launch.signal(libc::SIGINT);
+    assert_eq!(
+        launch.wait().code(),
+        Some(130),
+        "{}",
+        launch.seen.join("\n")
+    );
+    for name in ["source", "sink"] {
+        let cpu = format!("[{name}] cpu: ");
+        assert!(
+            launch
+                .seen
+                .iter()
+                .any(|l| l.starts_with(&cpu) && l.contains("% of a core")),
+            "{}",
+            launch.seen.join("\n")
         );
     }
 }

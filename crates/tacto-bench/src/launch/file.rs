@@ -69,6 +69,8 @@ pub struct LaunchFile {
     pub crunch: u64,
     /// Between SIGTERM and SIGKILL when the launch stops.
     pub grace: Duration,
+    /// How the processes' topics reach each other.
+    pub transport: LaunchTransport,
     /// The processes, in the file's order.
     pub processes: Vec<ProcessSpec>,
 }
@@ -88,6 +90,16 @@ pub struct ProcessSpec {
     pub fifo_priority: Option<u8>,
     /// What happens when it ends.
     pub restart: Restart,
+}
+
+/// How the processes of a launch reach each other (`transport = "shm"` or `"dds"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LaunchTransport {
+    /// Shared memory (iceoryx2), the default: processes of this host only.
+    SharedMemory,
+    /// DDS (Cyclone), in the ROS 2 domain of the environment (`ROS_DOMAIN_ID` and the rest):
+    /// across hosts, and visible to ROS 2's tools.
+    Dds,
 }
 
 /// What the launch does when a process ends on its own.
@@ -145,6 +157,7 @@ struct RawFile {
     namespace: Option<Spanned<String>>,
     crunch: Option<Spanned<i64>>,
     grace_s: Option<Spanned<f64>>,
+    transport: Option<Spanned<String>>,
     #[serde(default)]
     process: Vec<Spanned<RawProcess>>,
 }
@@ -229,6 +242,16 @@ impl LaunchFile {
                 return Err(invalid(
                     g.span(),
                     format!("grace_s: give 0 to {MAX_GRACE_S} seconds"),
+                ));
+            }
+        };
+        let transport = match raw.transport.as_ref().map(|t| (t.get_ref().as_str(), t)) {
+            None | Some(("shm", _)) => LaunchTransport::SharedMemory,
+            Some(("dds", _)) => LaunchTransport::Dds,
+            Some((other, t)) => {
+                return Err(invalid(
+                    t.span(),
+                    format!("transport: {other:?} is not one: give \"shm\" or \"dds\""),
                 ));
             }
         };
@@ -397,6 +420,7 @@ impl LaunchFile {
             namespace,
             crunch,
             grace,
+            transport,
             processes,
         })
     }
@@ -432,6 +456,9 @@ mod tests {
         assert_eq!(file.grace, DEFAULT_GRACE);
         assert_eq!(file.processes[0].restart, Restart::Never);
         assert_eq!(file.processes[0].executor, ExecutorKind::WaitSet);
+        assert_eq!(file.transport, LaunchTransport::SharedMemory);
+        let dds = parse(&format!("transport = \"dds\"\n{ONE}")).unwrap();
+        assert_eq!(dds.transport, LaunchTransport::Dds);
     }
 
     #[test]
@@ -474,6 +501,10 @@ mod tests {
             (
                 "topology = \"reference-system\"\n".into(),
                 "t.toml:1:1: no process",
+            ),
+            (
+                format!("transport = \"udp\"\n{ONE}"),
+                "t.toml:1:13: transport: \"udp\" is not one: give \"shm\" or \"dds\"",
             ),
         ];
         for (text, expected) in cases {

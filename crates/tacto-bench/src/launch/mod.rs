@@ -6,4 +6,4 @@ pub mod file;
 pub mod process;
 pub mod supervise;
 
-pub use file::{LaunchFile, LaunchFileError, ProcessSpec, Restart};
+pub use file::{LaunchFile, LaunchFileError, LaunchTransport, ProcessSpec, Restart};
