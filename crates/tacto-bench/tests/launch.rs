@@ -31,7 +31,17 @@ fn launch(test: &str, processes: &str) -> Launch {
 
 /// As [`launch`], with `env` set for the launch and its processes.
 fn launch_with(test: &str, processes: &str, env: &[(&str, &str)]) -> Launch {
-    let path = launch_file(test, processes);
+    launch_with_topology(test, "reference-system", processes, env)
+}
+
+/// As [`launch_with`], of `topology`.
+fn launch_with_topology(
+    test: &str,
+    topology: &str,
+    processes: &str,
+    env: &[(&str, &str)],
+) -> Launch {
+    let path = launch_file(test, topology, processes);
     let mut child = Command::new(env!("CARGO_BIN_EXE_tacto"))
         .arg("launch")
         .arg(&path)
@@ -51,11 +61,11 @@ fn launch_with(test: &str, processes: &str, env: &[(&str, &str)]) -> Launch {
     }
 }
 
-fn launch_file(test: &str, processes: &str) -> PathBuf {
+fn launch_file(test: &str, topology: &str, processes: &str) -> PathBuf {
     let path =
         std::env::temp_dir().join(format!("tacto-launch-{test}-{}.toml", std::process::id()));
     let text = format!(
-        "topology = \"reference-system\"\nnamespace = \"{test}_{}\"\ncrunch = 0\ngrace_s = 10\n{processes}",
+        "topology = \"{topology}\"\nnamespace = \"{test}_{}\"\ncrunch = 0\ngrace_s = 10\n{processes}",
         std::process::id()
     );
     std::fs::write(&path, text).unwrap();
@@ -141,6 +151,19 @@ fn is_launched_process(pid: u32) -> bool {
         .is_ok_and(|cmdline| cmdline.windows(14).any(|w| w == b"launch-process"))
 }
 
+/// The environment of a launch over DDS in domain `domain`, on loopback: the test's alone.
+fn dds_env(domain: &'static str) -> [(&'static str, &'static str); 3] {
+    [
+        ("ROS_DOMAIN_ID", domain),
+        ("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST"),
+        (
+            "CYCLONEDDS_URI",
+            "<CycloneDDS><Domain><General><Interfaces><NetworkInterface name=\"lo\"/>\
+             </Interfaces></General></Domain></CycloneDDS>",
+        ),
+    ]
+}
+
 /// A sensor in one process, the command node it feeds in the other.
 const TWO: &str = r#"
 [[process]]
@@ -192,16 +215,7 @@ fn samples_flow_from_one_process_to_the_other_and_ctrl_c_stops_both() {
 
 #[test]
 fn over_dds_samples_flow_between_the_processes_and_each_reports_its_cpu() {
-    // DDS domain 120 on loopback, this test's alone.
-    let env = [
-        ("ROS_DOMAIN_ID", "120"),
-        ("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST"),
-        (
-            "CYCLONEDDS_URI",
-            "<CycloneDDS><Domain><General><Interfaces><NetworkInterface name=\"lo\"/>\
-             </Interfaces></General></Domain></CycloneDDS>",
-        ),
-    ];
+    let env = dds_env("120");
     let mut launch = launch_with("dds", &format!("transport = \"dds\"\n{TWO}"), &env);
     launch.started("source");
     launch.started("sink");
@@ -222,6 +236,49 @@ fn over_dds_samples_flow_between_the_processes_and_each_reports_its_cpu() {
                 .seen
                 .iter()
                 .any(|l| l.starts_with(&cpu) && l.contains("% of a core")),
+            "{}",
+            launch.seen.join("\n")
+        );
+    }
+}
+
+#[test]
+fn nobleo_over_dds_each_process_hears_every_topic_of_the_other() {
+    let env = dds_env("121");
+    let file = r#"
+[[process]]
+name = "one"
+nodes = ["node_0"]
+executor = "wait-set"
+
+[[process]]
+name = "rest"
+nodes = ["node_1", "node_2", "node_3", "node_4", "node_5", "node_6", "node_7", "node_8", "node_9"]
+executor = "events"
+"#;
+    let mut launch = launch_with_topology(
+        "nobleo_dds",
+        "nobleo",
+        &format!("transport = \"dds\"\n{file}"),
+        &env,
+    );
+    launch.started("one");
+    launch.started("rest");
+    launch.wait_for("of one receiving", |l| l.starts_with("[one] receiving: "));
+    // Some time for every topic to be matched and heard.
+    thread::sleep(Duration::from_secs(2));
+    launch.signal(libc::SIGINT);
+    assert_eq!(
+        launch.wait().code(),
+        Some(130),
+        "{}",
+        launch.seen.join("\n")
+    );
+    for name in ["one", "rest"] {
+        let heard = format!("[{name}] stopped: ");
+        assert!(
+            (launch.seen.iter())
+                .any(|l| l.starts_with(&heard) && l.contains("; 20 of its 20 topics heard")),
             "{}",
             launch.seen.join("\n")
         );
@@ -288,6 +345,7 @@ restart = "never"
 fn a_bad_file_is_refused_with_the_line_and_field() {
     let path = launch_file(
         "bad",
+        "reference-system",
         "[[process]]\nname = \"a\"\nnodes = [\"Lidar\"]\nexecutor = \"wait-set\"\n",
     );
     let output = Command::new(env!("CARGO_BIN_EXE_tacto"))
@@ -298,7 +356,7 @@ fn a_bad_file_is_refused_with_the_line_and_field() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     let expected = format!(
-        "tacto: {}:7:10: process \"a\": nodes: the reference system has no node \"Lidar\"\n",
+        "tacto: {}:7:10: process \"a\": nodes: topology \"reference-system\" has no node \"Lidar\"\n",
         path.display()
     );
     assert_eq!(stderr, expected);

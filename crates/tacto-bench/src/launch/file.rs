@@ -10,8 +10,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::executors::ExecutorKind;
-use crate::topology::reference_system::Spec;
-use crate::topology::{Topology, TopologyError};
+use crate::topology::{Topology, TopologyError, nobleo, reference_system};
 
 /// The longest process name: it names an iceoryx2 node and prefixes log lines.
 const MAX_NAME: usize = 64;
@@ -61,8 +60,8 @@ const DEFAULT_RESTARTS: u32 = 3;
 /// ```
 #[derive(Debug, Clone)]
 pub struct LaunchFile {
-    /// The topology whose nodes the processes run (only `reference-system` so far).
-    pub topology: Spec,
+    /// The topology whose nodes the processes run.
+    pub topology: LaunchTopology,
     /// Every topic under `/<namespace>/`, if given.
     pub namespace: Option<String>,
     /// Work per processing node run (the reference system's crunch limit).
@@ -90,6 +89,24 @@ pub struct ProcessSpec {
     pub fifo_priority: Option<u8>,
     /// What happens when it ends.
     pub restart: Restart,
+}
+
+/// The topologies a launch file can spread over processes.
+#[derive(Debug, Clone)]
+pub enum LaunchTopology {
+    /// `reference-system`: the Autoware reference system.
+    ReferenceSystem(reference_system::Spec),
+    /// `nobleo` or `nobleo-1`: nobleo's many subscriptions at 50 Hz.
+    Nobleo(nobleo::Spec),
+}
+
+impl LaunchTopology {
+    fn node_names(&self) -> Vec<String> {
+        match self {
+            LaunchTopology::ReferenceSystem(spec) => spec.node_names().map(str::to_owned).collect(),
+            LaunchTopology::Nobleo(spec) => spec.layout().into_iter().map(|l| l.name).collect(),
+        }
+    }
 }
 
 /// How the processes of a launch reach each other (`transport = "shm"` or `"dds"`).
@@ -201,18 +218,23 @@ impl LaunchFile {
                 reason,
             }
         };
-        let topology = match Topology::load(raw.topology.get_ref())? {
-            Topology::ReferenceSystem(spec) if raw.topology.get_ref() == "reference-system" => spec,
+        let name = raw.topology.get_ref();
+        let topology = match Topology::load(name)? {
+            Topology::ReferenceSystem(spec) if name == "reference-system" => {
+                LaunchTopology::ReferenceSystem(spec)
+            }
+            Topology::Nobleo(spec) if name.starts_with("nobleo") => LaunchTopology::Nobleo(spec),
             _ => {
                 return Err(invalid(
                     raw.topology.span(),
                     format!(
-                        "topology: {:?} cannot be launched; only reference-system can",
-                        raw.topology.get_ref()
+                        "topology: {name:?} cannot be launched; reference-system, nobleo and \
+                         nobleo-1 can"
                     ),
                 ));
             }
         };
+        let topology_name = name.clone();
         let namespace = match raw.namespace {
             Some(ns) if !is_identifier(ns.get_ref()) => {
                 return Err(invalid(
@@ -261,7 +283,7 @@ impl LaunchFile {
                 "no process: add a [[process]] table with name, nodes and executor".into(),
             ));
         }
-        let known: Vec<&str> = topology.node_names().collect();
+        let known = topology.node_names();
         let mut placed: HashMap<String, String> = HashMap::new();
         let mut processes: Vec<ProcessSpec> = Vec::new();
         for entry in raw.process {
@@ -289,12 +311,12 @@ impl LaunchFile {
             let mut nodes = Vec::new();
             for node in p.nodes.into_inner() {
                 let node_name = node.get_ref().clone();
-                if !known.contains(&node_name.as_str()) {
+                if !known.contains(&node_name) {
                     return Err(invalid(
                         node.span(),
                         here(
                             "nodes",
-                            format!("the reference system has no node {node_name:?}"),
+                            format!("topology {topology_name:?} has no node {node_name:?}"),
                         ),
                     ));
                 }
@@ -466,7 +488,7 @@ mod tests {
         let cases = [
             (
                 ONE.replace("FrontLidarDriver", "Lidar"),
-                "t.toml:4:10: process \"a\": nodes: the reference system has no node \"Lidar\"",
+                "t.toml:4:10: process \"a\": nodes: topology \"reference-system\" has no node \"Lidar\"",
             ),
             (
                 ONE.replace("wait-set", "fast"),

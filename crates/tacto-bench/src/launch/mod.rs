@@ -6,4 +6,6 @@ pub mod file;
 pub mod process;
 pub mod supervise;
 
-pub use file::{LaunchFile, LaunchFileError, LaunchTransport, ProcessSpec, Restart};
+pub use file::{
+    LaunchFile, LaunchFileError, LaunchTopology, LaunchTransport, ProcessSpec, Restart,
+};

@@ -8,12 +8,13 @@ use tacto::{Context, ExecutorThread};
 use tacto_dds::DdsTransport;
 use tacto_shm::ShmTransport;
 
-use super::file::{LaunchFile, LaunchTransport};
+use super::file::{LaunchFile, LaunchTopology, LaunchTransport};
 use crate::interrupt::Interrupt;
 use crate::measure::{self, Snapshot};
 use crate::result::RunResult;
 use crate::system::SystemError;
-use crate::topology::reference_system::{PartConfig, start_part};
+use crate::topology::nobleo;
+use crate::topology::reference_system::{self, PartConfig};
 
 /// How often the process looks whether its command nodes received their first samples.
 const LOOK: Duration = Duration::from_millis(200);
@@ -58,13 +59,28 @@ pub fn run_process(
     if let Some(priority) = spec.fifo_priority {
         thread = thread.fifo_priority(priority);
     }
-    let config = PartConfig {
-        nodes: &spec.nodes,
-        executor: spec.executor,
-        crunch: file.crunch,
-        namespace: file.namespace.as_deref(),
+    let namespace = file.namespace.as_deref();
+    let part = match &file.topology {
+        LaunchTopology::ReferenceSystem(topology) => {
+            let config = PartConfig {
+                nodes: &spec.nodes,
+                executor: spec.executor,
+                crunch: file.crunch,
+                namespace,
+            };
+            Running::ReferenceSystem(reference_system::start_part(
+                topology, &ctx, &config, thread,
+            )?)
+        }
+        LaunchTopology::Nobleo(topology) => Running::Nobleo(nobleo::start_part(
+            topology,
+            &ctx,
+            &spec.nodes,
+            spec.executor,
+            namespace,
+            thread,
+        )?),
     };
-    let part = start_part(&file.topology, &ctx, &config, thread)?;
     let start = Snapshot::now();
     println!(
         "running {} on the {} executor",
@@ -77,24 +93,74 @@ pub fn run_process(
         let received = part.received();
         if received > 0 && !announced {
             announced = true;
-            println!("receiving: {received} samples at the command nodes so far");
+            println!(
+                "receiving: {received} samples {} so far",
+                part.where_counted()
+            );
         }
     }
     let received = part.received();
     let mut usage = RunResult::default();
     measure::fill(&mut usage, &start, &Snapshot::now());
-    let result = part.stop()?;
+    let place = part.where_counted();
+    let summary = part.stop()?;
     println!(
         "cpu: {:.3} % of a core, {:.1} wake-ups/s, {} kB resident at the end",
         usage.cpu_pct_core, usage.wakeups_per_s, usage.rss_end_kb
     );
-    match result.hot_path_latency_ms {
-        Some(latency) => println!(
-            "stopped: {received} samples at the command nodes; hot path latency p50 {:.2} ms, \
-             max {:.2} ms over {} samples",
-            latency.p50, latency.max, latency.n
-        ),
-        None => println!("stopped: {received} samples at the command nodes"),
-    }
+    println!("stopped: {received} samples {place}{summary}");
     Ok(())
+}
+
+/// The process's nodes, running.
+enum Running {
+    ReferenceSystem(reference_system::Part),
+    Nobleo(nobleo::Part),
+}
+
+impl Running {
+    /// Samples counted so far where [`where_counted`](Self::where_counted) says.
+    fn received(&self) -> u64 {
+        match self {
+            Running::ReferenceSystem(part) => part.received(),
+            Running::Nobleo(part) => part.received(),
+        }
+    }
+
+    fn where_counted(&self) -> &'static str {
+        match self {
+            Running::ReferenceSystem(_) => "at the command nodes",
+            Running::Nobleo(_) => "taken by the subscriptions",
+        }
+    }
+
+    /// Stops the nodes; what they measured, as the end of the `stopped:` line.
+    fn stop(self) -> Result<String, SystemError> {
+        Ok(match self {
+            Running::ReferenceSystem(part) => match part.stop()?.hot_path_latency_ms {
+                Some(latency) => format!(
+                    "; hot path latency p50 {:.2} ms, max {:.2} ms over {} samples",
+                    latency.p50, latency.max, latency.n
+                ),
+                None => String::new(),
+            },
+            Running::Nobleo(part) => {
+                let topics = part.stop()?;
+                let worst = |of: fn(&crate::result::Distribution) -> f64| {
+                    (topics.iter())
+                        .map(|t| of(&t.latency_ms))
+                        .fold(0.0, f64::max)
+                };
+                let lost: u64 = topics.iter().map(|t| t.lost).sum();
+                let heard = topics.iter().filter(|t| t.latency_ms.n > 0).count();
+                format!(
+                    "; {heard} of its {} topics heard; latency worst p50 {:.2} ms, worst max \
+                     {:.2} ms; {lost} lost",
+                    topics.len(),
+                    worst(|d| d.p50),
+                    worst(|d| d.max)
+                )
+            }
+        })
+    }
 }

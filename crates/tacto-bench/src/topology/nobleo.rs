@@ -29,13 +29,14 @@
 
 use std::time::{Duration, Instant};
 
-use tacto::{ClockKind, Context, History, Node, Subscription, Trigger};
+use tacto::{ClockKind, Context, ExecutorThreadBuilder, History, Node, Subscription, Trigger};
 
 use super::ros2_performance::messages::Stamped4Int32;
 use super::ros2_performance::nodes::StampedPublisher;
 use super::threads::Threads;
 use super::tracking::{Scoreboard, Tracker};
-use crate::result::RunResult;
+use crate::executors::ExecutorKind;
+use crate::result::{RunResult, TopicResult};
 use crate::system::{RunConfig, System, SystemError};
 
 const TOPICS: usize = 20;
@@ -137,25 +138,87 @@ impl Spec {
 
 /// Builds the variant on the configured executor kind and starts its executors.
 pub fn start(spec: &Spec, config: &RunConfig) -> Result<Box<dyn System>, SystemError> {
-    let ctx = Context::new();
-    let mut scoreboard = Scoreboard::default();
-    let mut nodes = Vec::new();
-    for layout in spec.layout() {
-        let failed = |e: String| SystemError::Build(format!("node {}: {e}", layout.name));
-        let mut node = ctx.node(&layout.name).map_err(|e| failed(e.to_string()))?;
-        let reading = match config.executor.uses_callbacks() {
-            true => None,
-            false => Some(spec.reading),
-        };
-        build(&mut node, &layout, reading, &mut scoreboard).map_err(failed)?;
-        nodes.push(node);
-    }
-    let threads = Threads::start(config.executor, nodes, PERIOD)?;
+    let all: Vec<String> = spec.layout().into_iter().map(|l| l.name).collect();
+    let (nodes, scoreboard) = build_nodes(spec, &Context::new(), &all, config.executor, None)?;
     Ok(Box::new(Running {
-        threads,
+        threads: Threads::start(config.executor, nodes, PERIOD)?,
         scoreboard,
         since: Instant::now(),
     }))
+}
+
+/// Some of the variant's nodes, running: a process of a launch file.
+#[derive(Debug)]
+pub struct Part {
+    threads: Threads,
+    scoreboard: Scoreboard,
+}
+
+/// Builds the nodes named `names` on `ctx`, their topics under `/namespace/` if given, and
+/// starts them on one executor of kind `executor` on a thread `thread` sets up; their
+/// subscriptions hear the other nodes' topics through `ctx`'s transport.
+pub fn start_part(
+    spec: &Spec,
+    ctx: &Context,
+    names: &[String],
+    executor: ExecutorKind,
+    namespace: Option<&str>,
+    thread: ExecutorThreadBuilder,
+) -> Result<Part, SystemError> {
+    let (nodes, scoreboard) = build_nodes(spec, ctx, names, executor, namespace)?;
+    Ok(Part {
+        threads: Threads::one(executor, nodes, PERIOD, thread)?,
+        scoreboard,
+    })
+}
+
+/// The nodes named `names`, built on `ctx` in the style of `executor`, and the scoreboard
+/// their subscriptions record on.
+fn build_nodes(
+    spec: &Spec,
+    ctx: &Context,
+    names: &[String],
+    executor: ExecutorKind,
+    namespace: Option<&str>,
+) -> Result<(Vec<Node>, Scoreboard), SystemError> {
+    let mut scoreboard = Scoreboard::default();
+    let mut nodes = Vec::new();
+    let mut layouts = spec.layout();
+    if let Some(namespace) = namespace {
+        for layout in &mut layouts {
+            let topics = layout.publishes.iter_mut().chain(&mut layout.subscribes);
+            topics.for_each(|topic| *topic = format!("/{namespace}/{topic}"));
+        }
+    }
+    for name in names {
+        let layout = (layouts.iter().find(|l| &l.name == name))
+            .ok_or_else(|| SystemError::Build(format!("{} has no node {name:?}", spec.name())))?;
+        let failed = |e: String| SystemError::Build(format!("node {}: {e}", layout.name));
+        let mut node = ctx.node(&layout.name).map_err(|e| failed(e.to_string()))?;
+        let reading = match executor.uses_callbacks() {
+            true => None,
+            false => Some(spec.reading),
+        };
+        build(&mut node, layout, reading, &mut scoreboard).map_err(failed)?;
+        nodes.push(node);
+    }
+    Ok((nodes, scoreboard))
+}
+
+impl Part {
+    /// Samples the part's subscriptions took so far.
+    pub fn received(&self) -> u64 {
+        (self.scoreboard.results().iter())
+            .map(|t| t.latency_ms.n)
+            .sum()
+    }
+
+    /// Stops the executors; what each topic's subscriptions here received.
+    pub fn stop(self) -> Result<Vec<TopicResult>, SystemError> {
+        let topics = self.scoreboard.results();
+        self.threads.stop()?;
+        Ok(topics)
+    }
 }
 
 /// Fills `node` as `layout` says: callbacks if `reading` is `None`, polling otherwise.

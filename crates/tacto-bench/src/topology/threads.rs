@@ -10,8 +10,8 @@
 use std::time::Duration;
 
 use tacto::{
-    CallbackExecutor, EventsExecutor, Executor, ExecutorThread, LetExecutor, Node,
-    ThreadPoolExecutor, WaitSetExecutor,
+    CallbackExecutor, EventsExecutor, Executor, ExecutorThread, ExecutorThreadBuilder, LetExecutor,
+    Node, ThreadPoolExecutor, WaitSetExecutor,
 };
 
 use crate::executors::ExecutorKind;
@@ -40,18 +40,29 @@ impl Threads {
         };
         let mut threads = Vec::with_capacity(groups.len());
         for (i, group) in groups.into_iter().enumerate() {
-            let mut executor = executor(kind, let_period)?;
-            for node in group {
-                executor.add(node).map_err(build_error)?;
-            }
             let name = match kind {
                 ExecutorKind::Prioritized => format!("node{i}"),
                 _ => kind.name().to_owned(),
             };
-            let thread = ExecutorThread::builder().name(&name).spawn(executor);
-            threads.push(thread.map_err(build_error)?);
+            let builder = ExecutorThread::builder().name(&name);
+            threads.extend(Threads::one(kind, group, let_period, builder)?.0);
         }
         Ok(Threads(threads))
+    }
+
+    /// Puts `nodes` on one executor of `kind` and starts it on a thread `thread` sets up
+    /// (CPUs, priority: a process of a launch file).
+    pub(crate) fn one(
+        kind: ExecutorKind,
+        nodes: Vec<Node>,
+        let_period: Duration,
+        thread: ExecutorThreadBuilder,
+    ) -> Result<Threads, SystemError> {
+        let mut executor = executor(kind, let_period)?;
+        for node in nodes {
+            executor.add(node).map_err(build_error)?;
+        }
+        Ok(Threads(vec![thread.spawn(executor).map_err(build_error)?]))
     }
 
     /// Stops every executor, then waits for each thread.
