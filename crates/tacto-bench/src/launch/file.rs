@@ -472,6 +472,18 @@ mod tests {
                        nodes = [\"FrontLidarDriver\"]\nexecutor = \"wait-set\"\n";
 
     #[test]
+    fn every_shipped_launch_file_is_valid() {
+        let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("launch");
+        let mut read = 0;
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            LaunchFile::load(&path).unwrap_or_else(|e| panic!("{e}"));
+            read += 1;
+        }
+        assert!(read >= 3, "{read} files in {}", folder.display());
+    }
+
+    #[test]
     fn a_minimal_file_is_read_with_its_defaults() {
         let file = parse(ONE).unwrap();
         assert_eq!(file.crunch, 4096);
