@@ -371,17 +371,40 @@ fn executable_stats_count_each_executables_runs_and_time(mut executor: impl Exec
     for s in &stats {
         assert!(s.run_time_max <= s.run_time_total && s.run_time_mean() <= s.run_time_max);
     }
-    assert_eq!(
-        triggered.start_delay_total,
-        Duration::ZERO,
-        "no deadline, no delay"
-    );
+    assert!(triggered.start_delay_mean() <= triggered.start_delay_max);
     assert!(timer.start_delay_mean() <= timer.start_delay_max);
     assert_eq!((triggered.samples_in, triggered.samples_dropped), (2, 0));
     assert_eq!(
         (timer.samples_in, timer.samples_dropped),
         (0, 0),
         "no inputs"
+    );
+}
+
+each_executor!(a_subscription_triggers_start_delay_counts_from_the_samples_arrival);
+/// A sample that waits 20 ms for the spin to start: its run started at least 20 ms late.
+fn a_subscription_triggers_start_delay_counts_from_the_samples_arrival(
+    mut executor: impl Executor,
+) {
+    let ctx = Context::new();
+    let mut node = ctx.node("late").unwrap();
+    let sub = node.subscription::<Empty>("late_in").create().unwrap();
+    let input = node.publisher::<Empty>("late_in").create().unwrap();
+    let stop = executor.stop_handle();
+    node.execute(Trigger::on(&sub), move |_| {
+        sub.take_all().for_each(drop);
+        stop.stop();
+    })
+    .unwrap();
+    executor.add(node).unwrap();
+    input.publish(Empty::default());
+    thread::sleep(Duration::from_millis(20));
+    spin_until_stopped(&mut executor);
+    let stats = &executor.executable_stats()[0];
+    assert_eq!(stats.runs, 1, "{stats:?}");
+    assert!(
+        stats.start_delay_max >= Duration::from_millis(20),
+        "{stats:?}"
     );
 }
 

@@ -3,7 +3,7 @@
 
 use std::io;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::time::Instant;
 
 use super::AddError;
@@ -24,6 +24,11 @@ use crate::trigger::Activation;
 #[derive(Debug)]
 pub(crate) struct Pending {
     flag: AtomicBool,
+    /// When the first sample since the executor last took the flag arrived, steady
+    /// nanoseconds (0: none), for the run's start delay. Set on the publisher's thread only
+    /// when unset, so it costs one clock read per run, not per sample; a race with the
+    /// executor taking it can only misdate one run's delay.
+    since: AtomicI64,
     signal: Arc<Signal>,
 }
 
@@ -33,13 +38,23 @@ impl Pending {
     pub(crate) fn new(signal: &Arc<Signal>, exe: &Executable) -> Arc<Self> {
         Arc::new(Pending {
             flag: AtomicBool::new(exe.trigger.fd().is_none()),
+            since: AtomicI64::new(0),
             signal: signal.clone(),
         })
+    }
+
+    /// Notes the arrival time if this is the first arrival since the last run.
+    fn arrived(&self) {
+        if self.since.load(Ordering::Relaxed) == 0 {
+            let now = os_now(ClockKind::Steady).as_nanos();
+            self.since.store(now, Ordering::Relaxed);
+        }
     }
 }
 
 impl Listener for Pending {
     fn on_sample(&self) {
+        self.arrived();
         // The flag must be visible before the executor takes the notification.
         self.flag.store(true, Ordering::SeqCst);
         self.signal.notify();
@@ -48,6 +63,7 @@ impl Listener for Pending {
 
 impl FdListener for Pending {
     fn on_readable(&self) {
+        self.arrived();
         // On the executor's thread, which looks for work next: no notification needed.
         self.flag.store(true, Ordering::SeqCst);
     }
@@ -79,6 +95,9 @@ pub(crate) struct Entry<L = Pending> {
     counters: Arc<Counters>,
     /// Set for periodic triggers.
     schedule: Option<Schedule>,
+    /// For other triggers: when the input that this run serves began to arrive (steady
+    /// clock), if known; the start delay counts from it.
+    arrived: Option<Time>,
     listener: Arc<L>,
     /// Set for readable triggers: re-arms the fd after each run.
     watch: Option<Watch>,
@@ -152,9 +171,12 @@ impl<L> Entry<L> {
         (self.exe.run)(activation);
         let took = nanos_between(start, os_now(ClockKind::Steady));
         // The activation's time was read just before the run, on the trigger's clock.
-        let delay = match &self.schedule {
-            Some(schedule) => nanos_between(schedule.served(), activation.time),
-            None => 0,
+        let delay = match (&self.schedule, self.arrived.take()) {
+            (Some(schedule), _) => nanos_between(schedule.served(), activation.time),
+            (None, Some(arrived)) if self.exe.trigger.clock == ClockKind::Steady => {
+                nanos_between(arrived, activation.time)
+            }
+            (None, _) => 0,
         };
         (self.counters).record(delay, took, activation.missed_periods);
         // Level trigger, for an fd: epoll looks at its level as it is re-armed, so an fd left
@@ -163,6 +185,11 @@ impl<L> Entry<L> {
             (Some(watch), Some(fd)) => watch.rearm(fd),
             _ => Ok(()),
         }
+    }
+
+    /// Notes when the input of the next run began to arrive, on the steady clock.
+    pub(crate) fn arrived_at(&mut self, time: Time) {
+        self.arrived = Some(time);
     }
 
     pub(crate) fn group(&self) -> CallbackGroup {
@@ -181,8 +208,14 @@ impl<L> Entry<L> {
 impl Entry<Pending> {
     /// The activation to run now, if the trigger fired since the entry last ran.
     pub(crate) fn poll(&mut self) -> Option<Activation> {
-        if !self.is_periodic() && !self.listener.flag.swap(false, Ordering::SeqCst) {
-            return None;
+        if !self.is_periodic() {
+            if !self.listener.flag.swap(false, Ordering::SeqCst) {
+                return None;
+            }
+            match self.listener.since.swap(0, Ordering::Relaxed) {
+                0 => {}
+                since => self.arrived = Some(Time::from_nanos(since)),
+            }
         }
         self.fire()
     }
@@ -301,6 +334,7 @@ pub(crate) fn admit<L: Listener + FdListener + 'static>(
             index,
             counters,
             schedule,
+            arrived: None,
             listener,
             watch,
             clock: clock.clone(),

@@ -210,7 +210,7 @@ impl EventsExecutor {
     /// Takes the oldest event and runs its executable once if its trigger fires; false if the
     /// queue was empty.
     fn run_next(&mut self) -> io::Result<bool> {
-        let Some((index, more)) = self.queue.lock().pop() else {
+        let Some((index, arrived, more)) = self.queue.lock().pop() else {
             return Ok(false);
         };
         self.until_fds = self.until_fds.saturating_sub(1);
@@ -221,6 +221,9 @@ impl EventsExecutor {
         if entry.is_periodic() {
             // Firing moves its deadline: look at the timers again.
             self.timers_next = Some(Time::ZERO);
+        }
+        if let Some(arrived) = arrived {
+            entry.arrived_at(arrived);
         }
         if let Some(activation) = entry.fire() {
             let running = Running::enter(Arc::as_ptr(self.base.poller.signal()) as usize);
@@ -323,7 +326,7 @@ pub struct EventsExecutorBuilder {
 
 impl EventsExecutorBuilder {
     /// How many sample events the queue holds before it refuses more (default
-    /// [`EventsExecutor::DEFAULT_CAPACITY`]); 16 bytes each.
+    /// [`EventsExecutor::DEFAULT_CAPACITY`]); 24 bytes each.
     pub fn capacity(mut self, capacity: usize) -> Self {
         self.capacity = capacity;
         self
@@ -403,8 +406,8 @@ struct Queued {
 /// An executable to run once, by its index in the executor.
 #[derive(Debug, Clone, Copy)]
 enum Event {
-    /// A sample arrived on one of its triggering subscriptions.
-    Sample(usize),
+    /// A sample arrived on one of its triggering subscriptions, at this time (steady clock).
+    Sample(usize, Time),
     /// It is due without a sample event of its own: a timer's deadline passed, or its trigger
     /// holds on samples without events (refused, older than the node's `add`, or left unread
     /// by its last run).
@@ -422,11 +425,11 @@ impl Ring {
         self.events.reserve_exact(room);
     }
 
-    fn push_sample(&mut self, index: usize) {
+    fn push_sample(&mut self, index: usize, arrived: Time) {
         if self.samples < self.capacity {
             self.samples += 1;
             self.queued[index].samples += 1;
-            self.events.push_back(Event::Sample(index));
+            self.events.push_back(Event::Sample(index, arrived));
         } else {
             self.dropped += 1;
             self.push_due(index);
@@ -450,21 +453,22 @@ impl Ring {
         }
     }
 
-    /// The oldest event's executable, and whether another event of it is still queued.
-    fn pop(&mut self) -> Option<(usize, bool)> {
-        let index = match self.events.pop_front()? {
-            Event::Sample(index) => {
+    /// The oldest event's executable, when its sample arrived (a sample event), and whether
+    /// another event of it is still queued.
+    fn pop(&mut self) -> Option<(usize, Option<Time>, bool)> {
+        let (index, arrived) = match self.events.pop_front()? {
+            Event::Sample(index, arrived) => {
                 self.samples -= 1;
                 self.queued[index].samples -= 1;
-                index
+                (index, Some(arrived))
             }
             Event::Due(index) => {
                 self.queued[index].due = false;
-                index
+                (index, None)
             }
         };
         let queued = self.queued[index];
-        Some((index, queued.samples > 0 || queued.due))
+        Some((index, arrived, queued.samples > 0 || queued.due))
     }
 }
 
@@ -485,7 +489,8 @@ impl fmt::Debug for Source {
 
 impl Listener for Source {
     fn on_sample(&self) {
-        self.queue.lock().push_sample(self.index);
+        let arrived = os_now(ClockKind::Steady);
+        self.queue.lock().push_sample(self.index, arrived);
         self.queue.signal.notify();
     }
 }

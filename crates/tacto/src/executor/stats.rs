@@ -54,10 +54,14 @@ pub struct ExecutableStats {
     pub run_time_total: Duration,
     /// The longest run.
     pub run_time_max: Duration,
-    /// For a periodic trigger, from each deadline to the start of the run that served it, all
-    /// runs together: how late the executor came. Zero for other triggers.
+    /// From what each run served to its start, all runs together: how late the executor came.
+    /// For a periodic trigger, from the deadline; for a subscription trigger, from the first
+    /// sample that arrived since the previous run (the wait-set, callback and thread-pool
+    /// executors) or from the sample of the event (events executor), on the steady clock;
+    /// zero for readable triggers and for a LET executor's subscription triggers, and for a
+    /// trigger on another clock.
     pub start_delay_total: Duration,
-    /// For a periodic trigger, the longest of those delays.
+    /// The longest of those delays.
     pub start_delay_max: Duration,
     /// Periods that passed unserved (see [`crate::timer`]).
     pub missed_periods: u64,
@@ -75,7 +79,7 @@ impl ExecutableStats {
         mean(self.run_time_total, self.runs)
     }
 
-    /// The mean start delay of a periodic trigger; zero before the first run.
+    /// The mean start delay; zero before the first run.
     pub fn start_delay_mean(&self) -> Duration {
         mean(self.start_delay_total, self.runs)
     }
