@@ -314,8 +314,24 @@ fn durability_text(durability: Durability) -> &'static str {
     }
 }
 
-/// One endpoint of `topic info -v`. Discovery carries reliability and durability only, so the
-/// other QoS lines of ros2cli are left out.
+/// How ros2cli (rclpy's `Duration.__str__`) writes a QoS duration.
+fn duration_text(duration: Option<Duration>) -> String {
+    match duration {
+        None => "Infinite".to_owned(),
+        Some(d) => format!("{} nanoseconds", d.as_nanos()),
+    }
+}
+
+fn liveliness_text(liveliness: tacto::Liveliness) -> &'static str {
+    match liveliness {
+        tacto::Liveliness::Automatic => "AUTOMATIC",
+        tacto::Liveliness::ManualByTopic => "MANUAL_BY_TOPIC",
+    }
+}
+
+/// One endpoint of `topic info -v`, in ros2cli's layout. DDS discovery does not carry an
+/// endpoint's history, so it is `UNKNOWN`, as rmw reports it for remote endpoints; nor
+/// (here) the type hash, whose line is left out.
 fn write_endpoint(
     endpoint: &EndpointInfo,
     kind: &str,
@@ -328,16 +344,23 @@ fn write_endpoint(
     writeln!(out, "Endpoint type: {kind}")?;
     writeln!(out, "GID: {}", gid_text(&endpoint.gid))?;
     writeln!(out, "QoS profile:")?;
+    let reliability = reliability_text(endpoint.reliability);
+    writeln!(out, "  Reliability: {reliability}")?;
+    writeln!(out, "  History (Depth): UNKNOWN")?;
     writeln!(
         out,
-        "  Reliability: {}",
-        reliability_text(endpoint.reliability)
-    )?;
-    writeln!(
-        out,
-        "  Durability: {}\n",
+        "  Durability: {}",
         durability_text(endpoint.durability)
     )?;
+    writeln!(out, "  Lifespan: {}", duration_text(endpoint.lifespan))?;
+    writeln!(out, "  Deadline: {}", duration_text(endpoint.deadline))?;
+    writeln!(
+        out,
+        "  Liveliness: {}",
+        liveliness_text(endpoint.liveliness)
+    )?;
+    let lease = duration_text(endpoint.liveliness_lease);
+    writeln!(out, "  Liveliness lease duration: {lease}\n")?;
     Ok(())
 }
 
@@ -348,6 +371,10 @@ fn endpoint_json(endpoint: &EndpointInfo) -> serde_json::Value {
         "gid": gid_text(&endpoint.gid),
         "reliability": reliability_text(endpoint.reliability),
         "durability": durability_text(endpoint.durability),
+        "lifespan_ns": endpoint.lifespan.map(|d| d.as_nanos() as u64),
+        "deadline_ns": endpoint.deadline.map(|d| d.as_nanos() as u64),
+        "liveliness": liveliness_text(endpoint.liveliness),
+        "liveliness_lease_ns": endpoint.liveliness_lease.map(|d| d.as_nanos() as u64),
     })
 }
 

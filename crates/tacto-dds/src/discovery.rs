@@ -9,9 +9,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::ffi::CStr;
 use std::ptr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use cyclors::dds_entity_t;
-use tacto::Message;
+use tacto::{Liveliness, Message};
 
 use crate::graph::ParticipantEntitiesInfo;
 use crate::naming;
@@ -64,6 +65,14 @@ pub struct EndpointInfo {
     pub reliability: Reliability,
     /// Its durability.
     pub durability: Durability,
+    /// Its deadline; `None`: infinite (none).
+    pub deadline: Option<Duration>,
+    /// Its lifespan; `None`: infinite.
+    pub lifespan: Option<Duration>,
+    /// Its liveliness kind.
+    pub liveliness: Liveliness,
+    /// Its liveliness lease; `None`: infinite.
+    pub liveliness_lease: Option<Duration>,
 }
 
 /// A ROS topic (DDS topic `rt/...`) and its endpoints.
@@ -101,6 +110,10 @@ struct Endpoint {
     dds_type: String,
     reliability: Reliability,
     durability: Durability,
+    deadline: Option<Duration>,
+    lifespan: Option<Duration>,
+    liveliness: Liveliness,
+    liveliness_lease: Option<Duration>,
 }
 
 /// An observer of the ROS graph on one domain.
@@ -239,6 +252,10 @@ impl Discovery {
                 ros_type: ros_type_name(&endpoint.dds_type),
                 reliability: endpoint.reliability,
                 durability: endpoint.durability,
+                deadline: endpoint.deadline,
+                lifespan: endpoint.lifespan,
+                liveliness: endpoint.liveliness,
+                liveliness_lease: endpoint.liveliness_lease,
             };
             if !topic.types.contains(&info.ros_type) {
                 topic.types.push(info.ros_type.clone());
@@ -271,6 +288,10 @@ impl Discovery {
                     .unwrap_or(ros_type),
                 reliability: endpoint.reliability,
                 durability: endpoint.durability,
+                deadline: endpoint.deadline,
+                lifespan: endpoint.lifespan,
+                liveliness: endpoint.liveliness,
+                liveliness_lease: endpoint.liveliness_lease,
             };
             let service = services
                 .entry(name.to_owned())
@@ -432,6 +453,10 @@ impl BuiltinReader {
                     dds_type: c_string(ep.type_name),
                     reliability: reliability(ep.qos),
                     durability: durability(ep.qos),
+                    deadline: deadline(ep.qos),
+                    lifespan: lifespan(ep.qos),
+                    liveliness: liveliness(ep.qos).0,
+                    liveliness_lease: liveliness(ep.qos).1,
                 }
             };
             alive.push((ep.key.v, endpoint));
@@ -483,6 +508,52 @@ unsafe fn durability(qos: *const cyclors::dds_qos_t) -> Durability {
         true => Durability::TransientLocal,
         false => Durability::Volatile,
     }
+}
+
+/// Cyclone's `DDS_INFINITY` (a macro bindgen does not carry over).
+const INFINITY: cyclors::dds_duration_t = i64::MAX;
+
+/// A DDS duration as an optional `Duration`: `None` for infinity (and anything negative).
+fn finite(duration: cyclors::dds_duration_t) -> Option<Duration> {
+    match duration {
+        INFINITY => None,
+        nanos => u64::try_from(nanos).ok().map(Duration::from_nanos),
+    }
+}
+
+/// # Safety
+/// `qos` is null or a live QoS object.
+unsafe fn deadline(qos: *const cyclors::dds_qos_t) -> Option<Duration> {
+    let mut period = INFINITY;
+    // SAFETY: the caller's guarantee; the out-parameter is valid.
+    let set = !qos.is_null() && unsafe { cyclors::dds_qget_deadline(qos, &mut period) };
+    set.then(|| finite(period)).flatten()
+}
+
+/// # Safety
+/// `qos` is null or a live QoS object.
+unsafe fn lifespan(qos: *const cyclors::dds_qos_t) -> Option<Duration> {
+    let mut span = INFINITY;
+    // SAFETY: the caller's guarantee; the out-parameter is valid.
+    let set = !qos.is_null() && unsafe { cyclors::dds_qget_lifespan(qos, &mut span) };
+    set.then(|| finite(span)).flatten()
+}
+
+/// # Safety
+/// `qos` is null or a live QoS object.
+unsafe fn liveliness(qos: *const cyclors::dds_qos_t) -> (Liveliness, Option<Duration>) {
+    let mut kind = cyclors::dds_liveliness_kind_DDS_LIVELINESS_AUTOMATIC;
+    let mut lease = INFINITY;
+    // SAFETY: the caller's guarantee; the out-parameters are valid.
+    let set = !qos.is_null() && unsafe { cyclors::dds_qget_liveliness(qos, &mut kind, &mut lease) };
+    if !set {
+        return (Liveliness::Automatic, None);
+    }
+    let kind = match kind {
+        cyclors::dds_liveliness_kind_DDS_LIVELINESS_MANUAL_BY_TOPIC => Liveliness::ManualByTopic,
+        _ => Liveliness::Automatic,
+    };
+    (kind, finite(lease))
 }
 
 #[cfg(test)]
