@@ -6,7 +6,7 @@
 
 use std::fmt;
 use std::os::fd::BorrowedFd;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use crate::context::TopicError;
@@ -39,6 +39,8 @@ pub(crate) struct Inbox<T> {
     remote_arrivals: Arc<AtomicU64>,
     /// The topic's name, for the one line logged at the first malformed sample.
     topic: String,
+    /// The topic's flag of that line logged, shared by its subscriptions.
+    malformed_logged: Arc<AtomicBool>,
 }
 
 impl<T> fmt::Debug for Inbox<T> {
@@ -50,13 +52,19 @@ impl<T> fmt::Debug for Inbox<T> {
 }
 
 impl<T: Message> Inbox<T> {
-    fn new(history: History, remote: Option<Box<dyn LinkReader>>, topic: &str) -> Self {
+    fn new(
+        history: History,
+        remote: Option<Box<dyn LinkReader>>,
+        topic: &str,
+        malformed_logged: Arc<AtomicBool>,
+    ) -> Self {
         Inbox {
             cache: PiMutex::new(HistoryCache::new(history)),
             listener: OnceLock::new(),
             remote,
             remote_arrivals: Arc::default(),
             topic: topic.to_owned(),
+            malformed_logged,
         }
     }
 
@@ -179,21 +187,19 @@ impl<T: Message> Inbox<T> {
                 info: sample.info,
             }),
             Err(error) => {
-                let mut cache = self.cache();
-                cache.count_malformed();
-                let first = cache.malformed() == 1;
-                drop(cache);
-                self.log_malformed(first, &error);
+                self.cache().count_malformed();
+                self.log_malformed(&error);
                 None
             }
         }
     }
 
-    /// Logs the first malformed sample of this subscription, from whichever path decoded it:
-    /// a peer sending garbage must not flood the log; the count says how many followed.
+    /// Logs the first malformed sample of the topic, from whichever subscription and path
+    /// decoded it: a peer sending garbage must not flood the log; the counts say how many
+    /// followed.
     #[cold]
-    fn log_malformed(&self, first: bool, error: &crate::cdr::DecodeError) {
-        if first {
+    fn log_malformed(&self, error: &crate::cdr::DecodeError) {
+        if !self.malformed_logged.swap(true, Ordering::Relaxed) {
             eprintln!(
                 "tacto: a malformed sample on topic {:?} was dropped ({error}); \
                  further ones are only counted (Subscription::malformed)",
@@ -299,13 +305,9 @@ impl<T: Message> Inbox<T> {
             Err(error) => {
                 // A taken sample is gone already; a kept one is removed now, and freed after
                 // the lock.
-                let (discarded, first) = {
-                    let mut cache = self.cache();
-                    let discarded = cache.discard(ordinal);
-                    (discarded, cache.malformed() == 1)
-                };
+                let discarded = self.cache().discard(ordinal);
                 drop(discarded);
-                self.log_malformed(first, &error);
+                self.log_malformed(&error);
                 None
             }
         }
@@ -453,6 +455,7 @@ impl<T: Message> Subscription<T> {
             qos.history,
             topic.link_reader(node, qos)?,
             topic.name(),
+            topic.malformed_logged(),
         ));
         topic.subscribe(inbox.clone());
         Ok(Subscription { inbox, topic })
@@ -554,8 +557,9 @@ impl<T: Message> Subscription<T> {
 
     /// Samples from another transport or message type that failed to decode as `T`, since
     /// creation: each was discarded when a read or take reached it, and the read or take went
-    /// on to the next sample. Never from this process's own publishers of `T`. The first one
-    /// is logged on stderr (topic and decoding error), the rest only counted.
+    /// on to the next sample. Never from this process's own publishers of `T`. The topic's
+    /// first one, in any of its subscriptions, is logged on stderr (topic and decoding
+    /// error), the rest only counted.
     pub fn malformed(&self) -> u64 {
         self.inbox.cache().malformed()
     }

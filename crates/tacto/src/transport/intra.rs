@@ -85,6 +85,9 @@ pub(crate) struct TopicCore {
     /// weakly (they own them), so that the topic stops being offered outside with its last
     /// publisher.
     writers: Mutex<Vec<SharedWriter>>,
+    /// Set once a subscription logged a malformed sample: a peer sending garbage gets one
+    /// line per topic, whatever the number of subscriptions; their counts tell the rest.
+    malformed_logged: Arc<AtomicBool>,
     /// Removes the topic from its context when the last fan-out goes.
     _lease: TopicLease,
 }
@@ -128,6 +131,7 @@ impl TopicCore {
             editing: Mutex::new(()),
             transport,
             writers: Mutex::default(),
+            malformed_logged: Arc::default(),
             _lease: lease,
         }
     }
@@ -200,6 +204,11 @@ impl<T> fmt::Debug for Topic<T> {
 impl<T: Message> Topic<T> {
     pub(crate) fn name(&self) -> &str {
         &self.core.name
+    }
+
+    /// The topic's flag of a malformed sample logged (see `TopicCore`).
+    pub(crate) fn malformed_logged(&self) -> Arc<AtomicBool> {
+        self.core.malformed_logged.clone()
     }
 
     /// Hands `msg` to every subscription of the topic, stamped by `stamp`, which runs under
