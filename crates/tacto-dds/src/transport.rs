@@ -17,8 +17,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use cyclors::dds_entity_t;
 use tacto::cdr::Encodable;
 use tacto::transport::{
-    ClientLink, LinkError, LinkReader, LinkWriter, ReadOp, RemoteBytes, RemoteSample, ServiceLink,
-    Transport,
+    ClientLink, LinkError, LinkReader, LinkWriter, ReadOp, RemoteBytes, RemotePublishers,
+    RemoteSample, ServiceLink, Transport,
 };
 use tacto::{Durability, History, Liveliness, PublisherId, Qos, Reliability, SampleInfo, Time};
 
@@ -609,6 +609,18 @@ impl LinkReader for DdsLinkReader {
         let ret =
             unsafe { cyclors::dds_get_requested_incompatible_qos_status(self.handle, &mut status) };
         DdsStatus::check(ret).map_or(0, |_| status.total_count.into())
+    }
+
+    fn publishers(&self) -> Option<RemotePublishers> {
+        // SAFETY: an all-zero status is a valid value of this plain C struct.
+        let mut status: cyclors::dds_liveliness_changed_status_t = unsafe { std::mem::zeroed() };
+        // SAFETY: our live reader and a valid, writable status struct.
+        let ret = unsafe { cyclors::dds_get_liveliness_changed_status(self.handle, &mut status) };
+        DdsStatus::check(ret).ok()?;
+        Some(RemotePublishers {
+            alive: usize::try_from(status.alive_count).unwrap_or(0),
+            gone: usize::try_from(status.not_alive_count).unwrap_or(0),
+        })
     }
 
     fn on_data(&self, wake: Wake) -> Result<(), LinkError> {

@@ -1,7 +1,7 @@
 //! A tacto `Context` on the DDS transport against real rclpy nodes (Fast DDS, the PyPI
 //! wheels) in other processes: polling and triggered subscriptions on the reader's cache,
 //! publishers that encode only for matched remote readers, no echo, and wake-ups only for
-//! triggering readers. Domains 100 to 109, one per test.
+//! triggering readers. Domains 100 to 110, one per test.
 
 mod support;
 
@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use support::{PATIENCE, RclpyNode, loopback_participant};
 use tacto::msg::std_msgs::String as Text;
+use tacto::transport::RemotePublishers;
 use tacto::{
     Context, Executor, History, LetExecutor, Publisher, PublisherId, Qos, Sample, SpinOutcome,
     Time, Trigger, WaitSetExecutor,
@@ -523,4 +524,38 @@ fn a_subscription_orders_local_and_remote_samples_by_publication() {
     expected.push("local last".into());
     assert_eq!(all, expected, "oldest published first, across both sources");
     assert!(sub.is_empty());
+}
+
+#[test]
+fn a_subscription_sees_an_rclpy_publisher_come_and_go() {
+    const DOMAIN: u32 = 110;
+    let ctx = dds_context(DOMAIN);
+    let sub = (ctx.node("liveliness_watch").unwrap())
+        .subscription::<Text>("brief")
+        .create()
+        .unwrap();
+    assert_eq!(sub.remote_publishers(), Some(RemotePublishers::default()));
+    let mut talker = RclpyNode::spawn("brief_talker.py", DOMAIN, &["/brief", "5"]);
+    let deadline = Instant::now() + PATIENCE;
+    assert_eq!(
+        talker.next_line(deadline).as_deref(),
+        Some("matched"),
+        "{}",
+        talker.stderr()
+    );
+    let mut most_alive = 0;
+    while talker.exited().is_none() {
+        assert!(Instant::now() < deadline, "{}", talker.stderr());
+        most_alive = most_alive.max(sub.remote_publishers().unwrap().alive);
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(
+        most_alive, 1,
+        "the talker was seen alive while it published"
+    );
+    // It destroyed its publisher before it exited: gone at once, no lease to wait out.
+    while sub.remote_publishers().unwrap().alive != 0 {
+        assert!(Instant::now() < deadline, "{:?}", sub.remote_publishers());
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }

@@ -338,7 +338,7 @@ impl Inlet {
         }
     }
 
-    fn publishers(&self) -> Result<Liveliness, LivelinessError> {
+    pub(crate) fn publishers(&self) -> Result<Liveliness, LivelinessError> {
         let mut nodes = Vec::new();
         self.topic
             .data

@@ -8,7 +8,9 @@ use std::os::fd::{AsFd, BorrowedFd};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use tacto::cdr::Encodable;
-use tacto::transport::{LinkError, LinkReader, LinkWriter, ReadOp, RemoteSample, Transport};
+use tacto::transport::{
+    LinkError, LinkReader, LinkWriter, ReadOp, RemotePublishers, RemoteSample, Transport,
+};
 use tacto::{History, Qos, SampleInfo};
 
 use crate::node::{NodeError, ShmNode};
@@ -247,6 +249,14 @@ impl LinkReader for ShmLinkReader {
 
     fn len(&self) -> usize {
         self.cache().samples.len()
+    }
+
+    fn publishers(&self) -> Option<RemotePublishers> {
+        let liveliness = self.inlet.publishers().ok()?;
+        Some(RemotePublishers {
+            alive: liveliness.alive,
+            gone: liveliness.dead,
+        })
     }
 
     fn incompatible_qos(&self) -> u64 {

@@ -9,6 +9,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use tacto::msg::std_msgs::String as Text;
+use tacto::transport::RemotePublishers;
 use tacto::{
     CallbackExecutor, Context, EventsExecutor, Executor, History, SampleInfo, ThreadPoolExecutor,
     Trigger, WaitSetExecutor,
@@ -351,6 +352,8 @@ fn a_killed_publisher_leaves_the_subscriber_running() {
         .history(History::KeepLast(16))
         .create()
         .unwrap();
+    // A second subscription, only to poll the publishers' liveliness.
+    let watch = node.subscription::<Text>(&topic).create().unwrap();
     let (tx, rx) = mpsc::channel::<String>();
     node.execute(Trigger::on(&sub), move |_| {
         for sample in sub.take_all() {
@@ -360,14 +363,23 @@ fn a_killed_publisher_leaves_the_subscriber_running() {
     .unwrap();
     let mut executor = WaitSetExecutor::new().unwrap();
     executor.add(node).unwrap();
+    let publishers = || watch.remote_publishers().expect("shared memory tells");
+    assert_eq!(publishers(), RemotePublishers { alive: 0, gone: 0 });
 
     let mut burst = Child::spawn("burst", &topic, 0);
     assert_eq!(burst.next_line(), "bursting");
     spin_until(&mut executor, "burst samples", || {
         rx.try_iter().any(|data| data == "burst")
     });
+    assert_eq!(publishers().alive, 1);
     burst.process.kill().unwrap();
     burst.process.wait().unwrap();
+    // The subscriber polls it: alive no more, gone until a dead-node cleanup forgets it.
+    let deadline = Instant::now() + PATIENCE;
+    while publishers().alive != 0 {
+        assert!(Instant::now() < deadline, "{:?}", publishers());
+        std::thread::sleep(Duration::from_millis(10));
+    }
     // The executor goes on, and a new publisher process reaches it.
     executor.spin_for(Duration::from_millis(50)).unwrap();
     rx.try_iter().for_each(drop);

@@ -16,7 +16,9 @@ use crate::pi_mutex::{PiGuard, PiMutex};
 use crate::qos::Qos;
 use crate::sample::{Sample, SampleInfo};
 use crate::transport::intra::Topic;
-use crate::transport::{LinkError, LinkReader, ReadOp, RemoteBytes, RemoteSample};
+use crate::transport::{
+    LinkError, LinkReader, ReadOp, RemoteBytes, RemotePublishers, RemoteSample,
+};
 
 /// Told by an inbox that a sample arrived; implemented by each executor's wake-up path.
 ///
@@ -553,6 +555,16 @@ impl<T: Message> Subscription<T> {
     /// link lost before they were read (see [`LinkReader::dropped`]).
     pub fn dropped(&self) -> u64 {
         Input::dropped(&*self.inbox)
+    }
+
+    /// The topic's publishers that the context's transport sees, polled: their count falls
+    /// when a publisher process ends or dies. `None` without a transport, or if it cannot
+    /// tell. DDS counts the writers of other processes whose liveliness holds (a killed
+    /// process's writers stay alive until its participant's lease runs out); shared memory
+    /// counts every publisher port on this host, this process's included, and a killed
+    /// process's as `gone` until a dead-node cleanup removes them.
+    pub fn remote_publishers(&self) -> Option<RemotePublishers> {
+        self.inbox.remote.as_ref()?.publishers()
     }
 
     /// Samples from another transport or message type that failed to decode as `T`, since

@@ -312,4 +312,23 @@ pub trait LinkReader: Send + Sync + fmt::Debug {
     fn dropped(&self) -> u64 {
         0
     }
+
+    /// The topic's publishers as the transport sees them now, for
+    /// [`Subscription::remote_publishers`](crate::Subscription::remote_publishers); `None` (the
+    /// default) for a transport that cannot tell.
+    fn publishers(&self) -> Option<RemotePublishers> {
+        None
+    }
+}
+
+/// The publishers of a subscription's topic that its transport sees, polled with
+/// [`Subscription::remote_publishers`](crate::Subscription::remote_publishers): how a node
+/// notices that the process feeding it died.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RemotePublishers {
+    /// Publishers alive now.
+    pub alive: usize,
+    /// Publishers the transport knows to be dead but still lists (a process killed without
+    /// cleaning up, until its transport forgets it).
+    pub gone: usize,
 }

@@ -40,6 +40,6 @@ pub(crate) mod intra;
 mod link;
 
 pub use link::{
-    ClientLink, LinkError, LinkReader, LinkWriter, ReadOp, RemoteBytes, RemoteSample, ServiceLink,
-    Transport,
+    ClientLink, LinkError, LinkReader, LinkWriter, ReadOp, RemoteBytes, RemotePublishers,
+    RemoteSample, ServiceLink, Transport,
 };
