@@ -264,9 +264,10 @@ executor = "events"
     );
     launch.started("one");
     launch.started("rest");
-    launch.wait_for("of one receiving", |l| l.starts_with("[one] receiving: "));
-    // Some time for every topic to be matched and heard.
-    thread::sleep(Duration::from_secs(2));
+    for name in ["one", "rest"] {
+        let all = format!("[{name}] hearing all 20 topics");
+        launch.wait_for(&all, |l| l == all);
+    }
     launch.signal(libc::SIGINT);
     assert_eq!(
         launch.wait().code(),

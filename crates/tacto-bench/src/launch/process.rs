@@ -87,7 +87,7 @@ pub fn run_process(
         spec.nodes.join(", "),
         spec.executor
     );
-    let mut announced = false;
+    let (mut announced, mut all_heard) = (false, false);
     while !interrupt.requested() {
         interrupt.sleep(LOOK);
         let received = part.received();
@@ -97,6 +97,13 @@ pub fn run_process(
                 "receiving: {received} samples {} so far",
                 part.where_counted()
             );
+        }
+        if let (Running::Nobleo(nobleo), false) = (&part, all_heard) {
+            let (heard, topics) = nobleo.heard();
+            if heard == topics {
+                all_heard = true;
+                println!("hearing all {topics} topics");
+            }
         }
     }
     let received = part.received();

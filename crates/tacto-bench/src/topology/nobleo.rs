@@ -206,6 +206,13 @@ fn build_nodes(
 }
 
 impl Part {
+    /// Of the topics its subscriptions listen to, how many they heard so far, and how many.
+    pub fn heard(&self) -> (usize, usize) {
+        let topics = self.scoreboard.results();
+        let heard = topics.iter().filter(|t| t.latency_ms.n > 0).count();
+        (heard, topics.len())
+    }
+
     /// Samples the part's subscriptions took so far.
     pub fn received(&self) -> u64 {
         (self.scoreboard.results().iter())
