@@ -212,9 +212,12 @@ impl Entry<Pending> {
             if !self.listener.flag.swap(false, Ordering::SeqCst) {
                 return None;
             }
-            match self.listener.since.swap(0, Ordering::Relaxed) {
-                0 => {}
-                since => self.arrived = Some(Time::from_nanos(since)),
+            // A publisher writes `since` only while it is 0: a load, then a store of 0 only
+            // when it was set, loses nothing a swap would keep.
+            let since = self.listener.since.load(Ordering::Relaxed);
+            if since != 0 {
+                self.listener.since.store(0, Ordering::Relaxed);
+                self.arrived = Some(Time::from_nanos(since));
             }
         }
         self.fire()

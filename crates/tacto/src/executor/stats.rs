@@ -90,8 +90,10 @@ impl ExecutableStats {
 ///
 /// Atomic because the stats reporter of a context reads them from its own thread (see
 /// [`crate::executor::report`]); relaxed, because each figure stands alone: a reader may see a
-/// run counted whose time is not added yet, which a live view can live with. Uncontended
-/// read-modify-writes cost a few nanoseconds per run.
+/// run counted whose time is not added yet, which a live view can live with. Only the thread
+/// that runs the executable writes them (an executable runs on one thread at a time; a
+/// thread pool hands it on under its lock), so plain loads and stores do, without the cost of
+/// a read-modify-write.
 #[derive(Debug, Default)]
 pub(crate) struct Counters {
     runs: AtomicU64,
@@ -105,13 +107,13 @@ pub(crate) struct Counters {
 impl Counters {
     /// Counts one run that started `delay_ns` after its deadline and took `took_ns`.
     pub(crate) fn record(&self, delay_ns: u64, took_ns: u64, missed_periods: u64) {
-        self.runs.fetch_add(1, Relaxed);
-        self.run_ns_total.fetch_add(took_ns, Relaxed);
-        self.run_ns_max.fetch_max(took_ns, Relaxed);
-        self.delay_ns_total.fetch_add(delay_ns, Relaxed);
-        self.delay_ns_max.fetch_max(delay_ns, Relaxed);
+        add(&self.runs, 1);
+        add(&self.run_ns_total, took_ns);
+        raise(&self.run_ns_max, took_ns);
+        add(&self.delay_ns_total, delay_ns);
+        raise(&self.delay_ns_max, delay_ns);
         if missed_periods > 0 {
-            self.missed_periods.fetch_add(missed_periods, Relaxed);
+            add(&self.missed_periods, missed_periods);
         }
     }
 
@@ -134,6 +136,18 @@ impl Counters {
             samples_in: inputs.iter().map(|input| input.arrivals()).sum(),
             samples_dropped: inputs.iter().map(|input| input.dropped()).sum(),
         }
+    }
+}
+
+/// Adds `by` to a counter only this thread writes.
+fn add(counter: &AtomicU64, by: u64) {
+    counter.store(counter.load(Relaxed).saturating_add(by), Relaxed);
+}
+
+/// Raises a maximum only this thread writes to `to`, if higher.
+fn raise(max: &AtomicU64, to: u64) {
+    if to > max.load(Relaxed) {
+        max.store(to, Relaxed);
     }
 }
 
