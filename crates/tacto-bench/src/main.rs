@@ -270,6 +270,9 @@ enum ServiceCommand {
         /// Shows each service's type.
         #[arg(short = 't', long = "show-types")]
         show_types: bool,
+        /// Lists hidden services too (a name part starting with `_`, such as an action's).
+        #[arg(long)]
+        include_hidden_services: bool,
     },
     /// Calls a service with a request given as YAML and prints the response.
     Call {
@@ -571,9 +574,17 @@ fn graph_command(command: Graph, args: &GraphArgs, interrupt: &Interrupt) -> Res
             &mut out,
             &stop,
         ),
-        Graph::Service(ServiceCommand::List { show_types }) => {
-            commands::service_list(&participant, &options, show_types, &mut out, &stop)
-        }
+        Graph::Service(ServiceCommand::List {
+            show_types,
+            include_hidden_services,
+        }) => commands::service_list(
+            &participant,
+            &options,
+            show_types,
+            include_hidden_services,
+            &mut out,
+            &stop,
+        ),
         Graph::Service(ServiceCommand::Call {
             name,
             type_name,

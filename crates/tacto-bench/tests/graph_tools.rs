@@ -835,6 +835,13 @@ fn node_info_lists_an_rclpy_nodes_action_server_and_client_and_hides_their_endpo
                 && out.contains("    /cli_fib/_action/status: action_msgs/msg/GoalStatusArray\n")
         },
     );
+    // So does `service list`, as ros2cli's.
+    let hidden = ["service", "list", "--include-hidden-services"];
+    run_until(DOMAIN, &hidden, Some(&node), |out| {
+        out.contains("/cli_fib/_action/send_goal\n")
+    });
+    let listed = text(&run(DOMAIN, &["service", "list"]).stdout);
+    assert!(!listed.contains("/_action/"), "{listed}");
 }
 
 #[test]

@@ -784,17 +784,20 @@ pub fn topic_pub(
     Ok(())
 }
 
-/// `tacto service list [-t]`: the services on the graph after the wait (`-t`: with types).
+/// `tacto service list [-t] [--include-hidden-services]`: the services on the graph after the
+/// wait (`-t`: with types), hidden ones (an action's) only if asked, as ros2cli.
 pub fn service_list(
     participant: &Participant,
     options: &Options,
     show_types: bool,
+    include_hidden: bool,
     out: &mut dyn Write,
     stop: &dyn Fn() -> bool,
 ) -> Result<(), CommandError> {
     let mut discovery = Discovery::new(participant)?;
     watch(&mut discovery, options.wait, stop, |_| false)?;
-    let services = discovery.services();
+    let mut services = discovery.services();
+    services.retain(|service| include_hidden || !is_hidden(&service.name));
     if options.json {
         let nodes = |list: &[EndpointInfo]| -> Vec<serde_json::Value> {
             list.iter().map(|e| e.node.clone().into()).collect()
