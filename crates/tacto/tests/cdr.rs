@@ -8,7 +8,8 @@ use std::mem::MaybeUninit;
 use tacto::Message;
 
 use tacto::cdr::{
-    DecodeError, EncodeError, encode_into, encode_to_slice, encoded_len, from_bytes, to_vec,
+    DecodeError, EncodeError, cheap_encoded_len, encode_into, encode_to_slice, encoded_len,
+    from_bytes, to_vec,
 };
 use tacto::msg::builtin_interfaces::{Duration, Time};
 use tacto::msg::rosgraph_msgs::Clock;
@@ -298,6 +299,67 @@ fn messages_carry_their_ros_type_names() {
     assert_eq!(Time::TYPE_NAME, "builtin_interfaces/msg/Time");
     assert_eq!(Duration::TYPE_NAME, "builtin_interfaces/msg/Duration");
     assert_eq!(Clock::TYPE_NAME, "rosgraph_msgs/msg/Clock");
+}
+
+/// Large byte buffers and a string with padding between them: odd lengths, then an `f64`
+/// (up to 7 bytes of padding), a `u16`, a `u32`.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+struct Blobs {
+    tag: u8,
+    #[serde(with = "tacto::idl::Bytes")]
+    first: Vec<u8>,
+    scale: f64,
+    #[serde(with = "tacto::idl::Bytes")]
+    second: Vec<u8>,
+    flags: u16,
+    name: std::string::String,
+    #[serde(with = "tacto::idl::Bytes")]
+    third: Vec<u8>,
+    count: u32,
+    small: Vec<f32>,
+}
+
+fn blobs(numbers: usize) -> Blobs {
+    Blobs {
+        tag: 7,
+        first: vec![1; 100_001],
+        scale: 0.5,
+        second: vec![2; 65_537],
+        flags: 3,
+        name: "x".repeat(70_001),
+        third: vec![3; 3],
+        count: 9,
+        small: vec![1.5; numbers],
+    }
+}
+
+#[test]
+fn a_message_of_large_buffers_is_counted_cheaply_and_exactly() {
+    let msg = blobs(10);
+    let len = encoded_len(&msg).unwrap();
+    assert_eq!(cheap_encoded_len(&msg), Some(len));
+    assert_eq!(len, to_vec(&msg).unwrap().len());
+    // A hundred numbers are counted whatever they weigh.
+    let fields: Vec<u8> = (0..100).collect();
+    assert_eq!(
+        cheap_encoded_len(&fields),
+        Some(encoded_len(&fields).unwrap())
+    );
+}
+
+#[test]
+fn a_long_sequence_of_numbers_is_not_counted_cheaply() {
+    assert_eq!(cheap_encoded_len(&vec![1.5f32; 100_000]), None);
+    assert_eq!(cheap_encoded_len(&vec![1u64; 100_000]), None);
+    // Even behind large buffers, whose bytes pay for a few thousand small writes only.
+    assert_eq!(cheap_encoded_len(&blobs(100_000)), None);
+}
+
+#[test]
+fn what_does_not_encode_is_not_counted() {
+    let too_deep: Option<u8> = Some(1);
+    assert!(to_vec(&too_deep).is_err());
+    assert_eq!(cheap_encoded_len(&too_deep), None);
 }
 
 #[test]
