@@ -1,5 +1,7 @@
-//! The buffer a DDS link writer encodes every message into, kept from one message to the next
-//! so that sending a large message neither allocates nor frees one (nor faults fresh pages in).
+//! The buffer a DDS link writer encodes a message into when counting its length first would
+//! cost more than copying it (see `writer::write_in_place` for the others), kept from one
+//! message to the next so that sending a large message neither allocates nor frees one (nor
+//! faults fresh pages in).
 //!
 //! Bounded: a buffer over [`MAX_KEPT`] is released right after its message; one that grew
 //! for a burst of large messages is released once [`SHRINK_AFTER`] messages in a row used

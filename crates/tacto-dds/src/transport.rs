@@ -30,7 +30,7 @@ use crate::retcode::DdsStatus;
 use crate::send_buffer::SendBuffer;
 use crate::service_link::{DdsClientLink, DdsServiceLink};
 use crate::topic::Topic;
-use crate::writer::write_cdr;
+use crate::writer::{write_cdr, write_in_place};
 
 /// Carries a tacto context's topics over DDS, as ROS 2 nodes on rmw_cyclonedds do: topics
 /// `rt/<name>`, types `pkg::msg::dds_::Type_`, CDR little-endian, each endpoint with its
@@ -242,8 +242,9 @@ struct DdsLinkWriter {
     keeps_for_late_joiners: bool,
     /// Its node's entry in the ROS graph.
     entry: Option<GraphEntry>,
-    /// What messages are encoded into, kept between them; taken under the publisher's
-    /// fan-out lock (see [`LinkWriter::write_message`]), so never contended.
+    /// What messages too costly to count first are encoded into, kept between them; taken
+    /// under the publisher's fan-out lock (see [`LinkWriter::write_message`]), so never
+    /// contended. The others are encoded straight into Cyclone's sample.
     buffer: Mutex<SendBuffer>,
 }
 
@@ -318,6 +319,9 @@ impl LinkWriter for DdsLinkWriter {
     }
 
     fn write_message(&self, message: &dyn Encodable, _: &SampleInfo) -> Result<(), LinkError> {
+        if let Some(len) = message.cheap_encoded_len() {
+            return write_in_place(self.handle, message, len).map_err(link_error);
+        }
         let mut buffer = self.buffer.lock().unwrap_or_else(PoisonError::into_inner);
         buffer
             .send(message, |cdr| write_cdr(self.handle, cdr))

@@ -5,12 +5,13 @@
 //! and keeps a publication-matched count, so that `publish` encodes only for remote readers.
 
 use std::marker::PhantomData;
-use std::ptr;
+use std::mem::{ManuallyDrop, MaybeUninit};
+use std::ptr::{self, NonNull};
 use std::sync::Arc;
 
 use cyclors::dds_entity_t;
 use tacto::Message;
-use tacto::cdr::EncodeError;
+use tacto::cdr::{Encodable, EncodeError};
 
 use crate::participant::{Participant, ParticipantInner};
 use crate::qos::Qos;
@@ -55,6 +56,13 @@ pub enum WriteError {
     TooLarge {
         /// The payload's length.
         len: usize,
+    },
+    /// The message encoded to another length than it was counted at (`counted` bytes): its
+    /// `Serialize` implementation is not deterministic. Nothing was sent.
+    #[error("the message's encoding changed length after it was counted at {counted} bytes")]
+    LengthChanged {
+        /// The length counted first.
+        counted: usize,
     },
     /// Cyclone could not make a sample of the bytes (out of memory).
     #[error("Cyclone could not allocate a sample")]
@@ -131,10 +139,14 @@ impl<T: Message> Writer<T> {
         })
     }
 
-    /// Encodes `message` with `tacto::cdr` and writes it.
+    /// Encodes `message` with `tacto::cdr` and writes it: straight into Cyclone's sample if
+    /// its length is cheap to count ([`tacto::cdr::cheap_encoded_len`]), else into a new
+    /// buffer that Cyclone copies.
     pub fn write(&self, message: &T) -> Result<(), WriteError> {
-        let bytes = tacto::cdr::to_vec(message)?;
-        self.write_cdr(&bytes)
+        match message.cheap_encoded_len() {
+            Some(len) => write_in_place(self.handle, message, len),
+            None => self.write_cdr(&tacto::cdr::to_vec(message)?),
+        }
     }
 
     /// Writes a CDR payload as it goes on the wire: encapsulation header, then the body.
@@ -171,44 +183,152 @@ impl<T: Message> Writer<T> {
 
 /// Writes `payload` (see [`Writer::write_cdr`]) with `handle`, a live writer of a blob topic.
 pub(crate) fn write_cdr(handle: dds_entity_t, payload: &[u8]) -> Result<(), WriteError> {
-    {
-        if payload.len() < 4 {
-            return Err(WriteError::MissingHeader { len: payload.len() });
+    if payload.len() < 4 {
+        return Err(WriteError::MissingHeader { len: payload.len() });
+    }
+    Unsent::copy(handle, payload)?.write(handle)
+}
+
+/// Writes `message`, whose encoding is `len` bytes long ([`Encodable::cheap_encoded_len`]),
+/// with `handle`, a live writer of a blob topic: encoded straight into the sample Cyclone
+/// sends, so that its bytes are written once (no buffer of ours for Cyclone to copy).
+pub(crate) fn write_in_place(
+    handle: dds_entity_t,
+    message: &dyn Encodable,
+    len: usize,
+) -> Result<(), WriteError> {
+    let mut sample = Unsent::uninit(handle, len)?;
+    match sample.fill(|out| message.encode_to_slice(out))? {
+        Ok(written) if written == len => sample.write(handle),
+        Ok(_) | Err(EncodeError::BufferTooSmall { .. }) => {
+            Err(WriteError::LengthChanged { counted: len })
         }
-        if u32::try_from(payload.len()).is_err() {
-            return Err(WriteError::TooLarge { len: payload.len() });
-        }
-        let mut sertype: *const cyclors::ddsi_sertype = ptr::null();
-        // SAFETY: our live writer handle; `sertype` is a valid out-pointer. The sertype
-        // returned is owned by the topic, which outlives this call.
-        let ret = unsafe { cyclors::dds_get_entity_sertype(handle, &mut sertype) };
-        DdsStatus::check(ret).map_err(WriteError::Sertype)?;
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// A sample of a blob topic, not written yet: Cyclone's serdata and our one reference to it,
+/// released on drop unless [`write`](Self::write) hands it to Cyclone.
+struct Unsent {
+    serdata: NonNull<cyclors::ddsi_serdata>,
+    len: usize,
+}
+
+impl Unsent {
+    /// A sample holding a copy of `payload`.
+    fn copy(handle: dds_entity_t, payload: &[u8]) -> Result<Self, WriteError> {
         let iov = cyclors::ddsrt_iovec_t {
             iov_base: payload.as_ptr().cast_mut().cast(),
             iov_len: payload.len(),
         };
-        // SAFETY: `sertype` is the blob sertype of our topic; the iovec points at `payload`,
-        // alive and unchanged for the call. The blob type's from_ser_iov copies the bytes
-        // (it never writes through `iov_base`) and returns a sample with one reference.
+        Self::gather(handle, &[iov], payload.len())
+    }
+
+    /// A sample of `len` uninitialized bytes, for [`fill`](Self::fill) to write every one of
+    /// before it is written.
+    fn uninit(handle: dds_entity_t, len: usize) -> Result<Self, WriteError> {
+        Self::gather(handle, &[], len)
+    }
+
+    /// A sample of `len` bytes, `iov`'s one after the other (exactly `len` of them, or none).
+    fn gather(
+        handle: dds_entity_t,
+        iov: &[cyclors::ddsrt_iovec_t],
+        len: usize,
+    ) -> Result<Self, WriteError> {
+        if u32::try_from(len).is_err() {
+            return Err(WriteError::TooLarge { len });
+        }
+        let mut sertype: *const cyclors::ddsi_sertype = ptr::null();
+        // SAFETY: a live writer handle (the caller's); `sertype` is a valid out-pointer. The
+        // sertype returned is owned by the topic, which outlives this call.
+        let ret = unsafe { cyclors::dds_get_entity_sertype(handle, &mut sertype) };
+        DdsStatus::check(ret).map_err(WriteError::Sertype)?;
+        // SAFETY: `sertype` is the blob sertype of our topic (cyclors' cyclocut). Its
+        // from_ser_iov mallocs `len` bytes and copies each iovec into them in turn, reading
+        // only `iov[..iov.len()]` (so an empty slice's dangling, non-null pointer is never
+        // read), never writing through `iov_base`; the iovecs point at memory alive for the
+        // call (the caller's). It returns a sample with one reference.
         let serdata = unsafe {
             cyclors::ddsi_serdata_from_ser_iov(
                 sertype,
                 cyclors::ddsi_serdata_kind_SDK_DATA,
-                1,
-                &iov,
-                payload.len(),
+                iov.len(),
+                iov.as_ptr(),
+                len,
             )
         };
-        if serdata.is_null() {
+        let serdata = NonNull::new(serdata).ok_or(WriteError::Alloc)?;
+        Ok(Unsent { serdata, len })
+    }
+
+    /// Lets `encode` write the sample's bytes in place (they may be uninitialized before).
+    fn fill<R>(
+        &mut self,
+        encode: impl FnOnce(&mut [MaybeUninit<u8>]) -> R,
+    ) -> Result<R, WriteError> {
+        let mut pin = Pin {
+            serdata: ptr::null_mut(),
+            iov: cyclors::ddsrt_iovec_t {
+                iov_base: ptr::null_mut(),
+                iov_len: 0,
+            },
+        };
+        // SAFETY: our reference keeps the sample alive; the size is the one it was made with;
+        // `pin.iov` is a valid out-parameter. The blob type's to_ser_ref points it at the
+        // sample's own buffer and returns a second reference, released by `pin`'s drop.
+        pin.serdata = unsafe {
+            cyclors::ddsi_serdata_to_ser_ref(self.serdata.as_ptr(), 0, self.len, &mut pin.iov)
+        };
+        if pin.serdata.is_null() || pin.iov.iov_base.is_null() {
             return Err(WriteError::Alloc);
         }
-        // SAFETY: our live writer and a sample of its type. dds_writecdr consumes the
-        // sample's reference on every path past its writer lookup; the lookup cannot fail
-        // while we own the writer, and our topics have no filter (its other early return), so
-        // the sample is never leaked nor freed twice.
-        let ret = unsafe { cyclors::dds_writecdr(handle, serdata) };
+        // SAFETY: `iov` covers the bytes the blob type malloc'd for this sample, `iov_len` of
+        // them, valid while `pin` holds its reference (to the end of this function). Nobody
+        // else reads or writes them: the sample has not been written, so only our two
+        // references exist, both held here. `MaybeUninit`: they are uninitialized.
+        let out = unsafe {
+            std::slice::from_raw_parts_mut(
+                pin.iov.iov_base.cast::<MaybeUninit<u8>>(),
+                pin.iov.iov_len,
+            )
+        };
+        Ok(encode(out))
+    }
+
+    /// Hands the sample to `dds_writecdr` with `handle`, a live writer of its topic.
+    fn write(self, handle: dds_entity_t) -> Result<(), WriteError> {
+        let serdata = ManuallyDrop::new(self).serdata;
+        // SAFETY: a live writer and a sample of its type. dds_writecdr consumes the sample's
+        // reference on every path past its writer lookup; the lookup cannot fail while the
+        // caller owns the writer, and our topics have no filter (its other early return), so
+        // the sample is never leaked nor freed twice (`ManuallyDrop`: not released here).
+        let ret = unsafe { cyclors::dds_writecdr(handle, serdata.as_ptr()) };
         DdsStatus::check(ret).map_err(WriteError::Write)?;
         Ok(())
+    }
+}
+
+impl Drop for Unsent {
+    fn drop(&mut self) {
+        // SAFETY: releases our one reference, once (`write` forgets the sample instead): an
+        // unwritten sample, uninitialized bytes and all, is freed, never sent.
+        unsafe { cyclors::ddsi_serdata_unref(self.serdata.as_ptr()) };
+    }
+}
+
+/// The second reference `ddsi_serdata_to_ser_ref` returns, with its iovec; released on drop.
+struct Pin {
+    serdata: *mut cyclors::ddsi_serdata,
+    iov: cyclors::ddsrt_iovec_t,
+}
+
+impl Drop for Pin {
+    fn drop(&mut self) {
+        if !self.serdata.is_null() {
+            // SAFETY: releases exactly the reference to_ser_ref returned, with its iovec, once.
+            unsafe { cyclors::ddsi_serdata_to_ser_unref(self.serdata, &self.iov) };
+        }
     }
 }
 

@@ -1,7 +1,9 @@
 //! Nested and large generated messages between a tacto `Context` on DDS and real rclpy nodes
 //! (Fast DDS), both ways, every field compared: `geometry_msgs/PoseStamped`, a 1 MiB
 //! `sensor_msgs/PointCloud2` and a 2 MiB `sensor_msgs/Image`. Message n is built by the same
-//! recipe here and in `tests/rclpy/big.py`, with n in `header.stamp.sec`. Domains 160 to 165.
+//! recipe here and in `tests/rclpy/big.py`, with n in `header.stamp.sec`. Domains 160 to 165;
+//! and a message of several large buffers, tacto to a raw reader in another process, byte for
+//! byte, domain 197.
 
 mod support;
 
@@ -9,9 +11,9 @@ use std::fmt::Debug;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use support::{PATIENCE, RclpyNode, loopback_participant};
+use support::{PATIENCE, ROLE, RclpyNode, loopback_participant};
 use tacto::{Context, Executor, History, Message, Trigger, WaitSetExecutor};
-use tacto_dds::DdsTransport;
+use tacto_dds::{DdsTransport, Qos, Reader};
 use tacto_msgs::builtin_interfaces::msg::Time;
 use tacto_msgs::geometry_msgs::msg::{Point, Pose, PoseStamped, Quaternion};
 use tacto_msgs::sensor_msgs::msg::{Image, PointCloud2, PointField};
@@ -261,4 +263,103 @@ fn a_tacto_1_mib_point_cloud_reaches_an_rclpy_listener() {
 #[test]
 fn a_tacto_2_mib_image_reaches_an_rclpy_listener() {
     to_rclpy(165, IMAGE);
+}
+
+/// Large byte buffers and a string with padding between them (odd lengths, then an `f64`, a
+/// `u16`, a `u32`), and a sequence of numbers: 16 of them for an even n (the publisher encodes
+/// it straight into Cyclone's sample), 100 000 for an odd n (too costly to count first: encoded
+/// into the link's buffer, which Cyclone copies).
+#[tacto::message("tacto_test/msg/Blobs")]
+#[derive(Debug, Clone, PartialEq)]
+struct Blobs {
+    n: u8,
+    #[serde(with = "tacto::idl::Bytes")]
+    first: Vec<u8>,
+    scale: f64,
+    #[serde(with = "tacto::idl::Bytes")]
+    second: Vec<u8>,
+    flags: u16,
+    name: String,
+    #[serde(with = "tacto::idl::Bytes")]
+    third: Vec<u8>,
+    count: u32,
+    numbers: Vec<f32>,
+}
+
+fn blobs(n: u8) -> Blobs {
+    let numbers = if n % 2 == 0 { 16 } else { 100_000 };
+    Blobs {
+        n,
+        first: pattern(1_000_001, n.into()),
+        scale: 0.5,
+        second: pattern(65_537, n.into()),
+        flags: 3,
+        name: "x".repeat(70_001),
+        third: pattern(3, n.into()),
+        count: 9,
+        numbers: (0..numbers).map(|k| k as f32).collect(),
+    }
+}
+
+#[test]
+fn a_message_of_large_buffers_reaches_another_process_byte_for_byte() {
+    const TEST: &str = "a_message_of_large_buffers_reaches_another_process_byte_for_byte";
+    const DOMAIN: u32 = 197;
+    const TOPIC: &str = "tacto_blobs";
+    if std::env::var(ROLE).as_deref() == Ok("reader") {
+        return read_blobs(DOMAIN, TOPIC);
+    }
+    // The two ways out of a DDS link writer, both taken below.
+    assert!(tacto::cdr::cheap_encoded_len(&blobs(0)).is_some());
+    assert!(tacto::cdr::cheap_encoded_len(&blobs(1)).is_none());
+    let ctx = dds_context(DOMAIN);
+    let mut node = ctx.node("tacto_blobs_talker").unwrap();
+    let publisher = node.publisher::<Blobs>(TOPIC).create().unwrap();
+    let mut reader = RclpyNode::this_test(TEST, "reader", &[]);
+    // Volatile: publish until the reader has compared an even and an odd message.
+    let deadline = Instant::now() + PATIENCE;
+    let mut same = Vec::new();
+    let mut n = 0u8;
+    while !(same.iter().any(|k| k % 2 == 0) && same.iter().any(|k| k % 2 == 1)) {
+        publisher.publish(blobs(n));
+        n = n.wrapping_add(1);
+        while let Some(line) = reader.next_line(Instant::now() + Duration::from_millis(200)) {
+            match line.strip_prefix("same ") {
+                Some(k) => same.push(k.parse::<u8>().unwrap()),
+                None => assert!(!line.starts_with("differs"), "{line}"),
+            }
+        }
+        assert!(reader.exited().is_none(), "{}", reader.stderr());
+        assert!(
+            Instant::now() < deadline,
+            "same {same:?} of {n} sent:\n{}",
+            reader.stderr()
+        );
+    }
+    assert_eq!(publisher.encode_errors(), 0);
+}
+
+/// The reader's side: a raw DDS reader; each sample's CDR is compared with `tacto::cdr`'s
+/// encoding of the message of its number, byte for byte ("same n" or "differs n: ...").
+fn read_blobs(domain: u32, topic: &str) {
+    let participant = loopback_participant(domain);
+    let reader = Reader::<Blobs>::new(&participant, topic, Qos::default()).unwrap();
+    let deadline = Instant::now() + PATIENCE;
+    while Instant::now() < deadline {
+        let Some(sample) = reader.take_cdr().unwrap() else {
+            std::thread::sleep(Duration::from_millis(10));
+            continue;
+        };
+        let got = sample.payload;
+        let n = tacto::cdr::from_bytes::<Blobs>(&got).unwrap().n;
+        let want = tacto::cdr::to_vec(&blobs(n)).unwrap();
+        match got.iter().zip(&want).position(|(g, w)| g != w) {
+            None if got.len() == want.len() => println!("same {n}"),
+            at => println!(
+                "differs {n}: {} bytes for {}, first difference at {at:?}",
+                got.len(),
+                want.len()
+            ),
+        }
+    }
 }

@@ -1,6 +1,7 @@
 //! tacto-dds inside one process, discovery off (nothing leaves the machine): a round trip
 //! through Cyclone, and the typed errors for what Cyclone or the wire can get wrong.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -207,4 +208,109 @@ fn bad_names_are_refused_before_cyclone_sees_them() {
     let participant = Participant::new(&isolated(86)).expect("participant");
     assert!(Writer::<Text>::new(&participant, "/a//b", Qos::default()).is_err());
     assert!(Reader::<Text>::new(&participant, "", Qos::default()).is_err());
+}
+
+/// Encodes as a `std_msgs/String` of `next` characters, 8 more or 8 fewer each time it is
+/// encoded: its count and its encoding disagree, as a non-deterministic `Serialize` would.
+#[derive(Debug, Deserialize)]
+struct Changing {
+    #[serde(skip)]
+    next: AtomicUsize,
+    #[serde(skip)]
+    grows: bool,
+}
+
+impl Serialize for Changing {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let n = if self.grows {
+            self.next.fetch_add(8, Ordering::Relaxed)
+        } else {
+            self.next.fetch_sub(8, Ordering::Relaxed)
+        };
+        serializer.serialize_str(&"x".repeat(n))
+    }
+}
+
+impl Message for Changing {
+    const TYPE_NAME: &'static str = "std_msgs/msg/String";
+}
+
+#[test]
+fn a_message_whose_length_changes_while_encoded_in_place_is_refused_unsent() {
+    let participant = Participant::new(&isolated(196)).expect("participant");
+    let reader = Reader::<Text>::new(&participant, "/changing", Qos::default()).expect("reader");
+    let changing = Writer::<Changing>::new(&participant, "/changing", Qos::default()).unwrap();
+    let writer = Writer::<Text>::new(&participant, "/changing", Qos::default()).expect("writer");
+
+    for grows in [true, false] {
+        let message = Changing {
+            next: AtomicUsize::new(100),
+            grows,
+        };
+        assert!(tacto::cdr::cheap_encoded_len(&message).is_some());
+        message.next.store(100, Ordering::Relaxed);
+        // 4 + 4 + 101 bytes counted (112 with padding), then 120 or 104 encoded.
+        assert!(
+            matches!(
+                changing.write(&message),
+                Err(WriteError::LengthChanged { counted: 112 })
+            ),
+            "grows: {grows}"
+        );
+    }
+    // Nothing of those reached the reader: the next sample is this one.
+    let good = Text { data: "ok".into() };
+    writer.write(&good).expect("write");
+    assert_eq!(take_next(&reader).expect("take"), good);
+}
+
+/// Takes the next sample's CDR, waiting as [`take_next`] does.
+fn take_next_cdr<T: Message>(reader: &Reader<T>) -> Vec<u8> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(raw) = reader.take_cdr().expect("take") {
+            return raw.payload;
+        }
+        assert!(Instant::now() < deadline, "no sample within 30 s");
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn messages_written_in_place_or_through_a_buffer_arrive_byte_for_byte() {
+    use tacto_msgs::sensor_msgs::msg::Image;
+    use tacto_msgs::std_msgs::msg::Float32MultiArray;
+
+    let participant = Participant::new(&isolated(198)).expect("participant");
+    // Strings and an odd-sized byte buffer: encoded straight into Cyclone's sample.
+    let image = Image {
+        encoding: "mono8".into(),
+        height: 1001,
+        width: 1001,
+        step: 1001,
+        data: (0..1001 * 1001).map(|i| (i * 7 % 251) as u8).collect(),
+        ..Image::default()
+    };
+    assert!(tacto::cdr::cheap_encoded_len(&image).is_some());
+    // 100 000 numbers, too costly to count first: encoded into a buffer Cyclone copies.
+    let numbers = Float32MultiArray {
+        data: (0..100_000).map(|k| k as f32 / 3.0).collect(),
+        ..Float32MultiArray::default()
+    };
+    assert!(tacto::cdr::cheap_encoded_len(&numbers).is_none());
+
+    let images = Reader::<Image>::new(&participant, "/image", Qos::default()).expect("reader");
+    let image_writer = Writer::<Image>::new(&participant, "/image", Qos::default()).unwrap();
+    image_writer.write(&image).expect("write");
+    assert_eq!(take_next_cdr(&images), tacto::cdr::to_vec(&image).unwrap());
+
+    let arrays =
+        Reader::<Float32MultiArray>::new(&participant, "/numbers", Qos::default()).unwrap();
+    let array_writer =
+        Writer::<Float32MultiArray>::new(&participant, "/numbers", Qos::default()).unwrap();
+    array_writer.write(&numbers).expect("write");
+    assert_eq!(
+        take_next_cdr(&arrays),
+        tacto::cdr::to_vec(&numbers).unwrap()
+    );
 }
