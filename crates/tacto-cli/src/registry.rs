@@ -8,8 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tacto_msggen::Problem;
 use tacto_msggen::parse::{self, BaseType, Container, MessageDef, Primitive};
-
-include!(concat!(env!("OUT_DIR"), "/shipped.rs"));
+use tacto_msggen::shipped::SHIPPED;
 
 /// Why a type is not available.
 #[derive(Debug, thiserror::Error)]

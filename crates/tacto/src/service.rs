@@ -63,6 +63,9 @@ use crate::trigger::Trigger;
 pub trait ServiceType: Send + Sync + 'static {
     /// The ROS 2 type name, `package/srv/Type`, e.g. `example_interfaces/srv/AddTwoInts`.
     const TYPE_NAME: &'static str;
+    /// The ROS 2 type hash of the service, `RIHS01_<64 hex>`, if known (see
+    /// [`Message::TYPE_HASH`]); it covers the request, the response and the service event.
+    const TYPE_HASH: Option<&'static str> = None;
     /// What a client sends.
     type Request: Message;
     /// What the service answers.

@@ -1,5 +1,5 @@
-//! Embeds the interface files of `tacto-msgs` (`../tacto-msgs/interfaces/<pkg>/{msg,srv}/`), so
-//! that the `tacto` binary knows the shipped types wherever it is run from.
+//! Embeds the interface files of `tacto-msgs` (`../tacto-msgs/interfaces/<pkg>/{msg,srv}/`): the
+//! generator hashes types that use them, and the `tacto` binary knows them wherever it runs.
 
 use std::fmt::Write;
 use std::path::Path;
@@ -34,7 +34,7 @@ fn main() {
     let mut code = String::from(
         "/// (package, `msg` or `srv`, type, file text) of every shipped interface file.\n",
     );
-    code.push_str("pub(crate) const SHIPPED: &[(&str, &str, &str, &str)] = &[\n");
+    code.push_str("pub const SHIPPED: &[(&str, &str, &str, &str)] = &[\n");
     for (pkg, kind, name, path) in &entries {
         writeln!(
             code,
