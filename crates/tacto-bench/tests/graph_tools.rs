@@ -17,6 +17,8 @@ use tacto_dds::DdsTransport;
 
 /// The rclpy scripts of tacto-dds' tests, relative to this crate's tests/ folder.
 const RCLPY: &str = "../../tacto-dds/tests/rclpy";
+/// The type hash of `std_msgs/msg/String`, rosidl's (`share/std_msgs/msg/String.json`).
+const STRING_HASH: &str = "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18";
 
 /// The `tacto` binary in `domain`, on loopback as the rclpy peers are.
 fn tacto(domain: u32, args: &[&str]) -> Command {
@@ -430,7 +432,7 @@ fn topic_info_counts_the_rclpy_talker_and_listener_and_verbose_names_them() {
         &["topic", "info", "-v", "cli_info"],
         Some(&talker),
         |out| {
-            out.contains("Node name: rclpy_talker\nNode namespace: /\nTopic type: std_msgs/msg/String\nEndpoint type: PUBLISHER\n")
+            out.contains(&format!("Node name: rclpy_talker\nNode namespace: /\nTopic type: std_msgs/msg/String\nTopic type hash: {STRING_HASH}\nEndpoint type: PUBLISHER\n"))
             && out.contains("Node name: rclpy_listener\nNode namespace: /\n")
         },
     );
@@ -463,6 +465,9 @@ fn topic_info_counts_the_rclpy_talker_and_listener_and_verbose_names_them() {
         json.starts_with(r#"{"name":"/cli_info","publishers":[{"#),
         "{json}"
     );
+    // The talker's and the listener's, from their USER_DATA.
+    let hash = format!(r#""type_hash":"{STRING_HASH}""#);
+    assert_eq!(json.matches(&hash).count(), 2, "{json}");
     let output = run(DOMAIN, &["topic", "info", "/nobody", "--wait-s", "0.5"]);
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
@@ -873,7 +878,9 @@ fn topic_info_verbose_gives_a_publishers_deadline_lifespan_and_liveliness_as_rcl
         seen_by_rclpy.push(line);
     }
     let seen_by_rclpy = seen_by_rclpy.join("\n");
+    let hash_line = format!("Topic type hash: {STRING_HASH}");
     let lines = [
+        hash_line.as_str(),
         "  Lifespan: 2000000000 nanoseconds",
         "  Deadline: 100000000 nanoseconds",
         "  Liveliness: MANUAL_BY_TOPIC",

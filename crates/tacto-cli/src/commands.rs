@@ -330,8 +330,9 @@ fn liveliness_text(liveliness: tacto::Liveliness) -> &'static str {
 }
 
 /// One endpoint of `topic info -v`, in ros2cli's layout. DDS discovery does not carry an
-/// endpoint's history, so it is `UNKNOWN`, as rmw reports it for remote endpoints; nor
-/// (here) the type hash, whose line is left out.
+/// endpoint's history, so it is `UNKNOWN`, as rmw reports it for remote endpoints. The type
+/// hash is the one the endpoint sent in its USER_DATA; `INVALID` (as rclpy's `TypeHash`
+/// prints a missing one) if it sent none.
 fn write_endpoint(
     endpoint: &EndpointInfo,
     kind: &str,
@@ -341,6 +342,8 @@ fn write_endpoint(
     writeln!(out, "Node name: {name}")?;
     writeln!(out, "Node namespace: {namespace}")?;
     writeln!(out, "Topic type: {}", endpoint.ros_type)?;
+    let hash = endpoint.type_hash.as_deref().unwrap_or("INVALID");
+    writeln!(out, "Topic type hash: {hash}")?;
     writeln!(out, "Endpoint type: {kind}")?;
     writeln!(out, "GID: {}", gid_text(&endpoint.gid))?;
     writeln!(out, "QoS profile:")?;
@@ -368,6 +371,7 @@ fn endpoint_json(endpoint: &EndpointInfo) -> serde_json::Value {
     serde_json::json!({
         "node": endpoint.node,
         "type": endpoint.ros_type,
+        "type_hash": endpoint.type_hash,
         "gid": gid_text(&endpoint.gid),
         "reliability": reliability_text(endpoint.reliability),
         "durability": durability_text(endpoint.durability),

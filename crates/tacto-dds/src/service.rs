@@ -33,6 +33,7 @@ use crate::reader::{Reader, ReaderError, TakeError};
 use crate::retcode::DdsStatus;
 use crate::topic::{Topic, TopicError};
 use crate::untyped::{UntypedReader, UntypedWriter};
+use crate::user_data;
 use crate::writer::{WriteError, Writer, WriterError};
 
 /// The request header's length: `u64` client id, `i64` sequence number.
@@ -242,10 +243,11 @@ pub struct Server<S: ServiceType> {
 
 impl<S: ServiceType> Server<S> {
     /// Creates the reader of `rq/<name>Request` and the writer of `rr/<name>Reply`, both with
-    /// USER_DATA `serviceid=<id>;`.
+    /// USER_DATA `serviceid=<id>;` (and `typehash=<S::TYPE_HASH>;` if `S` has one).
     pub fn new(participant: &Participant, name: &str) -> Result<Self, EndpointError> {
         let (request_topic, reply_topic) = topics::<S>(participant, name)?;
         let user_data = format!("serviceid={};", user_data_id());
+        let user_data = user_data::with_type_hash(&user_data, S::TYPE_HASH).unwrap_or(user_data);
         let qos = Qos::default();
         Ok(Server {
             requests: Reader::on_topic(participant, request_topic, qos, Some(&user_data))?,
@@ -293,10 +295,12 @@ pub struct Client<S: ServiceType> {
 
 impl<S: ServiceType> Client<S> {
     /// Creates the writer of `rq/<name>Request` and the reader of `rr/<name>Reply`, both with
-    /// USER_DATA `clientid=<id>;`. The client's id is its request writer's instance handle.
+    /// USER_DATA `clientid=<id>;` (and `typehash=...;` as the server's). The client's id is
+    /// its request writer's instance handle.
     pub fn new(participant: &Participant, name: &str) -> Result<Self, EndpointError> {
         let (request_topic, reply_topic) = topics::<S>(participant, name)?;
         let user_data = format!("clientid={};", user_data_id());
+        let user_data = user_data::with_type_hash(&user_data, S::TYPE_HASH).unwrap_or(user_data);
         let qos = Qos::default();
         let requests = Writer::on_topic(participant, request_topic, qos, Some(&user_data))?;
         let replies = Reader::on_topic(participant, reply_topic, qos, Some(&user_data))?;

@@ -33,6 +33,7 @@ use crate::retcode::DdsStatus;
 use crate::service::{frame, reply_topic, request_topic, split, user_data_id};
 use crate::topic::Topic;
 use crate::transport::{DdsTransport, GraphEntry, Wake, link_error, native_qos, on_data_available};
+use crate::user_data;
 use crate::writer::write_cdr;
 
 /// How long a service waits for the reply reader of a request's client to match before it
@@ -46,6 +47,9 @@ const MATCH_POLL: Duration = Duration::from_millis(5);
 /// answers outstanding at once it handles well. Past it the oldest is forgotten, and its
 /// answer goes out without the wait.
 const MAX_OUTSTANDING: usize = 1024;
+
+/// A service's request type, response type and service type hash (if known).
+pub(crate) type ServiceTypes<'a> = (&'a str, &'a str, Option<&'a str>);
 
 /// One Cyclone reader or writer of a service topic, deleted on drop.
 #[derive(Debug)]
@@ -153,13 +157,13 @@ impl DdsServiceLink {
         transport: &DdsTransport,
         node: &str,
         service: &str,
-        request_type: &str,
-        response_type: &str,
+        (request_type, response_type, type_hash): ServiceTypes,
     ) -> Result<Self, LinkError> {
         let participant = transport.participant();
         let (request_topic, reply_topic) =
             topics(participant, service, request_type, response_type)?;
         let user_data = format!("serviceid={};", user_data_id());
+        let user_data = user_data::with_type_hash(&user_data, type_hash).unwrap_or(user_data);
         let requests = Entity::new(
             participant,
             Endpoint::Reader,
@@ -333,20 +337,9 @@ impl Described {
 
     /// The `clientid=...;` of the endpoint's USER_DATA, if it has one.
     fn client_id(&self) -> Option<String> {
-        let mut value: *mut c_void = ptr::null_mut();
-        let mut size = 0usize;
-        // SAFETY: non-null description with a valid QoS; on success Cyclone gives us a copy.
-        let found = unsafe { cyclors::dds_qget_userdata((*self.0).qos, &mut value, &mut size) };
-        if !found || value.is_null() {
-            return None;
-        }
-        // SAFETY: Cyclone's copy holds `size` bytes; copied out before it is freed.
-        let bytes = unsafe { std::slice::from_raw_parts(value.cast::<u8>(), size) }.to_vec();
-        // SAFETY: the copy Cyclone allocated for us, freed once.
-        unsafe { cyclors::dds_free(value) };
-        let text = String::from_utf8(bytes).ok()?;
-        let (_, rest) = text.split_once("clientid=")?;
-        Some(rest.split(';').next().unwrap_or_default().to_owned())
+        // SAFETY: non-null description (see `new`) with a valid QoS, alive until Drop.
+        let text = unsafe { user_data::read((*self.0).qos) }?;
+        user_data::value(&text, "clientid").map(str::to_owned)
     }
 }
 
@@ -404,14 +397,14 @@ impl DdsClientLink {
         transport: &DdsTransport,
         node: &str,
         service: &str,
-        request_type: &str,
-        response_type: &str,
+        (request_type, response_type, type_hash): ServiceTypes,
         deliver: Arc<dyn Fn(i64, Vec<u8>) + Send + Sync>,
     ) -> Result<Self, LinkError> {
         let participant = transport.participant();
         let (request_topic, reply_topic) =
             topics(participant, service, request_type, response_type)?;
         let user_data = format!("clientid={};", user_data_id());
+        let user_data = user_data::with_type_hash(&user_data, type_hash).unwrap_or(user_data);
         let requests = Entity::new(
             participant,
             Endpoint::Writer,

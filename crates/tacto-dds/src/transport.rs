@@ -30,6 +30,7 @@ use crate::retcode::DdsStatus;
 use crate::send_buffer::SendBuffer;
 use crate::service_link::{DdsClientLink, DdsServiceLink};
 use crate::topic::Topic;
+use crate::user_data;
 use crate::writer::write_cdr;
 
 /// Carries a tacto context's topics over DDS, as ROS 2 nodes on rmw_cyclonedds do: topics
@@ -125,9 +126,10 @@ impl Transport for DdsTransport {
         node: Option<&str>,
         topic: &str,
         ros_type: &'static str,
+        type_hash: Option<&'static str>,
         qos: &Qos,
     ) -> Result<Arc<dyn LinkWriter>, LinkError> {
-        let mut writer = DdsLinkWriter::new(&self.participant, topic, ros_type, qos)?;
+        let mut writer = DdsLinkWriter::new(&self.participant, topic, ros_type, type_hash, qos)?;
         writer.entry = self.join(node, Endpoint::Writer, writer.handle)?;
         Ok(Arc::new(writer))
     }
@@ -137,9 +139,10 @@ impl Transport for DdsTransport {
         node: Option<&str>,
         topic: &str,
         ros_type: &'static str,
+        type_hash: Option<&'static str>,
         qos: &Qos,
     ) -> Result<Box<dyn LinkReader>, LinkError> {
-        let mut reader = DdsLinkReader::new(&self.participant, topic, ros_type, qos)?;
+        let mut reader = DdsLinkReader::new(&self.participant, topic, ros_type, type_hash, qos)?;
         reader.entry = self.join(node, Endpoint::Reader, reader.handle)?;
         Ok(Box::new(reader))
     }
@@ -150,8 +153,10 @@ impl Transport for DdsTransport {
         service: &str,
         request_type: &'static str,
         response_type: &'static str,
+        type_hash: Option<&'static str>,
     ) -> Result<Option<Box<dyn ServiceLink>>, LinkError> {
-        let link = DdsServiceLink::new(self, node, service, request_type, response_type)?;
+        let types = (request_type, response_type, type_hash);
+        let link = DdsServiceLink::new(self, node, service, types)?;
         Ok(Some(Box::new(link)))
     }
 
@@ -161,9 +166,11 @@ impl Transport for DdsTransport {
         service: &str,
         request_type: &'static str,
         response_type: &'static str,
+        type_hash: Option<&'static str>,
         deliver: Arc<dyn Fn(i64, Vec<u8>) + Send + Sync>,
     ) -> Result<Option<Box<dyn ClientLink>>, LinkError> {
-        let link = DdsClientLink::new(self, node, service, request_type, response_type, deliver)?;
+        let types = (request_type, response_type, type_hash);
+        let link = DdsClientLink::new(self, node, service, types, deliver)?;
         Ok(Some(Box::new(link)))
     }
 }
@@ -264,10 +271,14 @@ impl DdsLinkWriter {
         participant: &Participant,
         topic: &str,
         ros_type: &str,
+        type_hash: Option<&str>,
         qos: &Qos,
     ) -> Result<Self, LinkError> {
         let dds_topic = Topic::new(participant, topic, ros_type).map_err(link_error)?;
         let (native, _) = native_qos(qos)?;
+        if let Some(data) = user_data::with_type_hash("", type_hash) {
+            native.set_user_data(&data);
+        }
         let matched = Box::new(AtomicU32::new(0));
         let arg: *const AtomicU32 = &*matched;
         // SAFETY: creates a listener object owned here and deleted below (Cyclone copies it
@@ -390,10 +401,14 @@ impl DdsLinkReader {
         participant: &Participant,
         topic: &str,
         ros_type: &str,
+        type_hash: Option<&str>,
         qos: &Qos,
     ) -> Result<Self, LinkError> {
         let dds_topic = Topic::new(participant, topic, ros_type).map_err(link_error)?;
         let (native, capacity) = native_qos(qos)?;
+        if let Some(data) = user_data::with_type_hash("", type_hash) {
+            native.set_user_data(&data);
+        }
         // SAFETY: live participant and topic handles; the QoS is valid for the call and
         // copied; no listener until a trigger asks (`on_data`).
         let handle = unsafe {

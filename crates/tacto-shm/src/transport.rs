@@ -81,6 +81,7 @@ impl Transport for ShmTransport {
         _node: Option<&str>,
         topic: &str,
         ros_type: &'static str,
+        _type_hash: Option<&'static str>,
         _qos: &Qos,
     ) -> Result<Arc<dyn LinkWriter>, LinkError> {
         let port = Port::open(&self.node, topic, ros_type, None).map_err(link_error)?;
@@ -92,6 +93,7 @@ impl Transport for ShmTransport {
         _node: Option<&str>,
         topic: &str,
         ros_type: &'static str,
+        _type_hash: Option<&'static str>,
         qos: &Qos,
     ) -> Result<Box<dyn LinkReader>, LinkError> {
         let depth = qos.history.capacity().clamp(1, MAX_DEPTH);

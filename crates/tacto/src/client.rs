@@ -422,6 +422,7 @@ impl<'a, S: ServiceType> ClientBuilder<'a, S> {
                     exchange.name(),
                     S::Request::TYPE_NAME,
                     S::Response::TYPE_NAME,
+                    S::TYPE_HASH,
                     Arc::new(deliver),
                 ))
                 .map_err(|error| ClientCreateError::Link {

@@ -488,6 +488,7 @@ fn build<S: ServiceType>(
                 exchange.name(),
                 S::Request::TYPE_NAME,
                 S::Response::TYPE_NAME,
+                S::TYPE_HASH,
             )
             .map_err(|error| {
                 exchange.unserve(&local);

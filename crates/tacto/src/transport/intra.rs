@@ -303,7 +303,7 @@ impl<T: Message> Topic<T> {
         if let Some(live) = live {
             return Ok(Some(live));
         }
-        let made = (transport.writer(node, &self.core.name, self.core.ros_type, qos))
+        let made = (transport.writer(node, &self.core.name, self.core.ros_type, T::TYPE_HASH, qos))
             .map_err(|error| self.link_error(error))?;
         writers.push((node.map(str::to_owned), *qos, Arc::downgrade(&made)));
         Ok(Some(made))
@@ -319,7 +319,7 @@ impl<T: Message> Topic<T> {
         let Some(transport) = &self.core.transport else {
             return Ok(None);
         };
-        (transport.reader(node, &self.core.name, self.core.ros_type, qos))
+        (transport.reader(node, &self.core.name, self.core.ros_type, T::TYPE_HASH, qos))
             .map(Some)
             .map_err(|error| self.link_error(error))
     }

@@ -30,6 +30,7 @@ use crate::service::RequestId;
 ///         _: Option<&str>,
 ///         topic: &str,
 ///         _: &'static str,
+///         _: Option<&'static str>,
 ///         _: &Qos,
 ///     ) -> Result<Arc<dyn LinkWriter>, LinkError> {
 ///         Err(LinkError(format!("{topic} goes nowhere")))
@@ -39,6 +40,7 @@ use crate::service::RequestId;
 ///         _: Option<&str>,
 ///         topic: &str,
 ///         _: &'static str,
+///         _: Option<&'static str>,
 ///         _: &Qos,
 ///     ) -> Result<Box<dyn LinkReader>, LinkError> {
 ///         Err(LinkError(format!("{topic} comes from nowhere")))
@@ -51,14 +53,16 @@ use crate::service::RequestId;
 /// ```
 pub trait Transport: Send + Sync + fmt::Debug {
     /// The writer of topic `topic` (resolved, `/chatter`) of ROS type `ros_type`
-    /// (`std_msgs/msg/String`) with `qos`, shared by the publishers of `node` on the topic with
-    /// that QoS. `node` names the node that owns it, for the ROS graph; `None` for the
-    /// context's own endpoints (the `/clock` subscription of sim time).
+    /// (`std_msgs/msg/String`, whose type hash is `type_hash`, if known: see
+    /// [`Message::TYPE_HASH`](crate::Message::TYPE_HASH)) with `qos`, shared by the publishers
+    /// of `node` on the topic with that QoS. `node` names the node that owns it, for the ROS
+    /// graph; `None` for the context's own endpoints (the `/clock` subscription of sim time).
     fn writer(
         &self,
         node: Option<&str>,
         topic: &str,
         ros_type: &'static str,
+        type_hash: Option<&'static str>,
         qos: &Qos,
     ) -> Result<Arc<dyn LinkWriter>, LinkError>;
 
@@ -68,21 +72,25 @@ pub trait Transport: Send + Sync + fmt::Debug {
         node: Option<&str>,
         topic: &str,
         ros_type: &'static str,
+        type_hash: Option<&'static str>,
         qos: &Qos,
     ) -> Result<Box<dyn LinkReader>, LinkError>;
 
     /// The link of a service `service` (resolved, `/add_two_ints`) of `node` whose request and
     /// response types are `request_type` and `response_type` (`pkg/srv/Type_Request`,
-    /// `..._Response`): it receives requests from clients in other processes and answers them.
-    /// `Ok(None)` (the default) for a transport that carries no services.
+    /// `..._Response`) and whose service type hash is `type_hash`, if known (see
+    /// [`ServiceType::TYPE_HASH`](crate::ServiceType::TYPE_HASH)): it receives requests from
+    /// clients in other processes and answers them. `Ok(None)` (the default) for a transport
+    /// that carries no services.
     fn service(
         &self,
         node: &str,
         service: &str,
         request_type: &'static str,
         response_type: &'static str,
+        type_hash: Option<&'static str>,
     ) -> Result<Option<Box<dyn ServiceLink>>, LinkError> {
-        let _ = (node, service, request_type, response_type);
+        let _ = (node, service, request_type, response_type, type_hash);
         Ok(None)
     }
 
@@ -96,9 +104,17 @@ pub trait Transport: Send + Sync + fmt::Debug {
         service: &str,
         request_type: &'static str,
         response_type: &'static str,
+        type_hash: Option<&'static str>,
         deliver: Arc<dyn Fn(i64, Vec<u8>) + Send + Sync>,
     ) -> Result<Option<Box<dyn ClientLink>>, LinkError> {
-        let _ = (node, service, request_type, response_type, deliver);
+        let _ = (
+            node,
+            service,
+            request_type,
+            response_type,
+            type_hash,
+            deliver,
+        );
         Ok(None)
     }
 

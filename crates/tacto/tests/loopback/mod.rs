@@ -79,6 +79,7 @@ impl Transport for Loopback {
         _: Option<&str>,
         topic: &str,
         _: &'static str,
+        _: Option<&'static str>,
         _: &Qos,
     ) -> Result<Arc<dyn LinkWriter>, LinkError> {
         static WRITERS: AtomicU64 = AtomicU64::new(1);
@@ -98,6 +99,7 @@ impl Transport for Loopback {
         _: Option<&str>,
         topic: &str,
         _: &'static str,
+        _: Option<&'static str>,
         qos: &Qos,
     ) -> Result<Box<dyn LinkReader>, LinkError> {
         let cache = Arc::new(Cache {
