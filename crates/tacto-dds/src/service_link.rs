@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use cyclors::dds_entity_t;
-use tacto::transport::{ClientLink, LinkError, ServiceLink};
+use tacto::transport::{ClientLink, LinkError, RosType, ServiceLink};
 use tacto::{Qos, RequestId};
 
 use crate::graph::Endpoint;
@@ -47,9 +47,6 @@ const MATCH_POLL: Duration = Duration::from_millis(5);
 /// answers outstanding at once it handles well. Past it the oldest is forgotten, and its
 /// answer goes out without the wait.
 const MAX_OUTSTANDING: usize = 1024;
-
-/// A service's request type, response type and service type hash (if known).
-pub(crate) type ServiceTypes<'a> = (&'a str, &'a str, Option<&'a str>);
 
 /// One Cyclone reader or writer of a service topic, deleted on drop.
 #[derive(Debug)]
@@ -110,6 +107,15 @@ impl Drop for Entity {
 }
 
 /// The two topics of a service in DDS form.
+/// The USER_DATA of a service's (or client's) request and reply endpoints: its `id` pair,
+/// then the type hash of the request or the response (as rmw puts the hash of each endpoint's
+/// own message type).
+fn user_data(id: &str, request_type: RosType, response_type: RosType) -> [String; 2] {
+    [request_type, response_type].map(|ros_type| {
+        user_data::with_type_hash(id, ros_type.hash).unwrap_or_else(|| id.to_owned())
+    })
+}
+
 fn topics(
     participant: &Participant,
     service: &str,
@@ -157,25 +163,26 @@ impl DdsServiceLink {
         transport: &DdsTransport,
         node: &str,
         service: &str,
-        (request_type, response_type, type_hash): ServiceTypes,
+        request_type: RosType,
+        response_type: RosType,
     ) -> Result<Self, LinkError> {
         let participant = transport.participant();
         let (request_topic, reply_topic) =
-            topics(participant, service, request_type, response_type)?;
-        let user_data = format!("serviceid={};", user_data_id());
-        let user_data = user_data::with_type_hash(&user_data, type_hash).unwrap_or(user_data);
+            topics(participant, service, request_type.name, response_type.name)?;
+        let id = format!("serviceid={};", user_data_id());
+        let [request_data, reply_data] = user_data(&id, request_type, response_type);
         let requests = Entity::new(
             participant,
             Endpoint::Reader,
             request_topic,
-            &user_data,
+            &request_data,
             ptr::null(),
         )?;
         let replies = Entity::new(
             participant,
             Endpoint::Writer,
             reply_topic,
-            &user_data,
+            &reply_data,
             ptr::null(),
         )?;
         let entries = [
@@ -397,19 +404,20 @@ impl DdsClientLink {
         transport: &DdsTransport,
         node: &str,
         service: &str,
-        (request_type, response_type, type_hash): ServiceTypes,
+        request_type: RosType,
+        response_type: RosType,
         deliver: Arc<dyn Fn(i64, Vec<u8>) + Send + Sync>,
     ) -> Result<Self, LinkError> {
         let participant = transport.participant();
         let (request_topic, reply_topic) =
-            topics(participant, service, request_type, response_type)?;
-        let user_data = format!("clientid={};", user_data_id());
-        let user_data = user_data::with_type_hash(&user_data, type_hash).unwrap_or(user_data);
+            topics(participant, service, request_type.name, response_type.name)?;
+        let id = format!("clientid={};", user_data_id());
+        let [request_data, reply_data] = user_data(&id, request_type, response_type);
         let requests = Entity::new(
             participant,
             Endpoint::Writer,
             request_topic,
-            &user_data,
+            &request_data,
             ptr::null(),
         )?;
         let mut client = 0;
@@ -430,7 +438,7 @@ impl DdsClientLink {
             participant,
             Endpoint::Reader,
             reply_topic,
-            &user_data,
+            &reply_data,
             listener,
         );
         // SAFETY: our listener object, copied by Cyclone (or unused), deleted once.

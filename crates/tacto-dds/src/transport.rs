@@ -18,7 +18,7 @@ use cyclors::dds_entity_t;
 use tacto::cdr::Encodable;
 use tacto::transport::{
     ClientLink, LinkError, LinkReader, LinkWriter, ReadOp, RemoteBytes, RemotePublishers,
-    RemoteSample, ServiceLink, Transport,
+    RemoteSample, RosType, ServiceLink, Transport,
 };
 use tacto::{Durability, History, Liveliness, PublisherId, Qos, Reliability, SampleInfo, Time};
 
@@ -125,11 +125,10 @@ impl Transport for DdsTransport {
         &self,
         node: Option<&str>,
         topic: &str,
-        ros_type: &'static str,
-        type_hash: Option<&'static str>,
+        ros_type: RosType,
         qos: &Qos,
     ) -> Result<Arc<dyn LinkWriter>, LinkError> {
-        let mut writer = DdsLinkWriter::new(&self.participant, topic, ros_type, type_hash, qos)?;
+        let mut writer = DdsLinkWriter::new(&self.participant, topic, ros_type, qos)?;
         writer.entry = self.join(node, Endpoint::Writer, writer.handle)?;
         Ok(Arc::new(writer))
     }
@@ -138,11 +137,10 @@ impl Transport for DdsTransport {
         &self,
         node: Option<&str>,
         topic: &str,
-        ros_type: &'static str,
-        type_hash: Option<&'static str>,
+        ros_type: RosType,
         qos: &Qos,
     ) -> Result<Box<dyn LinkReader>, LinkError> {
-        let mut reader = DdsLinkReader::new(&self.participant, topic, ros_type, type_hash, qos)?;
+        let mut reader = DdsLinkReader::new(&self.participant, topic, ros_type, qos)?;
         reader.entry = self.join(node, Endpoint::Reader, reader.handle)?;
         Ok(Box::new(reader))
     }
@@ -151,12 +149,10 @@ impl Transport for DdsTransport {
         &self,
         node: &str,
         service: &str,
-        request_type: &'static str,
-        response_type: &'static str,
-        type_hash: Option<&'static str>,
+        request_type: RosType,
+        response_type: RosType,
     ) -> Result<Option<Box<dyn ServiceLink>>, LinkError> {
-        let types = (request_type, response_type, type_hash);
-        let link = DdsServiceLink::new(self, node, service, types)?;
+        let link = DdsServiceLink::new(self, node, service, request_type, response_type)?;
         Ok(Some(Box::new(link)))
     }
 
@@ -164,13 +160,11 @@ impl Transport for DdsTransport {
         &self,
         node: &str,
         service: &str,
-        request_type: &'static str,
-        response_type: &'static str,
-        type_hash: Option<&'static str>,
+        request_type: RosType,
+        response_type: RosType,
         deliver: Arc<dyn Fn(i64, Vec<u8>) + Send + Sync>,
     ) -> Result<Option<Box<dyn ClientLink>>, LinkError> {
-        let types = (request_type, response_type, type_hash);
-        let link = DdsClientLink::new(self, node, service, types, deliver)?;
+        let link = DdsClientLink::new(self, node, service, request_type, response_type, deliver)?;
         Ok(Some(Box::new(link)))
     }
 }
@@ -270,13 +264,12 @@ impl DdsLinkWriter {
     fn new(
         participant: &Participant,
         topic: &str,
-        ros_type: &str,
-        type_hash: Option<&str>,
+        ros_type: RosType,
         qos: &Qos,
     ) -> Result<Self, LinkError> {
-        let dds_topic = Topic::new(participant, topic, ros_type).map_err(link_error)?;
+        let dds_topic = Topic::new(participant, topic, ros_type.name).map_err(link_error)?;
         let (native, _) = native_qos(qos)?;
-        if let Some(data) = user_data::with_type_hash("", type_hash) {
+        if let Some(data) = user_data::with_type_hash("", ros_type.hash) {
             native.set_user_data(&data);
         }
         let matched = Box::new(AtomicU32::new(0));
@@ -400,13 +393,12 @@ impl DdsLinkReader {
     fn new(
         participant: &Participant,
         topic: &str,
-        ros_type: &str,
-        type_hash: Option<&str>,
+        ros_type: RosType,
         qos: &Qos,
     ) -> Result<Self, LinkError> {
-        let dds_topic = Topic::new(participant, topic, ros_type).map_err(link_error)?;
+        let dds_topic = Topic::new(participant, topic, ros_type.name).map_err(link_error)?;
         let (native, capacity) = native_qos(qos)?;
-        if let Some(data) = user_data::with_type_hash("", type_hash) {
+        if let Some(data) = user_data::with_type_hash("", ros_type.hash) {
             native.set_user_data(&data);
         }
         // SAFETY: live participant and topic handles; the QoS is valid for the call and

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use tacto::cdr::Encodable;
 use tacto::transport::{
-    LinkError, LinkReader, LinkWriter, ReadOp, RemotePublishers, RemoteSample, Transport,
+    LinkError, LinkReader, LinkWriter, ReadOp, RemotePublishers, RemoteSample, RosType, Transport,
 };
 use tacto::{History, Qos, SampleInfo};
 
@@ -80,11 +80,10 @@ impl Transport for ShmTransport {
         &self,
         _node: Option<&str>,
         topic: &str,
-        ros_type: &'static str,
-        _type_hash: Option<&'static str>,
+        ros_type: RosType,
         _qos: &Qos,
     ) -> Result<Arc<dyn LinkWriter>, LinkError> {
-        let port = Port::open(&self.node, topic, ros_type, None).map_err(link_error)?;
+        let port = Port::open(&self.node, topic, ros_type.name, None).map_err(link_error)?;
         Ok(Arc::new(ShmLinkWriter { port }))
     }
 
@@ -92,12 +91,11 @@ impl Transport for ShmTransport {
         &self,
         _node: Option<&str>,
         topic: &str,
-        ros_type: &'static str,
-        _type_hash: Option<&'static str>,
+        ros_type: RosType,
         qos: &Qos,
     ) -> Result<Box<dyn LinkReader>, LinkError> {
         let depth = qos.history.capacity().clamp(1, MAX_DEPTH);
-        let inlet = Inlet::open(&self.node, topic, ros_type, depth).map_err(link_error)?;
+        let inlet = Inlet::open(&self.node, topic, ros_type.name, depth).map_err(link_error)?;
         Ok(Box::new(ShmLinkReader {
             inlet,
             history: qos.history,

@@ -20,7 +20,7 @@ use crate::history::History;
 use crate::message::Message;
 use crate::node::{Executable, Node, remember};
 use crate::subscription::{Input, Listener};
-use crate::transport::{LinkError, ServiceLink};
+use crate::transport::{LinkError, RosType, ServiceLink};
 use crate::trigger::Trigger;
 
 /// A service type: a request and a response message under one ROS 2 name
@@ -486,9 +486,8 @@ fn build<S: ServiceType>(
             .service(
                 node.name(),
                 exchange.name(),
-                S::Request::TYPE_NAME,
-                S::Response::TYPE_NAME,
-                S::TYPE_HASH,
+                RosType::of::<S::Request>(),
+                RosType::of::<S::Response>(),
             )
             .map_err(|error| {
                 exchange.unserve(&local);

@@ -18,7 +18,7 @@ use crate::service::RequestId;
 /// A transport that links nothing, as a skeleton of a real one:
 /// ```
 /// use std::sync::Arc;
-/// use tacto::transport::{LinkError, LinkReader, LinkWriter, Transport};
+/// use tacto::transport::{LinkError, LinkReader, LinkWriter, RosType, Transport};
 /// use tacto::{Context, Qos};
 ///
 /// #[derive(Debug)]
@@ -29,8 +29,7 @@ use crate::service::RequestId;
 ///         &self,
 ///         _: Option<&str>,
 ///         topic: &str,
-///         _: &'static str,
-///         _: Option<&'static str>,
+///         _: RosType,
 ///         _: &Qos,
 ///     ) -> Result<Arc<dyn LinkWriter>, LinkError> {
 ///         Err(LinkError(format!("{topic} goes nowhere")))
@@ -39,8 +38,7 @@ use crate::service::RequestId;
 ///         &self,
 ///         _: Option<&str>,
 ///         topic: &str,
-///         _: &'static str,
-///         _: Option<&'static str>,
+///         _: RosType,
 ///         _: &Qos,
 ///     ) -> Result<Box<dyn LinkReader>, LinkError> {
 ///         Err(LinkError(format!("{topic} comes from nowhere")))
@@ -53,16 +51,14 @@ use crate::service::RequestId;
 /// ```
 pub trait Transport: Send + Sync + fmt::Debug {
     /// The writer of topic `topic` (resolved, `/chatter`) of ROS type `ros_type`
-    /// (`std_msgs/msg/String`, whose type hash is `type_hash`, if known: see
-    /// [`Message::TYPE_HASH`](crate::Message::TYPE_HASH)) with `qos`, shared by the publishers
-    /// of `node` on the topic with that QoS. `node` names the node that owns it, for the ROS
-    /// graph; `None` for the context's own endpoints (the `/clock` subscription of sim time).
+    /// (`std_msgs/msg/String`) with `qos`, shared by the publishers of `node` on the topic with
+    /// that QoS. `node` names the node that owns it, for the ROS graph; `None` for the
+    /// context's own endpoints (the `/clock` subscription of sim time).
     fn writer(
         &self,
         node: Option<&str>,
         topic: &str,
-        ros_type: &'static str,
-        type_hash: Option<&'static str>,
+        ros_type: RosType,
         qos: &Qos,
     ) -> Result<Arc<dyn LinkWriter>, LinkError>;
 
@@ -71,26 +67,22 @@ pub trait Transport: Send + Sync + fmt::Debug {
         &self,
         node: Option<&str>,
         topic: &str,
-        ros_type: &'static str,
-        type_hash: Option<&'static str>,
+        ros_type: RosType,
         qos: &Qos,
     ) -> Result<Box<dyn LinkReader>, LinkError>;
 
     /// The link of a service `service` (resolved, `/add_two_ints`) of `node` whose request and
     /// response types are `request_type` and `response_type` (`pkg/srv/Type_Request`,
-    /// `..._Response`) and whose service type hash is `type_hash`, if known (see
-    /// [`ServiceType::TYPE_HASH`](crate::ServiceType::TYPE_HASH)): it receives requests from
-    /// clients in other processes and answers them. `Ok(None)` (the default) for a transport
-    /// that carries no services.
+    /// `..._Response`): it receives requests from clients in other processes and answers them.
+    /// `Ok(None)` (the default) for a transport that carries no services.
     fn service(
         &self,
         node: &str,
         service: &str,
-        request_type: &'static str,
-        response_type: &'static str,
-        type_hash: Option<&'static str>,
+        request_type: RosType,
+        response_type: RosType,
     ) -> Result<Option<Box<dyn ServiceLink>>, LinkError> {
-        let _ = (node, service, request_type, response_type, type_hash);
+        let _ = (node, service, request_type, response_type);
         Ok(None)
     }
 
@@ -102,19 +94,11 @@ pub trait Transport: Send + Sync + fmt::Debug {
         &self,
         node: &str,
         service: &str,
-        request_type: &'static str,
-        response_type: &'static str,
-        type_hash: Option<&'static str>,
+        request_type: RosType,
+        response_type: RosType,
         deliver: Arc<dyn Fn(i64, Vec<u8>) + Send + Sync>,
     ) -> Result<Option<Box<dyn ClientLink>>, LinkError> {
-        let _ = (
-            node,
-            service,
-            request_type,
-            response_type,
-            type_hash,
-            deliver,
-        );
+        let _ = (node, service, request_type, response_type, deliver);
         Ok(None)
     }
 
@@ -123,6 +107,35 @@ pub trait Transport: Send + Sync + fmt::Debug {
     /// process with an executor then writes that one topic.
     fn carries_executor_stats(&self) -> bool {
         true
+    }
+}
+
+/// A ROS 2 message type as a transport names it on the wire: its type name, and its type
+/// hash if known (DDS endpoints send it in their USER_DATA, as ROS 2 Jazzy does).
+///
+/// # Examples
+/// ```
+/// use tacto::transport::RosType;
+///
+/// let ros_type = RosType::of::<tacto::msg::std_msgs::String>();
+/// assert_eq!(ros_type.name, "std_msgs/msg/String");
+/// assert!(ros_type.hash.unwrap().starts_with("RIHS01_"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RosType {
+    /// `package/msg/Type` (or a service's `package/srv/Type_Request`, `..._Response`).
+    pub name: &'static str,
+    /// `RIHS01_<64 hex>`, if known: see [`Message::TYPE_HASH`](crate::Message::TYPE_HASH).
+    pub hash: Option<&'static str>,
+}
+
+impl RosType {
+    /// The name and hash of `T`.
+    pub fn of<T: crate::Message>() -> RosType {
+        RosType {
+            name: T::TYPE_NAME,
+            hash: T::TYPE_HASH,
+        }
     }
 }
 
