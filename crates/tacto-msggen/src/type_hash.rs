@@ -269,8 +269,7 @@ impl TypeDescriptions {
 
     /// The JSON that is hashed: Python's `json.dumps` of `{"type_description": ...,
     /// "referenced_type_descriptions": [...]}` (sorted by name) with separators `", "` and
-    /// `": "`, keys in declaration order. Names are identifiers (checked when parsed), so no
-    /// character needs escaping.
+    /// `": "`, keys in declaration order, non-ASCII escaped.
     fn hashed_json(&self, type_name: &str) -> Result<String, UnknownType> {
         let lookup = |name: &str| {
             self.types.get(name).ok_or_else(|| UnknownType {
@@ -307,25 +306,50 @@ fn nested_names(description: &TypeDescription) -> impl Iterator<Item = &str> {
 }
 
 fn write_description(json: &mut String, description: &TypeDescription) {
-    let _ = write!(
-        json,
-        "{{\"type_name\": \"{}\", \"fields\": [",
-        description.type_name
-    );
+    json.push_str("{\"type_name\": ");
+    write_string(json, &description.type_name);
+    json.push_str(", \"fields\": [");
     for (i, field) in description.fields.iter().enumerate() {
+        if i > 0 {
+            json.push_str(", ");
+        }
+        json.push_str("{\"name\": ");
+        write_string(json, &field.name);
         let _ = write!(
             json,
-            "{}{{\"name\": \"{}\", \"type\": {{\"type_id\": {}, \"capacity\": {}, \
-             \"string_capacity\": {}, \"nested_type_name\": \"{}\"}}}}",
-            if i > 0 { ", " } else { "" },
-            field.name,
-            field.type_id,
-            field.capacity,
-            field.string_capacity,
-            field.nested_type_name,
+            ", \"type\": {{\"type_id\": {}, \"capacity\": {}, \"string_capacity\": {}, \
+             \"nested_type_name\": ",
+            field.type_id, field.capacity, field.string_capacity,
         );
+        write_string(json, &field.nested_type_name);
+        json.push_str("}}");
     }
     json.push_str("]}");
+}
+
+/// `text` as a JSON string the way Python's `json.dumps(ensure_ascii=True)` writes it. Names
+/// checked by the parser are plain identifiers; a description built by hand may hold anything.
+fn write_string(json: &mut String, text: &str) {
+    json.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => json.push_str("\\\""),
+            '\\' => json.push_str("\\\\"),
+            '\n' => json.push_str("\\n"),
+            '\r' => json.push_str("\\r"),
+            '\t' => json.push_str("\\t"),
+            '\u{8}' => json.push_str("\\b"),
+            '\u{c}' => json.push_str("\\f"),
+            ' '..='~' => json.push(c),
+            _ => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    let _ = write!(json, "\\u{unit:04x}");
+                }
+            }
+        }
+    }
+    json.push('"');
 }
 
 /// The service event's info: `service_msgs/msg/ServiceEventInfo`, fields only.
@@ -419,6 +443,14 @@ mod tests {
              \"type\": {\"type_id\": 7, \"capacity\": 0, \"string_capacity\": 0, \
              \"nested_type_name\": \"\"}}]}]}"
         );
+    }
+
+    #[test]
+    fn strings_are_escaped_as_python_s_json() {
+        let mut json = String::new();
+        write_string(&mut json, "a\"b\\c\nd\u{1}é😀\u{7f}");
+        // json.dumps('a"b\\c\nd\x01é😀\x7f') in Python.
+        assert_eq!(json, r#""a\"b\\c\nd\u0001\u00e9\ud83d\ude00\u007f""#);
     }
 
     #[test]
