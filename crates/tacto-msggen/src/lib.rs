@@ -78,7 +78,7 @@ pub enum GenerateError {
     },
     /// A type uses a type whose definition is in none of the packages given (see
     /// [`Generator::extern_package`]), so its type hash cannot be computed.
-    #[error(transparent)]
+    #[error("{0}: add its package with .package, .extern_package or .tacto_msgs")]
     TypeHash(#[from] type_hash::UnknownType),
     /// `write_to_out_dir` was called outside a build script.
     #[error("OUT_DIR is not set: write_to_out_dir is meant for build scripts")]
