@@ -1,32 +1,39 @@
-//! Embeds the interface files of `tacto-msgs` (`../tacto-msgs/interfaces/<pkg>/{msg,srv}/`): the
-//! generator hashes types that use them, and the `tacto` binary knows them wherever it runs.
+//! Embeds the interface files of `tacto-msgs` (`../tacto-msgs/interfaces/<pkg>/{msg,srv}/`)
+//! and tacto's own (`../tacto/interfaces/`: `tacto_msgs`): the generator hashes types that use
+//! them, and the `tacto` binary knows them wherever it runs.
 
 use std::fmt::Write;
 use std::path::Path;
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tacto-msgs/interfaces");
-    println!("cargo::rerun-if-changed={}", root.display());
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut entries = Vec::new();
-    let packages = std::fs::read_dir(&root).unwrap_or_else(|e| panic!("{}: {e}", root.display()));
-    for package in packages.flatten() {
-        for kind in ["msg", "srv"] {
-            let Ok(files) = std::fs::read_dir(package.path().join(kind)) else {
-                continue;
-            };
-            for file in files.flatten() {
-                let path = file.path();
-                if path.extension().and_then(|e| e.to_str()) != Some(kind) {
-                    continue;
-                }
-                let (Some(pkg), Some(name)) = (
-                    package.file_name().to_str().map(str::to_owned),
-                    path.file_stem().and_then(|s| s.to_str()).map(str::to_owned),
-                ) else {
+    for root in [
+        crates.join("tacto-msgs/interfaces"),
+        crates.join("tacto/interfaces"),
+    ] {
+        println!("cargo::rerun-if-changed={}", root.display());
+        let packages =
+            std::fs::read_dir(&root).unwrap_or_else(|e| panic!("{}: {e}", root.display()));
+        for package in packages.flatten() {
+            for kind in ["msg", "srv"] {
+                let Ok(files) = std::fs::read_dir(package.path().join(kind)) else {
                     continue;
                 };
-                let path = path.canonicalize().expect("an existing file");
-                entries.push((pkg, kind, name, path));
+                for file in files.flatten() {
+                    let path = file.path();
+                    if path.extension().and_then(|e| e.to_str()) != Some(kind) {
+                        continue;
+                    }
+                    let (Some(pkg), Some(name)) = (
+                        package.file_name().to_str().map(str::to_owned),
+                        path.file_stem().and_then(|s| s.to_str()).map(str::to_owned),
+                    ) else {
+                        continue;
+                    };
+                    let path = path.canonicalize().expect("an existing file");
+                    entries.push((pkg, kind, name, path));
+                }
             }
         }
     }

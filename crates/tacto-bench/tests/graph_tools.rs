@@ -745,6 +745,12 @@ fn top_once_shows_each_executor_of_a_tacto_process_with_its_nodes_rates() {
     let json = text(&json.stdout);
     assert!(json.contains(r#""kind":"wait-set""#), "{json}");
     assert!(json.contains(r#""node":"top_ticker""#), "{json}");
+    // Its definition is shipped: echo decodes the stats topic like any other.
+    let echo = ["topic", "echo", "/_tacto/executor_stats", "--once"];
+    let echoed = run(DOMAIN, &[&echo[..], &["--wait-s", "90"]].concat());
+    let echoed = text(&echoed.stdout);
+    assert!(echoed.contains("kind: wait-set\n"), "{echoed}");
+    assert!(echoed.contains("- node: top_ticker\n"), "{echoed}");
     // The stats topic is hidden, as in ros2cli.
     let all = ["topic", "list", "--include-hidden-topics"];
     run_until(DOMAIN, &all, None, |out| {

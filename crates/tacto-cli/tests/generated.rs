@@ -1,7 +1,9 @@
-//! The dynamic codec against the generated types of `tacto-msgs`: the same bytes both ways,
-//! through YAML too, and a typed error (never a panic) for malformed bytes.
+//! The dynamic codec against the generated types of `tacto-msgs` and tacto's own
+//! `tacto_msgs` (whose `.msg` files the binary embeds): the same bytes both ways, through YAML
+//! too, and a typed error (never a panic) for malformed bytes.
 
 use tacto::Message;
+use tacto::msg::tacto_msgs::{ExecutableStats, ExecutorStats};
 use tacto_cli::{TypeRegistry, Value, decode, encode, json, yaml};
 use tacto_msgs::builtin_interfaces::msg::Time;
 use tacto_msgs::geometry_msgs::msg::{Point, Pose, PoseStamped, Quaternion};
@@ -95,6 +97,39 @@ fn samples() -> Vec<(&'static str, Vec<u8>)> {
                     step: 0.5,
                 }],
                 ..Default::default()
+            }),
+        ),
+        (
+            ExecutorStats::TYPE_NAME,
+            enc(&ExecutorStats {
+                stamp: tacto::msg::builtin_interfaces::Time {
+                    sec: 1_700_000_000,
+                    nanosec: 5,
+                },
+                host: "vm".into(),
+                pid: 4458,
+                executor: 1,
+                kind: "wait-set".into(),
+                wakeups: u64::MAX,
+                executables: vec![
+                    ExecutableStats {
+                        node: "talker".into(),
+                        index: 0,
+                        runs: 2,
+                        run_ns_total: 774_800,
+                        run_ns_max: 388_300,
+                        start_delay_ns_total: 142_600,
+                        start_delay_ns_max: 71_300,
+                        missed_periods: 1,
+                        samples_in: 3,
+                        samples_dropped: 2,
+                    },
+                    ExecutableStats {
+                        node: "listener".into(),
+                        index: 7,
+                        ..Default::default()
+                    },
+                ],
             }),
         ),
     ]

@@ -1,5 +1,6 @@
-//! The interface packages of `tacto-msgs` (`std_msgs`, `geometry_msgs`, ...), embedded: their
-//! `.msg`/`.srv` texts, and the type descriptions that hashes of types using them need.
+//! The interface packages of `tacto-msgs` (`std_msgs`, `geometry_msgs`, ...) and tacto's own
+//! `tacto_msgs` (the executor stats), embedded: their `.msg`/`.srv` texts, and the type
+//! descriptions that hashes of types using them need.
 
 use crate::parse;
 use crate::type_hash::TypeDescriptions;

@@ -597,3 +597,45 @@ fn executable_stats_count_a_let_nodes_runs() {
     );
     assert!(stats[0].run_time_mean() <= stats[0].run_time_max);
 }
+
+/// Every LET run serves its period's start: an input-triggered node that runs after a node
+/// busy for 20 ms in the same period starts at least 20 ms late.
+#[test]
+fn a_let_input_triggers_start_delay_counts_from_its_periods_start() {
+    let ctx = Context::new();
+    let mut executor = LetExecutor::new(PERIOD).unwrap();
+    let mut busy = ctx.node("busy").unwrap();
+    let poke = busy.subscription::<Empty>("poke").create().unwrap();
+    busy.execute(Trigger::on(&poke), move |_| {
+        poke.take_all().for_each(drop);
+        thread::sleep(Duration::from_millis(20));
+    })
+    .unwrap();
+    let mut after = ctx.node("after").unwrap();
+    let input = after.subscription::<Empty>("poke").create().unwrap();
+    let stop = executor.stop_handle();
+    after
+        .execute(Trigger::on(&input), move |_| {
+            input.take_all().for_each(drop);
+            stop.stop();
+        })
+        .unwrap();
+    let mut feeder = ctx.node("feeder").unwrap();
+    feeder
+        .publisher::<Empty>("poke")
+        .create()
+        .unwrap()
+        .publish(Empty::default());
+    executor.add(busy).unwrap();
+    executor.add(after).unwrap();
+    assert_eq!(executor.spin_for(PATIENCE).unwrap(), SpinOutcome::Stopped);
+
+    let stats = executor.executable_stats();
+    let (busy, after) = (&stats[0], &stats[1]);
+    assert_eq!((busy.runs, after.runs), (1, 1), "{stats:?}");
+    assert!(
+        after.start_delay_max >= busy.run_time_max
+            && busy.run_time_max >= Duration::from_millis(20),
+        "{stats:?}"
+    );
+}

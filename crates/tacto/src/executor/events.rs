@@ -187,9 +187,9 @@ impl EventsExecutor {
         })
     }
 
-    /// Queues a due event for every timer whose deadline passed and that has none queued, and
-    /// notes when to look again.
-    fn queue_due_timers(&mut self) {
+    /// Queues a due event for every timer whose deadline passed at `now` (steady) and that has
+    /// none queued, and notes when to look again.
+    fn queue_due_timers(&mut self, now: Time) {
         let mut ring = self.queue.lock();
         self.timers_next = None;
         self.sim_timers = false;
@@ -197,7 +197,7 @@ impl EventsExecutor {
             if !entry.is_periodic() || ring.queued[index].due {
                 continue;
             }
-            if entry.is_due() {
+            if entry.is_due(now) {
                 ring.push_due(index);
             } else if let Some(deadline) = entry.steady_deadline() {
                 self.timers_next = Some(self.timers_next.map_or(deadline, |t| t.min(deadline)));
@@ -208,8 +208,9 @@ impl EventsExecutor {
     }
 
     /// Takes the oldest event and runs its executable once if its trigger fires; false if the
-    /// queue was empty.
-    fn run_next(&mut self) -> io::Result<bool> {
+    /// queue was empty. `now` is the steady time as last read (see `dispatch::Entry::fire`),
+    /// moved on to the run's end, or read again if nothing ran.
+    fn run_next(&mut self, now: &mut Time) -> io::Result<bool> {
         let Some((index, arrived, more)) = self.queue.lock().pop() else {
             return Ok(false);
         };
@@ -225,9 +226,9 @@ impl EventsExecutor {
         if let Some(arrived) = arrived {
             entry.arrived_at(arrived);
         }
-        if let Some(activation) = entry.fire() {
+        if let Some(activation) = entry.fire(*now) {
             let running = Running::enter(Arc::as_ptr(self.base.poller.signal()) as usize);
-            entry.run(&activation)?;
+            *now = entry.run(&activation)?;
             drop(running);
             self.base.stats.record(&activation);
             if entry.left_unread() {
@@ -240,6 +241,9 @@ impl EventsExecutor {
                     false => self.base.stats.left_unread += 1,
                 }
             }
+        } else {
+            // Events that run nothing must not let `now` fall behind in a long burst.
+            *now = os_now(ClockKind::Steady);
         }
         Ok(true)
     }
@@ -272,6 +276,8 @@ impl Executor for EventsExecutor {
     fn spin_until(&mut self, deadline: Option<Instant>) -> Result<SpinOutcome, SpinError> {
         self.base.poller.check_process()?;
         let deadline = deadline.map(steady_time);
+        // Read after each wait, and moved on by each run (see `dispatch::Entry::fire`).
+        let mut now = os_now(ClockKind::Steady);
         loop {
             if self.base.stop.take_request() {
                 return Ok(SpinOutcome::Stopped);
@@ -281,11 +287,10 @@ impl Executor for EventsExecutor {
                 return Ok(SpinOutcome::Interrupted);
             }
             self.base.poller.signal().take_notified();
-            let now = os_now(ClockKind::Steady);
             if self.sim_timers || self.timers_next.is_some_and(|t| t <= now) {
-                self.queue_due_timers();
+                self.queue_due_timers(now);
             }
-            let busy = self.run_next()?;
+            let busy = self.run_next(&mut now)?;
             if deadline.is_some_and(|d| now >= d) {
                 return Ok(SpinOutcome::Elapsed);
             }
@@ -294,6 +299,7 @@ impl Executor for EventsExecutor {
                 if self.base.poller.wait(next)? == Woken::Shutdown {
                     return Ok(SpinOutcome::Interrupted);
                 }
+                now = os_now(ClockKind::Steady);
             } else if self.until_fds == 0 && self.base.poller.watches_fds() {
                 // A busy queue never reaches the wait, which would look at the fds.
                 self.until_fds = self.queue.lock().events.len();

@@ -353,10 +353,13 @@ impl LetExecutor {
         for entry in &mut self.entries {
             if let Some(activation) = entry.poll(period, start, self.kind) {
                 let began = os_now(ClockKind::Steady);
-                // How late in its period the run starts: the nodes before it ran first.
-                let delay = match entry.due {
-                    Some(_) => nanos_between(start, self.clock.now(self.kind)),
-                    None => 0,
+                // Every run serves its period's start, its logical time, whatever its trigger:
+                // the delay is how late in the period it starts (the nodes before it ran first).
+                let delay = match self.kind {
+                    ClockKind::Steady => nanos_between(start, began),
+                    ClockKind::System | ClockKind::Ros => {
+                        nanos_between(start, self.clock.now(self.kind))
+                    }
                 };
                 (entry.exe.run)(&activation);
                 let took = nanos_between(began, os_now(ClockKind::Steady));

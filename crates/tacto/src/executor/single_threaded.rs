@@ -10,7 +10,7 @@ use super::dispatch::{self, Entry, Pending, steady_time};
 use super::poller::Woken;
 use super::running::Running;
 use super::{AddError, ExecutableStats, ExecutorStats, SpinError, SpinOutcome, StopHandle};
-use crate::clock::{ClockKind, os_now};
+use crate::clock::{ClockKind, Time, os_now};
 use crate::node::{Executable, Node};
 
 /// What makes a single-threaded executor the one it is.
@@ -80,14 +80,16 @@ impl SingleThreaded {
                 return Ok(SpinOutcome::Stopped);
             }
             poller.signal().take_notified();
+            let mut now = os_now(ClockKind::Steady);
+            let entries = &mut self.entries;
             match self.policy.order {
-                Order::Registration => run_round(&mut self.entries, stats, key, |_| true)?,
+                Order::Registration => run_round(entries, stats, key, &mut now, |_| true)?,
                 Order::TimersFirst => {
-                    run_round(&mut self.entries, stats, key, Entry::is_periodic)?;
-                    run_round(&mut self.entries, stats, key, |e| !e.is_periodic())?;
+                    run_round(entries, stats, key, &mut now, Entry::is_periodic)?;
+                    run_round(entries, stats, key, &mut now, |e| !e.is_periodic())?;
                 }
             }
-            if deadline.is_some_and(|d| os_now(ClockKind::Steady) >= d) {
+            if deadline.is_some_and(|d| now >= d) {
                 return Ok(SpinOutcome::Elapsed);
             }
             let next = (self.entries.iter())
@@ -114,17 +116,19 @@ impl SingleThreaded {
 }
 
 /// Runs, in order, each selected entry whose trigger fired since it last ran, as executor
-/// `key` (see [`Running`]).
+/// `key` (see [`Running`]); `now` is the steady time as last read, moved on by each run (see
+/// [`Entry::fire`]).
 fn run_round(
     entries: &mut [Entry],
     stats: &mut ExecutorStats,
     key: usize,
+    now: &mut Time,
     select: impl Fn(&Entry) -> bool,
 ) -> io::Result<()> {
     for entry in entries.iter_mut().filter(|e| select(e)) {
-        if let Some(activation) = entry.poll() {
+        if let Some(activation) = entry.poll(*now) {
             let running = Running::enter(key);
-            entry.run(&activation)?;
+            *now = entry.run(&activation)?;
             drop(running);
             stats.record(&activation);
             if entry.left_unread() {

@@ -58,8 +58,9 @@ pub struct ExecutableStats {
     /// For a periodic trigger, from the deadline; for a subscription trigger, from the first
     /// sample that arrived since the previous run (the wait-set, callback and thread-pool
     /// executors) or from the sample of the event (events executor), on the steady clock;
-    /// zero for readable triggers and for a LET executor's subscription triggers, and for a
-    /// trigger on another clock.
+    /// zero for readable triggers and for a subscription trigger on another clock. On a LET
+    /// executor every run serves its period's start, so every trigger's delay counts from
+    /// there.
     pub start_delay_total: Duration,
     /// The longest of those delays.
     pub start_delay_max: Duration,

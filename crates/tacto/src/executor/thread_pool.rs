@@ -506,6 +506,8 @@ impl<'a> Pool<'a> {
             ..
         } = state;
         let (n, start) = (slots.len(), *cursor);
+        // One read for the whole pass (see `dispatch::Entry::fire`).
+        let now = os_now(ClockKind::Steady);
         for i in (start..n).chain(0..start) {
             let slot = &mut slots[i];
             let group = &mut groups[slot.group];
@@ -515,7 +517,7 @@ impl<'a> Pool<'a> {
             let Some(entry) = slot.entry.take() else {
                 continue;
             };
-            let Some(activation) = entry.poll() else {
+            let Some(activation) = entry.poll(now) else {
                 slot.entry = Some(entry);
                 continue;
             };
@@ -567,7 +569,7 @@ impl<'a> Pool<'a> {
         state.groups[group].busy = false;
         state.slots[slot].entry = Some(entry);
         match result {
-            Ok(Ok(())) => {}
+            Ok(Ok(_)) => {}
             Ok(Err(e)) => self.end(&mut state, Ending::Failed(e.into())),
             Err(payload) => self.end(&mut state, Ending::Panicked(payload)),
         }

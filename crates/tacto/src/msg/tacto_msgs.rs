@@ -1,4 +1,6 @@
-//! `tacto_msgs`: what tacto processes tell about themselves; `tacto top` reads it.
+//! `tacto_msgs`: what tacto processes tell about themselves; `tacto top` reads it. The
+//! definitions are also in `crates/tacto/interfaces/tacto_msgs/msg/`, which the `tacto`
+//! binary embeds so that `tacto topic echo` decodes them (a test keeps the two equal).
 
 use crate::msg::builtin_interfaces::Time;
 
@@ -39,9 +41,10 @@ pub struct ExecutableStats {
     pub run_ns_total: u64,
     /// The longest run.
     pub run_ns_max: u64,
-    /// For a periodic trigger, deadline to start of run, all runs together.
+    /// From what each run served (see [`crate::ExecutableStats::start_delay_total`]) to its
+    /// start, all runs together.
     pub start_delay_ns_total: u64,
-    /// For a periodic trigger, the longest such delay.
+    /// The longest such delay.
     pub start_delay_ns_max: u64,
     /// Periods that passed unserved.
     pub missed_periods: u64,
