@@ -456,7 +456,10 @@ fn a_message_of_several_mib_arrives_byte_identical() {
     assert_eq!(child.next_line(), "sent 1");
     let expected = pattern(size);
     let latest = poll("the large sample", || sub.latest());
-    assert!(latest.data == expected, "the bytes sent, read where they are");
+    assert!(
+        latest.data == expected,
+        "the bytes sent, read where they are"
+    );
     assert_eq!(sub.len(), 1, "kept in the history");
     let taken = sub.take().unwrap();
     assert!(taken.data == expected, "the kept slot, read again");
@@ -540,9 +543,15 @@ fn a_subscription_holding_its_samples_keeps_receiving_and_counts_drops() {
         probe.peek_latest().filter(|s| s.data == last)
     });
     assert_eq!(sub.unread(), MAX_HELD);
-    assert_eq!(sub.dropped(), MAX_HELD as u64, "each lost sample counted once");
+    assert_eq!(
+        sub.dropped(),
+        MAX_HELD as u64,
+        "each lost sample counted once"
+    );
     let kept: Vec<_> = sub.take_all().map(|s| s.data.clone()).collect();
-    let newest: Vec<_> = (total - MAX_HELD + 1..=total).map(|i| format!("m{i}")).collect();
+    let newest: Vec<_> = (total - MAX_HELD + 1..=total)
+        .map(|i| format!("m{i}"))
+        .collect();
     assert_eq!(kept, newest);
     child.finish();
 }

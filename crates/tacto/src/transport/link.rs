@@ -224,10 +224,11 @@ pub struct RemoteSample {
     pub info: SampleInfo,
 }
 
-/// The CDR bytes of a remote sample, left where the transport has them (a Cyclone sample, a
-/// buffer of the link's own) until the subscription decodes them, once, straight from there:
-/// no copy out of the transport. Shared: a sample read but kept clones the handle, not the
-/// bytes; the transport's hold on them is released when the last clone is dropped.
+/// The CDR bytes of a remote sample, left where the transport has them (a Cyclone sample, an
+/// iceoryx2 slot, a buffer of the link's own) until the subscription decodes them, once,
+/// straight from there: no copy out of the transport. Shared: a sample read but kept clones
+/// the handle, not the bytes; the transport's hold on them is released when the last clone is
+/// dropped.
 ///
 /// # Examples
 /// ```
