@@ -13,10 +13,11 @@ use crate::subscription::Input;
 /// Counters and timings of one executable (a node's code registered with a trigger, a callback
 /// or a timer) since it joined its executor.
 ///
-/// Kept by the executor's own thread as it runs the code, at the cost of one read of the
-/// monotonic clock per run (two for a trigger on another clock); reading them copies a few
-/// numbers per executable. A run's time counts from its activation's
-/// [`time`](crate::Activation::time) to its end.
+/// Kept by the executor's own thread as it runs the code. A run's time counts from its
+/// activation's [`time`](crate::Activation::time) to its end; the clock read at the end also
+/// serves as the next activation's time, so the figures add no clock read of their own but
+/// one per run of a subscription trigger (the first sample's arrival, read on the
+/// publisher's thread). Reading them copies a few numbers per executable.
 ///
 /// # Examples
 /// ```
