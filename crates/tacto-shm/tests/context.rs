@@ -583,3 +583,34 @@ fn a_history_deeper_than_the_held_slots_keeps_every_sample() {
     assert_eq!(all, sent);
     child.finish();
 }
+
+/// Samples that `window` moves from the link into the subscription's own history keep their
+/// slots until decoded: they count against `MAX_HELD` as well, so the port keeps flowing.
+#[test]
+fn samples_moved_into_the_local_history_count_against_the_held_slots() {
+    let topic = topic("absorbed");
+    let depth = 3 * MAX_HELD;
+    let ctx = context("parent");
+    let mut node = ctx.node("listener").unwrap();
+    let sub = node
+        .subscription::<Text>(&topic)
+        .history(History::KeepLast(depth))
+        .create()
+        .unwrap();
+    let mut child = Child::spawn("on_demand", &topic, 0);
+    for i in 1..=depth {
+        child.tell("send 1");
+        assert_eq!(child.next_line(), format!("sent {i}"));
+        // An empty window decodes nothing, but moves what arrived into the local history.
+        poll("the next sample", || {
+            assert_eq!(sub.window(0).count(), 0);
+            (sub.len() == i).then_some(())
+        });
+    }
+    assert_eq!(sub.window(0).count(), 0);
+    let all: Vec<_> = sub.window(depth).map(|s| s.data.clone()).collect();
+    let sent: Vec<_> = (1..=depth).map(|i| format!("m{i}")).collect();
+    assert_eq!(all, sent);
+    assert_eq!(sub.dropped(), 0);
+    child.finish();
+}
