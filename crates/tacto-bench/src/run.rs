@@ -19,7 +19,7 @@ use crate::health::{self, Expectations};
 use crate::interrupt::Interrupt;
 use crate::launch::{LaunchFile, LaunchTransport};
 use crate::measure::{self, Snapshot};
-use crate::result::RunResult;
+use crate::result::{ProcessResult, RunResult};
 use crate::system::{RunConfig, SystemError};
 use crate::topology::Topology;
 use crate::topology::reference_system::crunch_time;
@@ -228,9 +228,20 @@ pub fn run_launched(
             executor: format!("{executor} (process {name})"),
             reason: e.to_string(),
         })?;
-        parts.push(part);
+        parts.push((name, part));
     }
-    let mut result = merge(&executor, &parts);
+    let results: Vec<&RunResult> = parts.iter().map(|(_, part)| part).collect();
+    let mut result = merge(&executor, &results);
+    result.processes = (parts.iter())
+        .map(|(name, p)| ProcessResult {
+            name: (*name).to_owned(),
+            cpu_s: p.cpu_s,
+            cpu_pct_core: p.cpu_pct_core,
+            rss_end_kb: p.rss_end_kb,
+            wakeups_per_s: p.wakeups_per_s,
+            drops_total: p.drops_total,
+        })
+        .collect();
     let over = match file.transport {
         LaunchTransport::SharedMemory => "shared memory",
         LaunchTransport::Dds => "DDS",
@@ -250,7 +261,7 @@ pub fn run_launched(
 /// added up; each latency or period from the process that measured it (the one with the most
 /// samples); nobleo's topics side by side (each topic is heard in the processes that
 /// subscribe to it).
-pub fn merge(executor: &str, parts: &[RunResult]) -> RunResult {
+pub fn merge(executor: &str, parts: &[&RunResult]) -> RunResult {
     let most = |n: fn(&RunResult) -> u64| parts.iter().max_by_key(|p| n(p));
     let hp = most(|p| p.hot_path_latency_ms.as_ref().map_or(0, |d| d.n));
     let bp = most(|p| p.bp_period_ms.as_ref().map_or(0, |s| s.n));

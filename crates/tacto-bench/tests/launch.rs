@@ -403,9 +403,15 @@ fn bench_over_a_launch_file_runs_its_processes_on_each_executor_and_adds_them_up
     let hot_path = run["hot_path_latency_ms"]["n"].as_u64().unwrap_or(0);
     assert!(hot_path > 0, "{report}");
     assert!(run["cpu_s"].as_f64().unwrap_or(0.0) > 0.0, "{report}");
-    // Eight processes' resident memory, each several MB.
+    // Each process's own figures; the run's memory is theirs added up.
+    let processes = run["processes"].as_array().expect("processes");
+    assert_eq!(processes.len(), 8, "{report}");
+    assert_eq!(processes[0]["name"], "front_lidar");
+    let rss: u64 = (processes.iter())
+        .map(|p| p["rss_end_kb"].as_u64().unwrap_or(0))
+        .sum();
     assert!(
-        run["rss_end_kb"].as_u64().unwrap_or(0) > 8 * 1024,
+        rss > 0 && run["rss_end_kb"].as_u64() == Some(rss),
         "{report}"
     );
 
