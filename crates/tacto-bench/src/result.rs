@@ -82,6 +82,10 @@ pub struct RunResult {
     /// What the reader should know about this run (e.g. real-time priority was refused).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// A process of a run over a launch file: its resident set once a second over the
+    /// measured window, kB (one number per second: bounded by the window).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rss_kb_per_s: Vec<u64>,
     /// A run over a launch file: each process's own figures, in the file's order (the run's
     /// are their sums).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -103,6 +107,9 @@ pub struct ProcessResult {
     pub wakeups_per_s: f64,
     /// Samples its nodes missed (see [`RunResult::drops_total`]).
     pub drops_total: u64,
+    /// Its resident set once a second over the measured window, kB.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rss_kb_per_s: Vec<u64>,
 }
 
 /// A latency distribution, ms.

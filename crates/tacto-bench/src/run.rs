@@ -240,6 +240,7 @@ pub fn run_launched(
             rss_end_kb: p.rss_end_kb,
             wakeups_per_s: p.wakeups_per_s,
             drops_total: p.drops_total,
+            rss_kb_per_s: p.rss_kb_per_s.clone(),
         })
         .collect();
     let over = match file.transport {

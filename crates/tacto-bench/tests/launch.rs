@@ -414,6 +414,11 @@ fn bench_over_a_launch_file_runs_its_processes_on_each_executor_and_adds_them_up
         rss > 0 && run["rss_end_kb"].as_u64() == Some(rss),
         "{report}"
     );
+    // Each process's memory once a second over the 4 s window.
+    for process in processes {
+        let samples = process["rss_kb_per_s"].as_array().map_or(0, Vec::len);
+        assert_eq!(samples, 4, "{process}");
+    }
 
     let refused = Command::new(env!("CARGO_BIN_EXE_tacto"))
         .arg("bench")

@@ -121,12 +121,22 @@ pub fn measure_process(
     }
     part.reset();
     let start = Snapshot::now();
-    if !interrupt.sleep(measured.duration) {
-        return Err(ProcessError::Interrupted);
+    // The resident set once a second: memory that grows shows as a slope, not only as the
+    // difference between the window's ends.
+    let mut rss_kb_per_s = Vec::new();
+    let mut left = measured.duration;
+    while !left.is_zero() {
+        let step = left.min(Duration::from_secs(1));
+        if !interrupt.sleep(step) {
+            return Err(ProcessError::Interrupted);
+        }
+        left -= step;
+        rss_kb_per_s.push(measure::rss_kb());
     }
     let end = Snapshot::now();
     let mut result = RunResult {
         executor: measured.executor.name().into(),
+        rss_kb_per_s,
         ..Default::default()
     };
     measure::fill(&mut result, &start, &end);
