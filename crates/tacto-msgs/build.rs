@@ -35,10 +35,12 @@ fn main() {
     write_message_list(root);
 }
 
-/// Writes the expression `every_message!(path, ...)` with the Rust path of every message type (services give
-/// two), for the tests to expand with a macro of their own.
+/// Writes the expressions `every_message!(path, ...)` with the Rust path of every message type
+/// (services give two) and `every_service!(path, ...)` with that of every service, for the
+/// tests to expand with macros of their own.
 fn write_message_list(root: &Path) {
     let mut paths = Vec::new();
+    let mut services = Vec::new();
     let folders = PACKAGES
         .iter()
         .map(|p| {
@@ -67,13 +69,28 @@ fn write_message_list(root: &Path) {
                 .collect();
             names.sort();
             for name in names {
+                if kind == "srv" {
+                    services.push(format!("{module}::{kind}::{name}"));
+                }
                 for suffix in suffixes {
                     paths.push(format!("{module}::{kind}::{name}{suffix}"));
                 }
             }
         }
     }
-    let out = Path::new(&std::env::var_os("OUT_DIR").expect("OUT_DIR")).join("message_list.rs");
-    let list = format!("every_message!(\n    {},\n)\n", paths.join(",\n    "));
-    std::fs::write(&out, list).unwrap_or_else(|e| panic!("cannot write {}: {e}", out.display()));
+    let out_dir = std::env::var_os("OUT_DIR").expect("OUT_DIR");
+    for (file, list) in [
+        (
+            "message_list.rs",
+            format!("every_message!(\n    {},\n)\n", paths.join(",\n    ")),
+        ),
+        (
+            "service_list.rs",
+            format!("every_service!(\n    {},\n)\n", services.join(",\n    ")),
+        ),
+    ] {
+        let out = Path::new(&out_dir).join(file);
+        std::fs::write(&out, list)
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", out.display()));
+    }
 }

@@ -12,13 +12,14 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use tacto_bench::executors::ExecutorKind;
+use tacto_bench::health::Expectations;
 use tacto_bench::interrupt::{self, Interrupt};
-use tacto_bench::launch::LaunchFile;
-use tacto_bench::launch::process::run_process;
+use tacto_bench::launch::process::{Measured, ProcessError, measure_process, run_process};
 use tacto_bench::launch::supervise::{LaunchError, launch as supervise};
+use tacto_bench::launch::{LaunchFile, LaunchTopology};
 use tacto_bench::report;
 use tacto_bench::result::Report;
-use tacto_bench::run::{RunError, run_here, run_in_child};
+use tacto_bench::run::{RunError, run_here, run_in_child, run_launched};
 use tacto_bench::system::RunConfig;
 use tacto_bench::topology::Topology;
 use tacto_bench::topology::reference_system::{MAX_CRUNCH_MS, crunch_time, limit_for};
@@ -93,9 +94,25 @@ enum Command {
         /// The launch file (TOML).
         file: PathBuf,
     },
-    /// Runs one process of a launch file (used by `launch`).
+    /// Runs one process of a launch file (used by `launch`; with `--duration`, by `bench` over
+    /// a launch file: a measured run that prints its result as JSON).
     #[command(hide = true)]
-    LaunchProcess { file: PathBuf, name: String },
+    LaunchProcess {
+        file: PathBuf,
+        name: String,
+        /// The executor instead of the file's (with --duration).
+        #[arg(long, requires = "duration")]
+        executor: Option<ExecutorKind>,
+        /// The crunch limit instead of the file's (with --duration).
+        #[arg(long, requires = "duration")]
+        crunch: Option<u64>,
+        /// Seconds of warm-up (with --duration).
+        #[arg(long, value_parser = warmup, requires = "duration")]
+        warmup: Option<Duration>,
+        /// Seconds measured: run that long, print the result as JSON and leave.
+        #[arg(long, value_parser = window)]
+        duration: Option<Duration>,
+    },
     /// Runs one executor in this process and prints its result as JSON (used by `bench`).
     #[command(hide = true)]
     RunOne {
@@ -300,8 +317,9 @@ const DEFAULT_CRUNCH: u64 = 4096;
 
 #[derive(Debug, Args)]
 struct RunArgs {
-    /// reference-system, nobleo, nobleo-1, mont-blanc, sierra-nevada, or the path of a
-    /// topology JSON file.
+    /// reference-system, nobleo, nobleo-1, mont-blanc, sierra-nevada, the path of a topology
+    /// JSON file, or (bench only) a launch file (.toml): its processes run together, each on
+    /// the run's executor, and their figures are added up.
     topology: String,
     /// Seconds measured per executor (above 0).
     #[arg(long, value_name = "S", default_value = "30", value_parser = window, allow_negative_numbers = true)]
@@ -431,9 +449,32 @@ fn run(cli: Cli, interrupt: &Interrupt) -> Result<(), Failure> {
             graph_command(Graph::Service(command), &graph, interrupt)
         }
         Command::Launch { file } => launch(&file, interrupt),
-        Command::LaunchProcess { file, name } => {
+        Command::LaunchProcess {
+            file,
+            name,
+            executor,
+            crunch,
+            warmup,
+            duration,
+        } => {
             let launch_file = LaunchFile::load(&file)?;
-            Ok(run_process(&launch_file, &name, interrupt)?)
+            let Some(duration) = duration else {
+                return Ok(run_process(&launch_file, &name, interrupt)?);
+            };
+            let spec = (launch_file.process(&name))
+                .ok_or_else(|| format!("the launch file has no process {name:?}"))?;
+            let measured = Measured {
+                executor: executor.unwrap_or(spec.executor),
+                crunch: crunch.unwrap_or(launch_file.crunch),
+                warmup: warmup.unwrap_or_default(),
+                duration,
+            };
+            let result = match measure_process(&launch_file, &name, &measured, interrupt) {
+                Err(ProcessError::Interrupted) => return Err(Failure::Interrupted),
+                other => other?,
+            };
+            println!("{}", serde_json::to_string(&result)?);
+            Ok(())
         }
         Command::RunOne { run, executor } => {
             let topology = Topology::load(&run.topology)?;
@@ -618,7 +659,33 @@ fn bench(
     interrupt: &Interrupt,
 ) -> Result<(), Failure> {
     // Everything that can be refused is checked here, before any run starts.
-    let topology = Topology::load(&run.topology)?;
+    let launch_path = Path::new(&run.topology);
+    let launch = match run.topology.ends_with(".toml") {
+        true => Some(LaunchFile::load(launch_path)?),
+        false => None,
+    };
+    let topology = match &launch {
+        Some(file) => match &file.topology {
+            LaunchTopology::ReferenceSystem(spec) => Topology::ReferenceSystem(spec.clone()),
+            LaunchTopology::Nobleo(spec) => Topology::Nobleo(spec.clone()),
+        },
+        None => Topology::load(&run.topology)?,
+    };
+    // A launch file gives each process one executor; `prioritized` is a layout of several.
+    let executors: Vec<ExecutorKind> = match &launch {
+        Some(_) if executors == ExecutorKind::ALL => (executors.iter().copied())
+            .filter(|&kind| kind != ExecutorKind::Prioritized)
+            .collect(),
+        Some(_) if executors.contains(&ExecutorKind::Prioritized) => {
+            return Err(
+                "--executor prioritized: a launch file gives each process one \
+                        executor, and prioritized is a layout of several threads"
+                    .into(),
+            );
+        }
+        _ => executors.to_vec(),
+    };
+    let executors = &executors[..];
     if let Some(path) = &json {
         check_output_file(path).map_err(|e| format!("--json {}: {e}", path.display()))?;
     }
@@ -632,12 +699,21 @@ fn bench(
         )
         .into());
     }
-    let crunch = match crunch_ms_target {
-        Some(ms) => limit_for(ms)?,
-        None => run.crunch.unwrap_or(DEFAULT_CRUNCH),
+    let crunch = match (crunch_ms_target, &launch) {
+        (Some(ms), _) => limit_for(ms)?,
+        (None, Some(file)) => run.crunch.unwrap_or(file.crunch),
+        (None, None) => run.crunch.unwrap_or(DEFAULT_CRUNCH),
     };
     let mut report = Report {
-        topology: topology.name(),
+        topology: match &launch {
+            Some(file) => format!(
+                "{} in {} processes ({})",
+                topology.name(),
+                file.processes.len(),
+                run.topology
+            ),
+            None => topology.name(),
+        },
         duration_s: run.duration.as_secs_f64(),
         crunch,
         crunch_ms: topology
@@ -652,13 +728,28 @@ fn bench(
     for (i, &kind) in executors.iter().enumerate() {
         let label = format!("{}/{}", i + 1, executors.len());
         let after = per_run * (executors.len() - i - 1) as u32;
-        match run_in_child(
-            &run.topology,
-            &run.config(kind, crunch),
-            &label,
-            after,
-            interrupt,
-        ) {
+        let config = run.config(kind, crunch);
+        let result = match &launch {
+            Some(file) => {
+                // Its processes spread over the CPUs: each executor thread may have one.
+                let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+                let expected = Expectations {
+                    cores: file.processes.len().min(cpus) as f64,
+                    ..topology.expectations(kind)
+                };
+                run_launched(
+                    launch_path,
+                    file,
+                    &config,
+                    &expected,
+                    &label,
+                    after,
+                    interrupt,
+                )
+            }
+            None => run_in_child(&run.topology, &config, &label, after, interrupt),
+        };
+        match result {
             Ok(result) => report.runs.push(result),
             Err(RunError::Interrupted { .. }) => {
                 report.interrupted = true;

@@ -26,10 +26,15 @@ impl Snapshot {
         Snapshot {
             at: Instant::now(),
             cpu: process_cpu(),
-            rss_kb: status_kb("/proc/self/status", "VmRSS:").unwrap_or(0),
+            rss_kb: rss_kb(),
             wakeups: wakeups(),
         }
     }
+}
+
+/// The process's resident set now, kB (0 if `/proc` cannot tell).
+pub fn rss_kb() -> u64 {
+    status_kb("/proc/self/status", "VmRSS:").unwrap_or(0)
 }
 
 /// Fills `result`'s CPU, memory and wake-up fields for the window from `start` to `end`.

@@ -257,7 +257,83 @@ pub fn write_markdown(report: &Report, dir: &Path) -> io::Result<()> {
             );
         }
     }
+    for r in report.runs.iter().filter(|r| !r.processes.is_empty()) {
+        let _ = write!(
+            md,
+            "\n## {}: per process\n\n| process | CPU % | wake-ups/s | drops | RSS first s, kB | RSS last s, kB | growth |\n|---|---|---|---|---|---|---|\n",
+            r.executor
+        );
+        for p in &r.processes {
+            let (first, last) = match (p.rss_kb_per_s.first(), p.rss_kb_per_s.last()) {
+                (Some(&first), Some(&last)) => (first, last),
+                _ => (0, 0),
+            };
+            let growth = match first {
+                0 => "-".to_owned(),
+                _ => format!(
+                    "{:+.2} %",
+                    100.0 * (last as f64 - first as f64) / first as f64
+                ),
+            };
+            let _ = writeln!(
+                md,
+                "| {} | {:.3} | {:.1} | {} | {first} | {last} | {growth} |",
+                p.name, p.cpu_pct_core, p.wakeups_per_s, p.drops_total
+            );
+        }
+        if let Some(svg) = rss_svg(&report.topology, r) {
+            let file = format!("rss-{}.svg", r.executor);
+            fs::write(dir.join(&file), svg)?;
+            let _ = writeln!(md, "\n![Resident memory per process]({file})");
+        }
+    }
     fs::write(dir.join("report.md"), md)
+}
+
+/// Resident memory of each process of `run` once a second, one line per process, MB from 0
+/// (so that a flat line reads as flat); `None` without samples.
+fn rss_svg(topology: &str, run: &RunResult) -> Option<String> {
+    const COLORS: [&str; 8] = [
+        "#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#ff9da6", "#9d755d",
+    ];
+    const HEIGHT: f64 = 260.0;
+    let seconds = run.processes.iter().map(|p| p.rss_kb_per_s.len()).max()?;
+    if seconds == 0 {
+        return None;
+    }
+    let max_mb = (run.processes.iter())
+        .flat_map(|p| &p.rss_kb_per_s)
+        .map(|&kb| kb as f64 / 1024.0)
+        .fold(1e-9, f64::max);
+    let x = |i: usize| LEFT + PLOT_W * i as f64 / (seconds.max(2) - 1) as f64;
+    let y = |mb: f64| 40.0 + HEIGHT * (1.0 - mb / max_mb);
+    let mut body = format!(
+        r##"<line x1="{LEFT}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="#999"/><text x="10" y="44">{max_mb:.1} MB</text><text x="10" y="{bottom}">0</text>
+"##,
+        bottom = y(0.0),
+        right = LEFT + PLOT_W,
+    );
+    for (i, p) in run.processes.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        let points: Vec<String> = (p.rss_kb_per_s.iter().enumerate())
+            .map(|(s, &kb)| format!("{:.1},{:.1}", x(s), y(kb as f64 / 1024.0)))
+            .collect();
+        let _ = writeln!(
+            body,
+            r##"<polyline fill="none" stroke="{color}" stroke-width="1.5" points="{}"/><text x="{lx}" y="{ly}" fill="{color}">{}</text>"##,
+            points.join(" "),
+            p.name,
+            lx = LEFT + PLOT_W + 12.0,
+            ly = 50.0 + 14.0 * i as f64,
+        );
+    }
+    let rows = ((HEIGHT + 20.0) / BAR_H).ceil() as usize;
+    Some(svg_frame(
+        &format!("{topology}: resident memory per process, {}", run.executor),
+        rows.max(run.processes.len() / 2),
+        &body,
+        &format!("seconds of the measured window (0 to {seconds}), once a second"),
+    ))
 }
 
 const BAR_H: f64 = 28.0;

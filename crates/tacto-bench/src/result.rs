@@ -82,6 +82,34 @@ pub struct RunResult {
     /// What the reader should know about this run (e.g. real-time priority was refused).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// A process of a run over a launch file: its resident set once a second over the
+    /// measured window, kB (one number per second: bounded by the window).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rss_kb_per_s: Vec<u64>,
+    /// A run over a launch file: each process's own figures, in the file's order (the run's
+    /// are their sums).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub processes: Vec<ProcessResult>,
+}
+
+/// One process of a run over a launch file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProcessResult {
+    /// Its name in the launch file.
+    pub name: String,
+    /// User + system CPU seconds over the measured window.
+    pub cpu_s: f64,
+    /// `cpu_s` as a percentage of one core.
+    pub cpu_pct_core: f64,
+    /// Resident set at the window's end, kB.
+    pub rss_end_kb: u64,
+    /// Voluntary context switches per second.
+    pub wakeups_per_s: f64,
+    /// Samples its nodes missed (see [`RunResult::drops_total`]).
+    pub drops_total: u64,
+    /// Its resident set once a second over the measured window, kB.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rss_kb_per_s: Vec<u64>,
 }
 
 /// A latency distribution, ms.

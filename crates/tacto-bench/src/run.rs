@@ -3,6 +3,10 @@
 //! `tacto bench` runs each executor in a child process of its own (`tacto run-one ...`), one
 //! after another, so that each run's CPU time and RSS are its own and no run inherits another's
 //! threads or memory. The child prints its [`RunResult`] as one line of JSON on stdout.
+//!
+//! Over a launch file ([`run_launched`]), a run is every process of the file at once, each a
+//! child (`tacto launch-process ... --duration`) on the run's executor, and the run's figures
+//! are theirs added up.
 
 use std::io::{self, IsTerminal, Read, Write};
 use std::os::unix::process::CommandExt;
@@ -11,10 +15,11 @@ use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::health;
+use crate::health::{self, Expectations};
 use crate::interrupt::Interrupt;
+use crate::launch::{LaunchFile, LaunchTransport};
 use crate::measure::{self, Snapshot};
-use crate::result::RunResult;
+use crate::result::{ProcessResult, RunResult};
 use crate::system::{RunConfig, SystemError};
 use crate::topology::Topology;
 use crate::topology::reference_system::crunch_time;
@@ -152,6 +157,140 @@ pub fn run_in_child(
         executor,
         reason: e.to_string(),
     })
+}
+
+/// Runs every process of the launch file at `path` (`file`, loaded from it) on
+/// `config.executor` at once, each in a child process of this program, for `config`'s warm-up
+/// and window; returns their figures added up (see [`merge`]), assessed against `expected`.
+/// `label` and `after` as for [`run_in_child`]. A signal kills every child.
+pub fn run_launched(
+    path: &Path,
+    file: &LaunchFile,
+    config: &RunConfig,
+    expected: &Expectations,
+    label: &str,
+    after: Duration,
+    interrupt: &Interrupt,
+) -> Result<RunResult, RunError> {
+    let program = std::env::current_exe().map_err(|source| RunError::Spawn {
+        program: PathBuf::from("tacto"),
+        source,
+    })?;
+    let executor = config.executor.name().to_owned();
+    let mut children = Vec::new();
+    for process in &file.processes {
+        let mut command = child_command(&program);
+        command
+            .arg("launch-process")
+            .arg(path)
+            .arg(&process.name)
+            .args(["--executor", &executor])
+            .args(["--crunch", &config.crunch.to_string()])
+            .args(["--duration", &config.duration.as_secs_f64().to_string()])
+            .args(["--warmup", &config.warmup.as_secs_f64().to_string()])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        // Children already started die with this thread, or are killed below.
+        let mut child = command.spawn().map_err(|source| RunError::Spawn {
+            program: program.clone(),
+            source,
+        })?;
+        let pipes = (drain(child.stdout.take()), drain(child.stderr.take()));
+        children.push((process.name.as_str(), child, pipes));
+    }
+    let progress = Progress::start(label, &executor, config.warmup + config.duration, after);
+    let mut statuses = Vec::new();
+    for (_, child, _) in &mut children {
+        statuses.push(wait_unless(child, interrupt));
+    }
+    progress.finish();
+    let mut parts = Vec::new();
+    for ((name, mut child, (stdout, stderr)), status) in children.into_iter().zip(statuses) {
+        let (stdout, stderr) = (collect(stdout), collect(stderr));
+        let status = match status {
+            Ok(Some(status)) => status,
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(RunError::Interrupted { executor });
+            }
+            Err(source) => return Err(RunError::Spawn { program, source }),
+        };
+        if !status.success() {
+            return Err(RunError::Child {
+                executor: format!("{executor} (process {name})"),
+                status: status.to_string(),
+                stderr: stderr.trim().to_owned(),
+            });
+        }
+        let line = stdout.lines().last().unwrap_or_default();
+        let part: RunResult = serde_json::from_str(line).map_err(|e| RunError::Output {
+            executor: format!("{executor} (process {name})"),
+            reason: e.to_string(),
+        })?;
+        parts.push((name, part));
+    }
+    let results: Vec<&RunResult> = parts.iter().map(|(_, part)| part).collect();
+    let mut result = merge(&executor, &results);
+    result.processes = (parts.iter())
+        .map(|(name, p)| ProcessResult {
+            name: (*name).to_owned(),
+            cpu_s: p.cpu_s,
+            cpu_pct_core: p.cpu_pct_core,
+            rss_end_kb: p.rss_end_kb,
+            wakeups_per_s: p.wakeups_per_s,
+            drops_total: p.drops_total,
+            rss_kb_per_s: p.rss_kb_per_s.clone(),
+        })
+        .collect();
+    let over = match file.transport {
+        LaunchTransport::SharedMemory => "shared memory",
+        LaunchTransport::Dds => "DDS",
+    };
+    result.notes.insert(
+        0,
+        format!(
+            "{} processes over {over}: CPU, memory, wake-ups and drops are their sums",
+            parts.len()
+        ),
+    );
+    health::assess(&mut result, expected);
+    Ok(result)
+}
+
+/// The figures of a run made of `parts`, one per process: CPU, memory, wake-ups and drops
+/// added up; each latency or period from the process that measured it (the one with the most
+/// samples); nobleo's topics side by side (each topic is heard in the processes that
+/// subscribe to it).
+pub fn merge(executor: &str, parts: &[&RunResult]) -> RunResult {
+    let most = |n: fn(&RunResult) -> u64| parts.iter().max_by_key(|p| n(p));
+    let hp = most(|p| p.hot_path_latency_ms.as_ref().map_or(0, |d| d.n));
+    let bp = most(|p| p.bp_period_ms.as_ref().map_or(0, |s| s.n));
+    let hot_path_drops = parts
+        .iter()
+        .filter_map(|p| p.hot_path_drops)
+        .reduce(|a, b| a + b);
+    let deliveries = parts
+        .iter()
+        .filter_map(|p| p.deliveries_per_s)
+        .reduce(|a, b| a + b);
+    RunResult {
+        executor: executor.to_owned(),
+        cpu_s: parts.iter().map(|p| p.cpu_s).sum(),
+        cpu_pct_core: parts.iter().map(|p| p.cpu_pct_core).sum(),
+        rss_peak_kb: parts.iter().map(|p| p.rss_peak_kb).sum(),
+        rss_start_kb: parts.iter().map(|p| p.rss_start_kb).sum(),
+        rss_end_kb: parts.iter().map(|p| p.rss_end_kb).sum(),
+        wakeups_per_s: parts.iter().map(|p| p.wakeups_per_s).sum(),
+        drops_total: parts.iter().map(|p| p.drops_total).sum(),
+        hot_path_latency_ms: hp.and_then(|p| p.hot_path_latency_ms.clone()),
+        hot_path_drops,
+        bp_period_ms: bp.and_then(|p| p.bp_period_ms.clone()),
+        topics: parts.iter().flat_map(|p| p.topics.clone()).collect(),
+        deliveries_per_s: deliveries,
+        notes: parts.iter().flat_map(|p| p.notes.clone()).collect(),
+        ..Default::default()
+    }
 }
 
 /// A command for `program` (this one) whose process runs in a process group of its own, so

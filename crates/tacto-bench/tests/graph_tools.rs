@@ -12,11 +12,13 @@ use std::time::{Duration, Instant};
 
 use support::{PATIENCE, RclpyNode, loopback_participant};
 use tacto::msg::std_msgs::{Header, String as Text};
-use tacto::{Context, Executor, Trigger, WaitSetExecutor};
+use tacto::{Context, Executor, Message, Trigger, WaitSetExecutor};
 use tacto_dds::DdsTransport;
 
 /// The rclpy scripts of tacto-dds' tests, relative to this crate's tests/ folder.
 const RCLPY: &str = "../../tacto-dds/tests/rclpy";
+/// The type hash of `std_msgs/msg/String`, rosidl's (`share/std_msgs/msg/String.json`).
+const STRING_HASH: &str = "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18";
 
 /// The `tacto` binary in `domain`, on loopback as the rclpy peers are.
 fn tacto(domain: u32, args: &[&str]) -> Command {
@@ -430,7 +432,7 @@ fn topic_info_counts_the_rclpy_talker_and_listener_and_verbose_names_them() {
         &["topic", "info", "-v", "cli_info"],
         Some(&talker),
         |out| {
-            out.contains("Node name: rclpy_talker\nNode namespace: /\nTopic type: std_msgs/msg/String\nEndpoint type: PUBLISHER\n")
+            out.contains(&format!("Node name: rclpy_talker\nNode namespace: /\nTopic type: std_msgs/msg/String\nTopic type hash: {STRING_HASH}\nEndpoint type: PUBLISHER\n"))
             && out.contains("Node name: rclpy_listener\nNode namespace: /\n")
         },
     );
@@ -463,6 +465,9 @@ fn topic_info_counts_the_rclpy_talker_and_listener_and_verbose_names_them() {
         json.starts_with(r#"{"name":"/cli_info","publishers":[{"#),
         "{json}"
     );
+    // The talker's and the listener's, from their USER_DATA.
+    let hash = format!(r#""type_hash":"{STRING_HASH}""#);
+    assert_eq!(json.matches(&hash).count(), 2, "{json}");
     let output = run(DOMAIN, &["topic", "info", "/nobody", "--wait-s", "0.5"]);
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
@@ -879,7 +884,9 @@ fn topic_info_verbose_gives_a_publishers_deadline_lifespan_and_liveliness_as_rcl
         seen_by_rclpy.push(line);
     }
     let seen_by_rclpy = seen_by_rclpy.join("\n");
+    let hash_line = format!("Topic type hash: {STRING_HASH}");
     let lines = [
+        hash_line.as_str(),
         "  Lifespan: 2000000000 nanoseconds",
         "  Deadline: 100000000 nanoseconds",
         "  Liveliness: MANUAL_BY_TOPIC",
@@ -905,6 +912,103 @@ fn topic_info_verbose_gives_a_publishers_deadline_lifespan_and_liveliness_as_rcl
         ours.contains(
             "  Reliability: RELIABLE\n  History (Depth): UNKNOWN\n  Durability: VOLATILE\n"
         ),
+        "{ours}"
+    );
+}
+
+/// `std_srvs/srv/SetBool` as a tacto node's service takes it, with rosidl's type hashes
+/// (`share/std_srvs/srv/SetBool.json`).
+#[derive(Debug, Default, Clone, PartialEq, tacto::serde::Serialize, tacto::serde::Deserialize)]
+#[serde(crate = "tacto::serde")]
+struct SetBoolRequest {
+    data: bool,
+}
+
+impl tacto::Message for SetBoolRequest {
+    const TYPE_NAME: &'static str = "std_srvs/srv/SetBool_Request";
+    const TYPE_HASH: Option<&'static str> =
+        Some("RIHS01_c62fbb99d94e1b25e8ef9e109f9581956bb1b3361a45a4e5810c36a90d29932e");
+}
+
+#[derive(Debug, Default, Clone, PartialEq, tacto::serde::Serialize, tacto::serde::Deserialize)]
+#[serde(crate = "tacto::serde")]
+struct SetBoolResponse {
+    success: bool,
+    message: String,
+}
+
+impl tacto::Message for SetBoolResponse {
+    const TYPE_NAME: &'static str = "std_srvs/srv/SetBool_Response";
+    const TYPE_HASH: Option<&'static str> =
+        Some("RIHS01_d0814e7f7b4880ab77e9c57426c7aa1562ab69f11eef8e2e968812f9cbd0b059");
+}
+
+struct SetBool;
+
+impl tacto::ServiceType for SetBool {
+    const TYPE_NAME: &'static str = "std_srvs/srv/SetBool";
+    type Request = SetBoolRequest;
+    type Response = SetBoolResponse;
+}
+
+#[test]
+fn rclpy_sees_the_type_hashes_of_tacto_s_topics_services_and_cli_endpoints() {
+    const DOMAIN: u32 = 190;
+    let ctx = Context::builder()
+        .transport(DdsTransport::new(loopback_participant(DOMAIN)))
+        .create();
+    let mut node = ctx.node("hash_node").unwrap();
+    let _service = node.service::<SetBool>("cli_hash_srv").create().unwrap();
+    let _client = node.client::<SetBool>("cli_hash_srv").create().unwrap();
+    let _publisher = node.publisher::<Text>("cli_hash_topic").create().unwrap();
+    // A dynamic type's hash, from the definition `tacto topic pub` resolves.
+    let _cli = Background(
+        tacto(
+            DOMAIN,
+            &["topic", "pub", "/cli_hash_pub", "std_msgs/msg/Header", "{}"],
+        )
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("the tacto binary starts"),
+    );
+    let topics = [
+        "rq/cli_hash_srvRequest",
+        "rr/cli_hash_srvReply",
+        "rt/cli_hash_topic",
+        "rt/cli_hash_pub",
+    ];
+    let mut args = vec!["6"];
+    args.extend(topics);
+    let rclpy = RclpyNode::spawn_in("rclpy", "endpoint_hashes.py", DOMAIN, &args);
+    let mut seen = Vec::new();
+    let deadline = Instant::now() + PATIENCE;
+    while let Some(line) = rclpy.next_line(deadline) {
+        seen.push(line);
+    }
+    let request = SetBoolRequest::TYPE_HASH.unwrap();
+    let response = SetBoolResponse::TYPE_HASH.unwrap();
+    let header = "RIHS01_f49fb3ae2cf070f793645ff749683ac6b06203e41c891e17701b1cb597ce6a01";
+    // As rmw: each endpoint of a service sends the hash of its own message type.
+    let expected = [
+        format!("rq/cli_hash_srvRequest PUBLISHER {request}"),
+        format!("rq/cli_hash_srvRequest SUBSCRIPTION {request}"),
+        format!("rr/cli_hash_srvReply PUBLISHER {response}"),
+        format!("rr/cli_hash_srvReply SUBSCRIPTION {response}"),
+        format!("rt/cli_hash_pub PUBLISHER {header}"),
+        format!("rt/cli_hash_topic PUBLISHER {STRING_HASH}"),
+    ];
+    assert_eq!(seen, expected, "rclpy: {}", rclpy.stderr());
+    // `tacto topic info -v` reads the same hash back from the CLI's own endpoint.
+    let ours = run_until(
+        DOMAIN,
+        &["topic", "info", "-v", "/cli_hash_pub"],
+        None,
+        |out| out.contains("Endpoint type: PUBLISHER"),
+    );
+    assert!(
+        ours.contains(&format!(
+            "Topic type: std_msgs/msg/Header\nTopic type hash: {header}\n"
+        )),
         "{ours}"
     );
 }

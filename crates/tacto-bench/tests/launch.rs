@@ -362,3 +362,74 @@ fn a_bad_file_is_refused_with_the_line_and_field() {
     );
     assert_eq!(stderr, expected);
 }
+
+#[test]
+fn bench_over_a_launch_file_runs_its_processes_on_each_executor_and_adds_them_up() {
+    // The shipped file, its topics under the test's namespace.
+    let shipped = include_str!("../launch/reference_system_by_chain.toml");
+    let processes: String = (shipped.lines())
+        .filter(|line| !line.starts_with("topology"))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    let path = launch_file("bench", "reference-system", &processes);
+    let json = std::env::temp_dir().join(format!("tacto-bench-launch-{}.json", std::process::id()));
+    let output = Command::new(env!("CARGO_BIN_EXE_tacto"))
+        .arg("bench")
+        .arg(&path)
+        .args([
+            "--executor",
+            "wait-set",
+            "--warmup",
+            "3",
+            "--duration",
+            "4",
+            "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let run = &report["runs"][0];
+    // The bench's executor, not the file's.
+    assert_eq!(run["executor"], "wait-set", "{report}");
+    assert_eq!(
+        run["notes"][0],
+        "8 processes over shared memory: CPU, memory, wake-ups and drops are their sums"
+    );
+    // Measured end to end across processes: the lidars' chains to the command nodes.
+    let hot_path = run["hot_path_latency_ms"]["n"].as_u64().unwrap_or(0);
+    assert!(hot_path > 0, "{report}");
+    assert!(run["cpu_s"].as_f64().unwrap_or(0.0) > 0.0, "{report}");
+    // Each process's own figures; the run's memory is theirs added up.
+    let processes = run["processes"].as_array().expect("processes");
+    assert_eq!(processes.len(), 8, "{report}");
+    assert_eq!(processes[0]["name"], "front_lidar");
+    let rss: u64 = (processes.iter())
+        .map(|p| p["rss_end_kb"].as_u64().unwrap_or(0))
+        .sum();
+    assert!(
+        rss > 0 && run["rss_end_kb"].as_u64() == Some(rss),
+        "{report}"
+    );
+    // Each process's memory once a second over the 4 s window.
+    for process in processes {
+        let samples = process["rss_kb_per_s"].as_array().map_or(0, Vec::len);
+        assert_eq!(samples, 4, "{process}");
+    }
+
+    let refused = Command::new(env!("CARGO_BIN_EXE_tacto"))
+        .arg("bench")
+        .arg(&path)
+        .args(["--executor", "prioritized", "--duration", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("prioritized is a layout"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+}

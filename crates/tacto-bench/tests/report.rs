@@ -1,7 +1,7 @@
 //! The report's three forms: the table, the JSON (stable keys), the Markdown with plots.
 
 use tacto_bench::report;
-use tacto_bench::result::{Distribution, Report, RunResult, Spread};
+use tacto_bench::result::{Distribution, ProcessResult, Report, RunResult, Spread};
 
 fn sample() -> Report {
     let run = |executor: &str, cpu_s: f64| RunResult {
@@ -141,4 +141,44 @@ fn the_markdown_report_comes_with_its_plots() {
             "{svg}"
         );
     }
+}
+
+#[test]
+fn a_run_over_a_launch_file_gets_a_table_and_a_memory_plot_per_process() {
+    let mut report = sample();
+    let process = |name: &str, rss: Vec<u64>| ProcessResult {
+        name: name.into(),
+        cpu_pct_core: 0.5,
+        wakeups_per_s: 60.0,
+        rss_kb_per_s: rss,
+        ..Default::default()
+    };
+    report.runs[1].processes = vec![
+        process("lidars", vec![8000, 8000, 8080]),
+        process("planner", vec![10_000, 10_000, 10_000]),
+    ];
+    let dir = std::env::temp_dir().join(format!("tacto-report-rss-{}", std::process::id()));
+    report::write_markdown(&report, &dir).unwrap();
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("## wait-set: per process"), "{md}");
+    assert!(
+        md.contains("| lidars | 0.500 | 60.0 | 0 | 8000 | 8080 | +1.00 % |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| planner | 0.500 | 60.0 | 0 | 10000 | 10000 | +0.00 % |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("![Resident memory per process](rss-wait-set.svg)"),
+        "{md}"
+    );
+    let svg = std::fs::read_to_string(dir.join("rss-wait-set.svg")).unwrap();
+    assert_eq!(svg.matches("<polyline").count(), 2, "{svg}");
+    assert!(
+        svg.contains(">lidars<") && svg.contains(">planner<"),
+        "{svg}"
+    );
+    // The callback run has no processes: no plot for it.
+    assert!(!dir.join("rss-callback.svg").exists());
 }

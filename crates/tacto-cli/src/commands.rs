@@ -330,8 +330,9 @@ fn liveliness_text(liveliness: tacto::Liveliness) -> &'static str {
 }
 
 /// One endpoint of `topic info -v`, in ros2cli's layout. DDS discovery does not carry an
-/// endpoint's history, so it is `UNKNOWN`, as rmw reports it for remote endpoints; nor
-/// (here) the type hash, whose line is left out.
+/// endpoint's history, so it is `UNKNOWN`, as rmw reports it for remote endpoints. The type
+/// hash is the one the endpoint sent in its USER_DATA; `INVALID` (as rclpy's `TypeHash`
+/// prints a missing one) if it sent none.
 fn write_endpoint(
     endpoint: &EndpointInfo,
     kind: &str,
@@ -341,6 +342,8 @@ fn write_endpoint(
     writeln!(out, "Node name: {name}")?;
     writeln!(out, "Node namespace: {namespace}")?;
     writeln!(out, "Topic type: {}", endpoint.ros_type)?;
+    let hash = endpoint.type_hash.as_deref().unwrap_or("INVALID");
+    writeln!(out, "Topic type hash: {hash}")?;
     writeln!(out, "Endpoint type: {kind}")?;
     writeln!(out, "GID: {}", gid_text(&endpoint.gid))?;
     writeln!(out, "QoS profile:")?;
@@ -368,6 +371,7 @@ fn endpoint_json(endpoint: &EndpointInfo) -> serde_json::Value {
     serde_json::json!({
         "node": endpoint.node,
         "type": endpoint.ros_type,
+        "type_hash": endpoint.type_hash,
         "gid": gid_text(&endpoint.gid),
         "reliability": reliability_text(endpoint.reliability),
         "durability": durability_text(endpoint.durability),
@@ -619,7 +623,9 @@ pub fn topic_echo(
     }
     let (type_name, qos) = topic_type(participant, &topic, type_name, options.wait, stop)?;
     let ty = registry.resolve(&type_name)?;
-    let reader = UntypedReader::new(participant, &topic, &ty.name, options.qos.over(qos))?;
+    let hash = registry.type_hash(&ty.name).ok();
+    let qos = options.qos.over(qos);
+    let reader = UntypedReader::new(participant, &topic, &ty.name, hash.as_deref(), qos)?;
     let truncate = (!echo.full_length).then_some(yaml::TRUNCATE_LENGTH);
     loop {
         if stop() {
@@ -666,7 +672,7 @@ pub fn topic_hz(
 ) -> Result<(), CommandError> {
     let topic = absolute(topic);
     let (type_name, qos) = topic_type(participant, &topic, None, options.wait, stop)?;
-    let reader = UntypedReader::new(participant, &topic, &type_name, options.qos.over(qos))?;
+    let reader = UntypedReader::new(participant, &topic, &type_name, None, options.qos.over(qos))?;
     let mut rate = Rate::new(window);
     let mut next_report = Instant::now() + Duration::from_secs(1);
     let mut new_since_report = false;
@@ -736,10 +742,12 @@ pub fn topic_pub(
     })?;
     let payload = crate::encode(&ty, &value)?;
     let line = json::to_json(&value);
+    let hash = registry.type_hash(&ty.name).ok();
     let writer = UntypedWriter::new(
         participant,
         &topic,
         &ty.name,
+        hash.as_deref(),
         options.qos.over(Qos::default()),
     )?;
     if publish.times.is_some() {
@@ -857,7 +865,13 @@ pub fn service_call(
             error,
         })?;
     let payload = crate::encode(&request_type, &request)?;
-    let client = tacto_dds::service::UntypedClient::new(participant, &service, &type_name)?;
+    let hashes = [&request_type, &response_type].map(|ty| registry.type_hash(&ty.name).ok());
+    let client = tacto_dds::service::UntypedClient::new(
+        participant,
+        &service,
+        &type_name,
+        [hashes[0].as_deref(), hashes[1].as_deref()],
+    )?;
     let deadline = Instant::now() + options.wait;
     while !client
         .service_is_ready()
@@ -920,7 +934,7 @@ pub fn topic_bw(
 ) -> Result<(), CommandError> {
     let topic = absolute(topic);
     let (type_name, qos) = topic_type(participant, &topic, None, options.wait, stop)?;
-    let reader = UntypedReader::new(participant, &topic, &type_name, options.qos.over(qos))?;
+    let reader = UntypedReader::new(participant, &topic, &type_name, None, options.qos.over(qos))?;
     writeln!(out, "Subscribed to [{topic}]")?;
     out.flush()?;
     let mut bandwidth = Bandwidth::new(window);
@@ -974,6 +988,7 @@ pub fn top(
         participant,
         EXECUTOR_STATS_TOPIC,
         ExecutorStats::TYPE_NAME,
+        ExecutorStats::TYPE_HASH,
         Qos {
             history: History::KeepLast(100),
             ..Qos::default()

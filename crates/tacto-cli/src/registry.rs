@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tacto_msggen::Problem;
 use tacto_msggen::parse::{self, BaseType, Container, MessageDef, Primitive};
-
-include!(concat!(env!("OUT_DIR"), "/shipped.rs"));
+use tacto_msggen::shipped::SHIPPED;
+use tacto_msggen::type_hash::TypeDescriptions;
 
 /// Why a type is not available.
 #[derive(Debug, thiserror::Error)]
@@ -287,26 +287,54 @@ impl TypeRegistry {
         else {
             return Err(TypeError::BadName(name.to_owned()));
         };
-        let (file_type, half) = match kind {
-            "srv" => match (
-                type_name.strip_suffix("_Request"),
-                type_name.strip_suffix("_Response"),
-            ) {
-                (Some(service), _) => (service, Some(0)),
-                (_, Some(service)) => (service, Some(1)),
-                _ => return Err(TypeError::BadName(name.to_owned())),
-            },
-            _ => (type_name, None),
+        let def = match kind {
+            "srv" => {
+                let (service, half) = match (
+                    type_name.strip_suffix("_Request"),
+                    type_name.strip_suffix("_Response"),
+                ) {
+                    (Some(service), _) => (service, 0),
+                    (_, Some(service)) => (service, 1),
+                    _ => return Err(TypeError::BadName(name.to_owned())),
+                };
+                let (request, response) = self.service_definition(package, service, name)?;
+                if half == 0 { request } else { response }
+            }
+            _ => {
+                let (text, origin) = self.text(package, kind, type_name, name)?;
+                parse::parse_message(&text).map_err(invalid(&origin))?
+            }
         };
-        let unknown = || TypeError::Unknown {
-            name: name.to_owned(),
-            searched: self.searched.join(", "),
-        };
+        Ok((def, package.to_owned()))
+    }
+
+    /// The request and response of service `package/srv/service`, for type `wanted`.
+    fn service_definition(
+        &self,
+        package: &str,
+        service: &str,
+        wanted: &str,
+    ) -> Result<(MessageDef, MessageDef), TypeError> {
+        let (text, origin) = self.text(package, "srv", service, wanted)?;
+        parse::parse_service(&text).map_err(invalid(&origin))
+    }
+
+    /// The text of file `package/kind/file_type` and where it is from, for type `wanted`.
+    fn text(
+        &self,
+        package: &str,
+        kind: &str,
+        file_type: &str,
+        wanted: &str,
+    ) -> Result<(String, String), TypeError> {
         let source = self
             .sources
             .get(&format!("{package}/{kind}/{file_type}"))
-            .ok_or_else(unknown)?;
-        let (text, origin) = match source {
+            .ok_or_else(|| TypeError::Unknown {
+                name: wanted.to_owned(),
+                searched: self.searched.join(", "),
+            })?;
+        Ok(match source {
             Source::Shipped(text) => (
                 (*text).to_owned(),
                 format!("(shipped) {package}/{kind}/{file_type}.{kind}"),
@@ -318,20 +346,62 @@ impl TypeRegistry {
                 })?,
                 path.display().to_string(),
             ),
-        };
-        let invalid = |(line, problem)| TypeError::Invalid {
-            origin: origin.clone(),
-            line,
-            problem,
-        };
-        let def = match half {
-            None => parse::parse_message(&text).map_err(invalid)?,
-            Some(i) => {
-                let (request, response) = parse::parse_service(&text).map_err(invalid)?;
-                if i == 0 { request } else { response }
+        })
+    }
+
+    /// The ROS 2 type hash (`RIHS01_...`, see [`tacto_msggen::type_hash`]) of `name`: a
+    /// message (`pkg/msg/Type`, `pkg/Type`), a service (`pkg/srv/Type`) or a service's
+    /// request or response, computed from the definitions this registry finds.
+    ///
+    /// # Examples
+    /// ```
+    /// let registry = tacto_cli::TypeRegistry::shipped();
+    /// assert_eq!(
+    ///     registry.type_hash("std_msgs/msg/String")?,
+    ///     "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18",
+    /// );
+    /// # Ok::<(), tacto_cli::TypeError>(())
+    /// ```
+    pub fn type_hash(&self, name: &str) -> Result<String, TypeError> {
+        let name = canonical(name)?;
+        let mut types = TypeDescriptions::new();
+        // Each round adds the description the hash found missing, so the rounds are bounded
+        // by the number of types the definition references.
+        loop {
+            let missing = match types.hash(&name) {
+                Ok(hash) => return Ok(hash),
+                Err(error) => error.missing,
+            };
+            let mut parts = missing.splitn(3, '/');
+            let (Some(package), Some(kind), Some(type_name)) =
+                (parts.next(), parts.next(), parts.next())
+            else {
+                return Err(TypeError::BadName(missing));
+            };
+            if kind == "srv" {
+                let service = ["_Request", "_Response", "_Event"]
+                    .iter()
+                    .find_map(|suffix| type_name.strip_suffix(suffix))
+                    .unwrap_or(type_name);
+                let (request, response) = self.service_definition(package, service, &missing)?;
+                types.add_service(package, service, &request, &response);
+            } else {
+                let (def, package) = self.definition(&missing)?;
+                types.add_message(&package, type_name, &def);
             }
-        };
-        Ok((def, package.to_owned()))
+            if types.get(&missing).is_none() {
+                return Err(TypeError::BadName(missing));
+            }
+        }
+    }
+}
+
+/// The error for a malformed definition from `origin`.
+fn invalid(origin: &str) -> impl Fn((usize, Problem)) -> TypeError + '_ {
+    move |(line, problem)| TypeError::Invalid {
+        origin: origin.to_owned(),
+        line,
+        problem,
     }
 }
 
@@ -369,6 +439,32 @@ mod tests {
             .resolve("example_interfaces/srv/AddTwoInts_Request")
             .unwrap();
         assert_eq!(request.fields.len(), 2);
+    }
+
+    #[test]
+    fn type_hashes_come_from_the_definitions() {
+        let registry = TypeRegistry::shipped();
+        // rosidl's, from the Jazzy packages' .json files.
+        for (name, hash) in [
+            (
+                "std_msgs/msg/Header",
+                "f49fb3ae2cf070f793645ff749683ac6b06203e41c891e17701b1cb597ce6a01",
+            ),
+            (
+                "std_srvs/srv/SetBool",
+                "abe9e4bb6b41b40e6789712c00ec8871923e089af3f667a79992a428cff2da0a",
+            ),
+            (
+                "std_srvs/srv/SetBool_Response",
+                "d0814e7f7b4880ab77e9c57426c7aa1562ab69f11eef8e2e968812f9cbd0b059",
+            ),
+        ] {
+            assert_eq!(registry.type_hash(name).unwrap(), format!("RIHS01_{hash}"));
+        }
+        assert!(matches!(
+            registry.type_hash("no_msgs/msg/Nothing"),
+            Err(TypeError::Unknown { .. })
+        ));
     }
 
     #[test]

@@ -249,3 +249,18 @@ fn malformed_bytes_give_a_typed_error_never_a_panic() {
         Err(tacto_cli::DecodeError::BadLength { .. })
     ));
 }
+
+#[test]
+fn the_stats_types_carry_the_hash_of_their_definitions() {
+    let registry = TypeRegistry::shipped();
+    for (name, hash) in [
+        (ExecutorStats::TYPE_NAME, ExecutorStats::TYPE_HASH),
+        (ExecutableStats::TYPE_NAME, ExecutableStats::TYPE_HASH),
+    ] {
+        assert_eq!(
+            hash,
+            Some(registry.type_hash(name).unwrap().as_str()),
+            "{name}"
+        );
+    }
+}

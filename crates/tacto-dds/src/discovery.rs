@@ -21,6 +21,7 @@ use crate::qos::{Durability, History, Qos, Reliability};
 use crate::reader::{Reader, ReaderError, TakeError};
 use crate::retcode::DdsStatus;
 use crate::topic::{Topic, TopicError};
+use crate::user_data;
 
 /// At most this many endpoints (and as many participants) are tracked; beyond it, new ones
 /// are ignored until others leave. A graph that size is far past any robot's.
@@ -73,6 +74,9 @@ pub struct EndpointInfo {
     pub liveliness: Liveliness,
     /// Its liveliness lease; `None`: infinite.
     pub liveliness_lease: Option<Duration>,
+    /// The type hash it sent (`RIHS01_<64 hex>`, USER_DATA `typehash=...;`, ROS 2 Jazzy and
+    /// later); `None` if it sent none or a malformed one.
+    pub type_hash: Option<String>,
 }
 
 /// A ROS topic (DDS topic `rt/...`) and its endpoints.
@@ -114,6 +118,7 @@ struct Endpoint {
     lifespan: Option<Duration>,
     liveliness: Liveliness,
     liveliness_lease: Option<Duration>,
+    type_hash: Option<String>,
 }
 
 /// An observer of the ROS graph on one domain.
@@ -256,6 +261,7 @@ impl Discovery {
                 lifespan: endpoint.lifespan,
                 liveliness: endpoint.liveliness,
                 liveliness_lease: endpoint.liveliness_lease,
+                type_hash: endpoint.type_hash.clone(),
             };
             if !topic.types.contains(&info.ros_type) {
                 topic.types.push(info.ros_type.clone());
@@ -292,6 +298,7 @@ impl Discovery {
                 lifespan: endpoint.lifespan,
                 liveliness: endpoint.liveliness,
                 liveliness_lease: endpoint.liveliness_lease,
+                type_hash: endpoint.type_hash.clone(),
             };
             let service = services
                 .entry(name.to_owned())
@@ -457,6 +464,7 @@ impl BuiltinReader {
                     lifespan: lifespan(ep.qos),
                     liveliness: liveliness(ep.qos).0,
                     liveliness_lease: liveliness(ep.qos).1,
+                    type_hash: user_data::read(ep.qos).and_then(|text| user_data::type_hash(&text)),
                 }
             };
             alive.push((ep.key.v, endpoint));

@@ -51,6 +51,7 @@ mod service_link;
 mod topic;
 pub mod transport;
 mod untyped;
+mod user_data;
 pub mod writer;
 
 pub use discovery::{Discovery, DiscoveryError, EndpointInfo, ServiceInfo, TopicInfo};

@@ -111,10 +111,12 @@ pub(crate) fn create(
 
 impl<T: Message> Reader<T> {
     /// Creates a reader on ROS topic `ros_name` (`/chatter`), DDS topic `rt/chatter` of type
-    /// `T::TYPE_NAME` in its DDS form.
+    /// `T::TYPE_NAME` in its DDS form, with USER_DATA `typehash=<T::TYPE_HASH>;` if `T` has
+    /// one.
     pub fn new(participant: &Participant, ros_name: &str, qos: Qos) -> Result<Self, ReaderError> {
         let topic = Topic::new(participant, ros_name, T::TYPE_NAME)?;
-        Self::on_topic(participant, topic, qos, None)
+        let user_data = crate::user_data::with_type_hash("", T::TYPE_HASH);
+        Self::on_topic(participant, topic, qos, user_data.as_deref())
     }
 
     /// Creates a reader on `topic`, with `user_data` as its USER_DATA QoS if given.

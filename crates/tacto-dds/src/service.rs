@@ -33,6 +33,7 @@ use crate::reader::{Reader, ReaderError, TakeError};
 use crate::retcode::DdsStatus;
 use crate::topic::{Topic, TopicError};
 use crate::untyped::{UntypedReader, UntypedWriter};
+use crate::user_data;
 use crate::writer::{WriteError, Writer, WriterError};
 
 /// The request header's length: `u64` client id, `i64` sequence number.
@@ -177,6 +178,14 @@ pub enum ServiceSendError {
 
 /// An id for USER_DATA, unique in this process, in rmw_cyclonedds' spelling: 16 bytes in
 /// hex, separated by dots.
+/// The USER_DATA of the request and reply endpoints of a service or client of `S`: `key`
+/// (`serviceid` or `clientid`) with a new id, then the hash of the request or response type.
+fn endpoint_user_data<S: ServiceType>(key: &str) -> [String; 2] {
+    let id = format!("{key}={};", user_data_id());
+    [S::Request::TYPE_HASH, S::Response::TYPE_HASH]
+        .map(|hash| user_data::with_type_hash(&id, hash).unwrap_or_else(|| id.clone()))
+}
+
 pub(crate) fn user_data_id() -> String {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     let mut id = [0u8; 16];
@@ -242,14 +251,15 @@ pub struct Server<S: ServiceType> {
 
 impl<S: ServiceType> Server<S> {
     /// Creates the reader of `rq/<name>Request` and the writer of `rr/<name>Reply`, both with
-    /// USER_DATA `serviceid=<id>;`.
+    /// USER_DATA `serviceid=<id>;`, then `typehash=...;` of the request or response type if
+    /// it has one.
     pub fn new(participant: &Participant, name: &str) -> Result<Self, EndpointError> {
         let (request_topic, reply_topic) = topics::<S>(participant, name)?;
-        let user_data = format!("serviceid={};", user_data_id());
+        let [request_data, reply_data] = endpoint_user_data::<S>("serviceid");
         let qos = Qos::default();
         Ok(Server {
-            requests: Reader::on_topic(participant, request_topic, qos, Some(&user_data))?,
-            replies: Writer::on_topic(participant, reply_topic, qos, Some(&user_data))?,
+            requests: Reader::on_topic(participant, request_topic, qos, Some(&request_data))?,
+            replies: Writer::on_topic(participant, reply_topic, qos, Some(&reply_data))?,
         })
     }
 
@@ -293,13 +303,14 @@ pub struct Client<S: ServiceType> {
 
 impl<S: ServiceType> Client<S> {
     /// Creates the writer of `rq/<name>Request` and the reader of `rr/<name>Reply`, both with
-    /// USER_DATA `clientid=<id>;`. The client's id is its request writer's instance handle.
+    /// USER_DATA `clientid=<id>;` (and `typehash=...;` as the server's). The client's id is
+    /// its request writer's instance handle.
     pub fn new(participant: &Participant, name: &str) -> Result<Self, EndpointError> {
         let (request_topic, reply_topic) = topics::<S>(participant, name)?;
-        let user_data = format!("clientid={};", user_data_id());
+        let [request_data, reply_data] = endpoint_user_data::<S>("clientid");
         let qos = Qos::default();
-        let requests = Writer::on_topic(participant, request_topic, qos, Some(&user_data))?;
-        let replies = Reader::on_topic(participant, reply_topic, qos, Some(&user_data))?;
+        let requests = Writer::on_topic(participant, request_topic, qos, Some(&request_data))?;
+        let replies = Reader::on_topic(participant, reply_topic, qos, Some(&reply_data))?;
         let id = requests.instance_handle().map_err(EndpointError::Handle)?;
         Ok(Client {
             requests,
@@ -354,7 +365,7 @@ impl<S: ServiceType> Client<S> {
 /// use std::time::Duration;
 /// let participant = tacto_dds::Participant::from_env()?;
 /// let client = tacto_dds::service::UntypedClient::new(
-///     &participant, "/add_two_ints", "example_interfaces/srv/AddTwoInts")?;
+///     &participant, "/add_two_ints", "example_interfaces/srv/AddTwoInts", [None, None])?;
 /// // a = 2, b = 3, little-endian, each 8-aligned after the encapsulation header.
 /// let mut request = vec![0, 1, 0, 0];
 /// request.extend(2i64.to_le_bytes());
@@ -380,11 +391,13 @@ pub struct UntypedClient {
 
 impl UntypedClient {
     /// A client of service `name` of type `service_type` (`example_interfaces/srv/AddTwoInts`),
-    /// laid out as [`Client`] is.
+    /// laid out as [`Client`] is; `type_hashes` are those of the request and response types,
+    /// if known, for the USER_DATA of the request writer and reply reader.
     pub fn new(
         participant: &Participant,
         name: &str,
         service_type: &str,
+        type_hashes: [Option<&str>; 2],
     ) -> Result<UntypedClient, EndpointError> {
         let requests = Topic::with_dds_names(
             participant,
@@ -397,10 +410,12 @@ impl UntypedClient {
             reply_topic.clone(),
             naming::dds_type_name(&format!("{service_type}_Response"))?,
         )?;
-        let user_data = format!("clientid={};", user_data_id());
+        let id = format!("clientid={};", user_data_id());
+        let [request_data, reply_data] = type_hashes
+            .map(|hash| user_data::with_type_hash(&id, hash).unwrap_or_else(|| id.clone()));
         let qos = Qos::default();
-        let requests = UntypedWriter::on_topic(participant, requests, qos, Some(&user_data))?;
-        let replies = UntypedReader::on_topic(participant, replies, qos, Some(&user_data))?;
+        let requests = UntypedWriter::on_topic(participant, requests, qos, Some(&request_data))?;
+        let replies = UntypedReader::on_topic(participant, replies, qos, Some(&reply_data))?;
         let id = requests.instance_handle().map_err(EndpointError::Handle)?;
         Ok(UntypedClient {
             requests,

@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use cyclors::dds_entity_t;
-use tacto::transport::{ClientLink, LinkError, ServiceLink};
+use tacto::transport::{ClientLink, LinkError, RosType, ServiceLink};
 use tacto::{Qos, RequestId};
 
 use crate::graph::Endpoint;
@@ -33,6 +33,7 @@ use crate::retcode::DdsStatus;
 use crate::service::{frame, reply_topic, request_topic, split, user_data_id};
 use crate::topic::Topic;
 use crate::transport::{DdsTransport, GraphEntry, Wake, link_error, native_qos, on_data_available};
+use crate::user_data;
 use crate::writer::write_cdr;
 
 /// How long a service waits for the reply reader of a request's client to match before it
@@ -106,6 +107,15 @@ impl Drop for Entity {
 }
 
 /// The two topics of a service in DDS form.
+/// The USER_DATA of a service's (or client's) request and reply endpoints: its `id` pair,
+/// then the type hash of the request or the response (as rmw puts the hash of each endpoint's
+/// own message type).
+fn user_data(id: &str, request_type: RosType, response_type: RosType) -> [String; 2] {
+    [request_type, response_type].map(|ros_type| {
+        user_data::with_type_hash(id, ros_type.hash).unwrap_or_else(|| id.to_owned())
+    })
+}
+
 fn topics(
     participant: &Participant,
     service: &str,
@@ -153,25 +163,26 @@ impl DdsServiceLink {
         transport: &DdsTransport,
         node: &str,
         service: &str,
-        request_type: &str,
-        response_type: &str,
+        request_type: RosType,
+        response_type: RosType,
     ) -> Result<Self, LinkError> {
         let participant = transport.participant();
         let (request_topic, reply_topic) =
-            topics(participant, service, request_type, response_type)?;
-        let user_data = format!("serviceid={};", user_data_id());
+            topics(participant, service, request_type.name, response_type.name)?;
+        let id = format!("serviceid={};", user_data_id());
+        let [request_data, reply_data] = user_data(&id, request_type, response_type);
         let requests = Entity::new(
             participant,
             Endpoint::Reader,
             request_topic,
-            &user_data,
+            &request_data,
             ptr::null(),
         )?;
         let replies = Entity::new(
             participant,
             Endpoint::Writer,
             reply_topic,
-            &user_data,
+            &reply_data,
             ptr::null(),
         )?;
         let entries = [
@@ -333,20 +344,9 @@ impl Described {
 
     /// The `clientid=...;` of the endpoint's USER_DATA, if it has one.
     fn client_id(&self) -> Option<String> {
-        let mut value: *mut c_void = ptr::null_mut();
-        let mut size = 0usize;
-        // SAFETY: non-null description with a valid QoS; on success Cyclone gives us a copy.
-        let found = unsafe { cyclors::dds_qget_userdata((*self.0).qos, &mut value, &mut size) };
-        if !found || value.is_null() {
-            return None;
-        }
-        // SAFETY: Cyclone's copy holds `size` bytes; copied out before it is freed.
-        let bytes = unsafe { std::slice::from_raw_parts(value.cast::<u8>(), size) }.to_vec();
-        // SAFETY: the copy Cyclone allocated for us, freed once.
-        unsafe { cyclors::dds_free(value) };
-        let text = String::from_utf8(bytes).ok()?;
-        let (_, rest) = text.split_once("clientid=")?;
-        Some(rest.split(';').next().unwrap_or_default().to_owned())
+        // SAFETY: non-null description (see `new`) with a valid QoS, alive until Drop.
+        let text = unsafe { user_data::read((*self.0).qos) }?;
+        user_data::value(&text, "clientid").map(str::to_owned)
     }
 }
 
@@ -404,19 +404,20 @@ impl DdsClientLink {
         transport: &DdsTransport,
         node: &str,
         service: &str,
-        request_type: &str,
-        response_type: &str,
+        request_type: RosType,
+        response_type: RosType,
         deliver: Arc<dyn Fn(i64, Vec<u8>) + Send + Sync>,
     ) -> Result<Self, LinkError> {
         let participant = transport.participant();
         let (request_topic, reply_topic) =
-            topics(participant, service, request_type, response_type)?;
-        let user_data = format!("clientid={};", user_data_id());
+            topics(participant, service, request_type.name, response_type.name)?;
+        let id = format!("clientid={};", user_data_id());
+        let [request_data, reply_data] = user_data(&id, request_type, response_type);
         let requests = Entity::new(
             participant,
             Endpoint::Writer,
             request_topic,
-            &user_data,
+            &request_data,
             ptr::null(),
         )?;
         let mut client = 0;
@@ -437,7 +438,7 @@ impl DdsClientLink {
             participant,
             Endpoint::Reader,
             reply_topic,
-            &user_data,
+            &reply_data,
             listener,
         );
         // SAFETY: our listener object, copied by Cyclone (or unused), deleted once.

@@ -18,7 +18,7 @@ use cyclors::dds_entity_t;
 use tacto::cdr::Encodable;
 use tacto::transport::{
     ClientLink, LinkError, LinkReader, LinkWriter, ReadOp, RemoteBytes, RemotePublishers,
-    RemoteSample, ServiceLink, Transport,
+    RemoteSample, RosType, ServiceLink, Transport,
 };
 use tacto::{Durability, History, Liveliness, PublisherId, Qos, Reliability, SampleInfo, Time};
 
@@ -30,6 +30,7 @@ use crate::retcode::DdsStatus;
 use crate::send_buffer::SendBuffer;
 use crate::service_link::{DdsClientLink, DdsServiceLink};
 use crate::topic::Topic;
+use crate::user_data;
 use crate::writer::{write_cdr, write_in_place};
 
 /// Carries a tacto context's topics over DDS, as ROS 2 nodes on rmw_cyclonedds do: topics
@@ -124,7 +125,7 @@ impl Transport for DdsTransport {
         &self,
         node: Option<&str>,
         topic: &str,
-        ros_type: &'static str,
+        ros_type: RosType,
         qos: &Qos,
     ) -> Result<Arc<dyn LinkWriter>, LinkError> {
         let mut writer = DdsLinkWriter::new(&self.participant, topic, ros_type, qos)?;
@@ -136,7 +137,7 @@ impl Transport for DdsTransport {
         &self,
         node: Option<&str>,
         topic: &str,
-        ros_type: &'static str,
+        ros_type: RosType,
         qos: &Qos,
     ) -> Result<Box<dyn LinkReader>, LinkError> {
         let mut reader = DdsLinkReader::new(&self.participant, topic, ros_type, qos)?;
@@ -148,8 +149,8 @@ impl Transport for DdsTransport {
         &self,
         node: &str,
         service: &str,
-        request_type: &'static str,
-        response_type: &'static str,
+        request_type: RosType,
+        response_type: RosType,
     ) -> Result<Option<Box<dyn ServiceLink>>, LinkError> {
         let link = DdsServiceLink::new(self, node, service, request_type, response_type)?;
         Ok(Some(Box::new(link)))
@@ -159,8 +160,8 @@ impl Transport for DdsTransport {
         &self,
         node: &str,
         service: &str,
-        request_type: &'static str,
-        response_type: &'static str,
+        request_type: RosType,
+        response_type: RosType,
         deliver: Arc<dyn Fn(i64, Vec<u8>) + Send + Sync>,
     ) -> Result<Option<Box<dyn ClientLink>>, LinkError> {
         let link = DdsClientLink::new(self, node, service, request_type, response_type, deliver)?;
@@ -264,11 +265,14 @@ impl DdsLinkWriter {
     fn new(
         participant: &Participant,
         topic: &str,
-        ros_type: &str,
+        ros_type: RosType,
         qos: &Qos,
     ) -> Result<Self, LinkError> {
-        let dds_topic = Topic::new(participant, topic, ros_type).map_err(link_error)?;
+        let dds_topic = Topic::new(participant, topic, ros_type.name).map_err(link_error)?;
         let (native, _) = native_qos(qos)?;
+        if let Some(data) = user_data::with_type_hash("", ros_type.hash) {
+            native.set_user_data(&data);
+        }
         let matched = Box::new(AtomicU32::new(0));
         let arg: *const AtomicU32 = &*matched;
         // SAFETY: creates a listener object owned here and deleted below (Cyclone copies it
@@ -393,11 +397,14 @@ impl DdsLinkReader {
     fn new(
         participant: &Participant,
         topic: &str,
-        ros_type: &str,
+        ros_type: RosType,
         qos: &Qos,
     ) -> Result<Self, LinkError> {
-        let dds_topic = Topic::new(participant, topic, ros_type).map_err(link_error)?;
+        let dds_topic = Topic::new(participant, topic, ros_type.name).map_err(link_error)?;
         let (native, capacity) = native_qos(qos)?;
+        if let Some(data) = user_data::with_type_hash("", ros_type.hash) {
+            native.set_user_data(&data);
+        }
         // SAFETY: live participant and topic handles; the QoS is valid for the call and
         // copied; no listener until a trigger asks (`on_data`).
         let handle = unsafe {

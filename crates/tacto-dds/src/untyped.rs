@@ -13,6 +13,7 @@ use crate::qos::Qos;
 use crate::reader::{Access, RawSample, ReaderError, TakeError, next_cdr};
 use crate::retcode::DdsStatus;
 use crate::topic::Topic;
+use crate::user_data;
 use crate::writer::{WriteError, WriterError, write_cdr};
 
 /// A DDS reader of raw CDR samples on ROS topic `ros_name` of ROS type `ros_type`, with a wait
@@ -22,7 +23,7 @@ use crate::writer::{WriteError, WriterError, write_cdr};
 /// use std::time::Duration;
 /// let participant = tacto_dds::Participant::from_env()?;
 /// let reader = tacto_dds::UntypedReader::new(
-///     &participant, "/chatter", "std_msgs/msg/String", tacto_dds::Qos::default())?;
+///     &participant, "/chatter", "std_msgs/msg/String", None, tacto_dds::Qos::default())?;
 /// if reader.wait(Duration::from_secs(1))? {
 ///     while let Some(sample) = reader.take_cdr()? {
 ///         println!("{} bytes", sample.payload.len());
@@ -40,15 +41,18 @@ pub struct UntypedReader {
 }
 
 impl UntypedReader {
-    /// A reader of `ros_name` (`/chatter`) with type `ros_type` (`std_msgs/msg/String`).
+    /// A reader of `ros_name` (`/chatter`) with type `ros_type` (`std_msgs/msg/String`), whose
+    /// USER_DATA gives `type_hash` (`RIHS01_...`) if known.
     pub fn new(
         participant: &Participant,
         ros_name: &str,
         ros_type: &str,
+        type_hash: Option<&str>,
         qos: Qos,
     ) -> Result<UntypedReader, ReaderError> {
         let topic = Topic::new(participant, ros_name, ros_type)?;
-        Self::on_topic(participant, topic, qos, None)
+        let user_data = user_data::with_type_hash("", type_hash);
+        Self::on_topic(participant, topic, qos, user_data.as_deref())
     }
 
     /// A reader on `topic`, with `user_data` as its USER_DATA QoS if given.
@@ -134,7 +138,7 @@ impl Drop for UntypedReader {
 /// ```no_run
 /// let participant = tacto_dds::Participant::from_env()?;
 /// let writer = tacto_dds::UntypedWriter::new(
-///     &participant, "/chatter", "std_msgs/msg/String", tacto_dds::Qos::default())?;
+///     &participant, "/chatter", "std_msgs/msg/String", None, tacto_dds::Qos::default())?;
 /// // Encapsulation header (little-endian CDR), then the string "hi" with its NUL.
 /// writer.write_cdr(&[0, 1, 0, 0, 3, 0, 0, 0, b'h', b'i', 0, 0])?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -148,15 +152,18 @@ pub struct UntypedWriter {
 }
 
 impl UntypedWriter {
-    /// A writer of `ros_name` (`/chatter`) with type `ros_type` (`std_msgs/msg/String`).
+    /// A writer of `ros_name` (`/chatter`) with type `ros_type` (`std_msgs/msg/String`), whose
+    /// USER_DATA gives `type_hash` (`RIHS01_...`) if known.
     pub fn new(
         participant: &Participant,
         ros_name: &str,
         ros_type: &str,
+        type_hash: Option<&str>,
         qos: Qos,
     ) -> Result<UntypedWriter, WriterError> {
         let topic = Topic::new(participant, ros_name, ros_type)?;
-        Self::on_topic(participant, topic, qos, None)
+        let user_data = user_data::with_type_hash("", type_hash);
+        Self::on_topic(participant, topic, qos, user_data.as_deref())
     }
 
     /// A writer on `topic`, with `user_data` as its USER_DATA QoS if given.

@@ -17,6 +17,7 @@ use crate::participant::{Participant, ParticipantInner};
 use crate::qos::Qos;
 use crate::retcode::DdsStatus;
 use crate::topic::{Topic, TopicError};
+use crate::user_data;
 
 /// Why a writer could not be created.
 #[derive(Debug, thiserror::Error)]
@@ -117,10 +118,12 @@ pub(crate) fn create(
 
 impl<T: Message> Writer<T> {
     /// Creates a writer on ROS topic `ros_name` (`/chatter`), DDS topic `rt/chatter` of type
-    /// `T::TYPE_NAME` in its DDS form.
+    /// `T::TYPE_NAME` in its DDS form, with USER_DATA `typehash=<T::TYPE_HASH>;` if `T` has
+    /// one.
     pub fn new(participant: &Participant, ros_name: &str, qos: Qos) -> Result<Self, WriterError> {
         let topic = Topic::new(participant, ros_name, T::TYPE_NAME)?;
-        Self::on_topic(participant, topic, qos, None)
+        let user_data = user_data::with_type_hash("", T::TYPE_HASH);
+        Self::on_topic(participant, topic, qos, user_data.as_deref())
     }
 
     /// Creates a writer on `topic`, with `user_data` as its USER_DATA QoS if given.

@@ -5,10 +5,13 @@
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;
 use quote::quote;
-use syn::{Data, DeriveInput, LitStr, parse_macro_input};
+use syn::parse::{Parse, ParseStream};
+use syn::{Data, DeriveInput, Ident, LitStr, Token, parse_macro_input};
 
 /// Makes a struct a tacto message with the ROS 2 type name given, e.g.
-/// `#[tacto::message("my_msgs/msg/Range")]`.
+/// `#[tacto::message("my_msgs/msg/Range")]`, and optionally its ROS 2 type hash:
+/// `#[tacto::message("std_msgs/msg/String", hash = "RIHS01_df66...")]` (`RIHS01_` and 64
+/// lowercase hex digits; `tacto-msggen` computes it for generated types).
 ///
 /// It derives serde's `Serialize` and `Deserialize` through `tacto::serde`, so the crate that
 /// defines the message needs no serde dependency of its own, and implements `tacto::Message`
@@ -46,10 +49,18 @@ use syn::{Data, DeriveInput, LitStr, parse_macro_input};
 ///     distance_m: f32,
 /// }
 /// ```
+///
+/// Nor does a hash that is not `RIHS01_` and 64 lowercase hex digits:
+/// ```compile_fail
+/// #[tacto::message("my_msgs/msg/Range", hash = "RIHS01_abc")]
+/// struct Range {
+///     distance_m: f32,
+/// }
+/// ```
 #[proc_macro_attribute]
 pub fn message(args: TokenStream, item: TokenStream) -> TokenStream {
     let input = parse_macro_input!(item as DeriveInput);
-    match type_name(args).and_then(|type_name| expand(&type_name, &input)) {
+    match type_name(args).and_then(|args| expand(&args, &input)) {
         Ok(tokens) => tokens.into(),
         // The item itself stays, so that the one error above is the only one reported.
         Err(error) => {
@@ -59,7 +70,49 @@ pub fn message(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-fn type_name(args: TokenStream) -> syn::Result<LitStr> {
+/// `"pkg/msg/Type"` and, optionally, `hash = "RIHS01_..."`.
+struct Args {
+    type_name: LitStr,
+    hash: Option<LitStr>,
+}
+
+impl Parse for Args {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let type_name = input.parse()?;
+        let mut hash = None;
+        if input.parse::<Option<Token![,]>>()?.is_some() && !input.is_empty() {
+            let key: Ident = input.parse()?;
+            if key != "hash" {
+                return Err(syn::Error::new(
+                    key.span(),
+                    "expected `hash = \"RIHS01_...\"`",
+                ));
+            }
+            input.parse::<Token![=]>()?;
+            let value: LitStr = input.parse()?;
+            if !is_type_hash(&value.value()) {
+                return Err(syn::Error::new(
+                    value.span(),
+                    "a ROS 2 type hash is `RIHS01_` and 64 lowercase hex digits",
+                ));
+            }
+            hash = Some(value);
+            input.parse::<Option<Token![,]>>()?;
+        }
+        Ok(Args { type_name, hash })
+    }
+}
+
+fn is_type_hash(text: &str) -> bool {
+    text.strip_prefix("RIHS01_").is_some_and(|hex| {
+        hex.len() == 64
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    })
+}
+
+fn type_name(args: TokenStream) -> syn::Result<Args> {
     if args.is_empty() {
         return Err(syn::Error::new(
             proc_macro2::Span::call_site(),
@@ -69,7 +122,8 @@ fn type_name(args: TokenStream) -> syn::Result<LitStr> {
     syn::parse(args)
 }
 
-fn expand(type_name: &LitStr, input: &DeriveInput) -> syn::Result<TokenStream2> {
+fn expand(args: &Args, input: &DeriveInput) -> syn::Result<TokenStream2> {
+    let type_name = &args.type_name;
     check_type_name(&type_name.value()).map_err(|reason| {
         syn::Error::new(
             type_name.span(),
@@ -110,6 +164,9 @@ fn expand(type_name: &LitStr, input: &DeriveInput) -> syn::Result<TokenStream2> 
         ));
     }
     let ident = &input.ident;
+    let hash = args.hash.as_ref().map(|hash| {
+        quote! { const TYPE_HASH: ::core::option::Option<&'static str> = ::core::option::Option::Some(#hash); }
+    });
     Ok(quote! {
         #[derive(::tacto::serde::Serialize, ::tacto::serde::Deserialize)]
         #[serde(crate = "::tacto::serde")]
@@ -117,6 +174,7 @@ fn expand(type_name: &LitStr, input: &DeriveInput) -> syn::Result<TokenStream2> 
 
         impl ::tacto::Message for #ident {
             const TYPE_NAME: &'static str = #type_name;
+            #hash
         }
     })
 }

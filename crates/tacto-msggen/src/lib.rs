@@ -22,9 +22,13 @@
 
 mod emit;
 pub mod parse;
+pub mod shipped;
+pub mod type_hash;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+use type_hash::TypeDescriptions;
 
 /// Why the types could not be generated.
 #[derive(Debug, thiserror::Error)]
@@ -72,6 +76,10 @@ pub enum GenerateError {
         /// What is wrong with it.
         problem: Problem,
     },
+    /// A type uses a type whose definition is in none of the packages given (see
+    /// [`Generator::extern_package`]), so its type hash cannot be computed.
+    #[error("{0}: add its package with .package, .extern_package or .tacto_msgs")]
+    TypeHash(#[from] type_hash::UnknownType),
     /// `write_to_out_dir` was called outside a build script.
     #[error("OUT_DIR is not set: write_to_out_dir is meant for build scripts")]
     NoOutDir,
@@ -146,7 +154,10 @@ pub enum Problem {
 #[derive(Debug, Default, Clone)]
 pub struct Generator {
     packages: Vec<PathBuf>,
+    /// Package name → Rust path.
     externs: BTreeMap<String, String>,
+    /// The folders of external packages, read for the type hashes of the types using them.
+    extern_dirs: Vec<PathBuf>,
 }
 
 /// The packages `tacto-msgs` ships.
@@ -176,19 +187,25 @@ impl Generator {
         self
     }
 
-    /// Lets the packages use the types of package `name`, generated elsewhere, at Rust path
-    /// `rust_path` (e.g. `"::tacto_msgs::geometry_msgs"`). Its type names are not checked
-    /// here: a wrong one is a compile error at the field that uses it.
-    pub fn extern_package(mut self, name: &str, rust_path: &str) -> Generator {
+    /// Lets the packages use the types of the package in folder `dir` (named as the folder),
+    /// generated elsewhere, at Rust path `rust_path` (e.g. `"::other_crate::other_msgs"`). Its
+    /// files are read for the type hashes of the types that use it; its Rust types are not
+    /// checked here: a wrong path is a compile error at the field that uses it.
+    pub fn extern_package(mut self, dir: impl Into<PathBuf>, rust_path: &str) -> Generator {
+        let dir = dir.into();
+        let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
         self.externs.insert(name.to_owned(), rust_path.to_owned());
+        self.extern_dirs.push(dir);
         self
     }
 
     /// Lets the packages use the nine packages of `tacto-msgs` (`std_msgs`, `geometry_msgs`,
-    /// `sensor_msgs`, ...), as `::tacto_msgs::<package>`.
+    /// `sensor_msgs`, ...), as `::tacto_msgs::<package>`; their definitions are embedded in
+    /// this crate (see [`shipped`]).
     pub fn tacto_msgs(mut self) -> Generator {
         for name in TACTO_MSGS_PACKAGES {
-            self = self.extern_package(name, &format!("::tacto_msgs::{name}"));
+            self.externs
+                .insert(name.to_owned(), format!("::tacto_msgs::{name}"));
         }
         self
     }
@@ -201,7 +218,22 @@ impl Generator {
             .map(|dir| emit::load_package(dir))
             .collect::<Result<Vec<_>, _>>()?;
         emit::check_types(&packages, &self.externs)?;
-        Ok(emit::emit(&packages, &self.externs))
+        let mut descriptions = TypeDescriptions::new();
+        shipped::add_descriptions(&mut descriptions);
+        for dir in &self.extern_dirs {
+            emit::load_package(dir)?.describe(&mut descriptions);
+        }
+        for package in &packages {
+            package.describe(&mut descriptions);
+        }
+        let mut hashes = BTreeMap::new();
+        for package in &packages {
+            for type_name in package.type_names() {
+                let hash = descriptions.hash(&type_name)?;
+                hashes.insert(type_name, hash);
+            }
+        }
+        Ok(emit::emit(&packages, &self.externs, &hashes))
     }
 
     /// Generates the code into `$OUT_DIR/<file_name>` and tells Cargo to run the build script

@@ -298,3 +298,55 @@ fn bad_package_and_file_names_are_refused() {
         .unwrap_err();
     assert!(matches!(missing, GenerateError::Read { .. }), "{missing}");
 }
+
+#[test]
+fn every_type_carries_its_hash_even_through_an_external_package() {
+    let other = Package::new(
+        "hash-extern",
+        "other_msgs",
+        &[("msg/Reading.msg", "std_msgs/Header header\nfloat64 value\n")],
+    );
+    let demo = Package::new(
+        "hash-demo",
+        "demo_msgs",
+        &[
+            (
+                "msg/Pair.msg",
+                "other_msgs/Reading a\nother_msgs/Reading b\n",
+            ),
+            (
+                "srv/Get.srv",
+                "string key\n---\nother_msgs/Reading reading\n",
+            ),
+        ],
+    );
+    let code = Generator::new()
+        .package(demo.dir("demo_msgs"))
+        .extern_package(other.dir("other_msgs"), "::other::other_msgs")
+        .tacto_msgs()
+        .generate()
+        .unwrap();
+    // Pair, Get_Request, Get_Response and Get.
+    assert_eq!(
+        code.matches("const TYPE_HASH: Option<&'static str> = Some(\"RIHS01_")
+            .count(),
+        4
+    );
+
+    // Without the folder of other_msgs there is no description of Reading to hash.
+    let lonely = Package::new(
+        "hash-lonely",
+        "other_msgs",
+        &[("msg/Reading.msg", "ghost_msgs/Ghost g\n")],
+    );
+    let error = Generator::new()
+        .package(demo.dir("demo_msgs"))
+        .extern_package(lonely.dir("other_msgs"), "::other::other_msgs")
+        .generate()
+        .unwrap_err();
+    assert!(matches!(error, GenerateError::TypeHash(_)), "{error}");
+    assert!(
+        error.to_string().contains("ghost_msgs/msg/Ghost"),
+        "{error}"
+    );
+}

@@ -44,6 +44,6 @@ pub use subscriber::{
     Liveliness, LivelinessError, Received, ShmStats, ShmSubscriber, SubscriberBuilder,
     SubscriberError, TakeError,
 };
-pub use topic::{MAX_DEPTH, MAX_PUBLISHERS, MAX_SUBSCRIBERS, TopicError};
+pub use topic::{MAX_DEPTH, MAX_HELD, MAX_PUBLISHERS, MAX_SUBSCRIBERS, TopicError};
 pub use transport::ShmTransport;
 pub use wake_up::{DrainError, WakeUp};

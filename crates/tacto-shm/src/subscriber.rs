@@ -10,6 +10,7 @@ use iceoryx2::port::ReceiveError;
 use iceoryx2::port::listener::ListenerCreateError;
 use iceoryx2::port::subscriber::{Subscriber, SubscriberCreateError};
 use iceoryx2::prelude::{CallbackProgression, PortFactory as _};
+use iceoryx2::sample::Sample;
 use tacto::{History, Message, SampleInfo, Time};
 
 use crate::header::SampleHeader;
@@ -200,13 +201,12 @@ impl<T: Message> ShmSubscriber<T> {
     /// `None` when there is none. Own samples and malformed ones are skipped and counted.
     pub fn take(&self) -> Result<Option<Received<T>>, TakeError> {
         loop {
-            let decoded = self.inlet.receive(|payload, info| {
-                tacto::cdr::from_bytes::<T>(payload).map(|message| Received { message, info })
-            })?;
-            match decoded {
-                None => return Ok(None),
-                Some(Ok(received)) => return Ok(Some(received)),
-                Some(Err(_)) => self.inlet.count_malformed(),
+            let Some((slot, info)) = self.inlet.receive()? else {
+                return Ok(None);
+            };
+            match tacto::cdr::from_bytes::<T>(slot.payload()) {
+                Ok(message) => return Ok(Some(Received { message, info })),
+                Err(_) => self.inlet.count_malformed(),
             }
         }
     }
@@ -233,6 +233,9 @@ impl<T: Message> ShmSubscriber<T> {
         &self.inlet.topic.name
     }
 }
+
+/// A received sample in its shared-memory slot: CDR bytes, read in place.
+pub(crate) type Slot = Sample<Ipc, [u8], SampleHeader>;
 
 /// The subscriber port of one topic, whatever its message type: what [`ShmSubscriber`] and
 /// the transport's link reader share. Drops its own process's samples and counts gaps.
@@ -297,12 +300,10 @@ impl Inlet {
         Ok(WakeUp::new(listener))
     }
 
-    /// Hands the oldest sample another process published, in place, with its facts to `use_`;
-    /// `None` when there is none. Own samples are skipped and counted, gaps counted as lost.
-    pub(crate) fn receive<R>(
-        &self,
-        use_: impl FnOnce(&[u8], SampleInfo) -> R,
-    ) -> Result<Option<R>, TakeError> {
+    /// The oldest sample another process published, still in its slot (borrowed from the
+    /// publisher until dropped), with its facts; `None` when there is none. Own samples are
+    /// skipped and counted, gaps counted as lost.
+    pub(crate) fn receive(&self) -> Result<Option<(Slot, SampleInfo)>, TakeError> {
         loop {
             let Some(sample) = self.port.receive().map_err(TakeError::Receive)? else {
                 return Ok(None);
@@ -322,7 +323,7 @@ impl Inlet {
                     header.publisher_created_ns >= self.created_ns,
                 );
             self.lost.fetch_add(lost, Ordering::Relaxed);
-            return Ok(Some(use_(sample.payload(), header.info(now()))));
+            return Ok(Some((sample, header.info(now()))));
         }
     }
 

@@ -27,9 +27,16 @@ pub const MAX_PUBLISHERS: usize = 8;
 /// Subscribers per topic on this host.
 pub const MAX_SUBSCRIBERS: usize = 8;
 /// The deepest `KeepLast` a shared-memory subscriber can have: every publisher preallocates
-/// `MAX_SUBSCRIBERS * (MAX_DEPTH + 2)` slots of its largest message, so this bound is what
-/// keeps shared memory in check (the pages of a slot are only backed once written).
+/// `MAX_SUBSCRIBERS * (MAX_DEPTH + MAX_HELD + 1) + 2` slots of its largest message, so this
+/// bound and [`MAX_HELD`] are what keep shared memory in check (the pages of a slot are only
+/// backed once written).
 pub const MAX_DEPTH: usize = 16;
+/// The most received samples a subscription on [`ShmTransport`](crate::ShmTransport) keeps
+/// in their slots, read in place: each holds one of its publisher's slots until the
+/// subscription lets go of it. Past it, an arriving sample is copied out of its slot (see
+/// `ShmTransport`). The service lets a subscriber borrow one more than this, the sample
+/// being received.
+pub const MAX_HELD: usize = MAX_DEPTH;
 
 /// How often opening is retried while another process removes the same service.
 const OPEN_ATTEMPTS: u32 = 100;
@@ -133,6 +140,7 @@ impl Topic {
                     .max_publishers(MAX_PUBLISHERS)
                     .max_subscribers(MAX_SUBSCRIBERS)
                     .subscriber_max_buffer_size(MAX_DEPTH)
+                    .subscriber_max_borrowed_samples(MAX_HELD + 1)
                     .history_size(0)
                     .enable_safe_overflow(true)
                     .open_or_create_with_attributes(&verifier)
@@ -218,7 +226,10 @@ fn classify(
             }
         }
         PublishSubscribeOpenOrCreateError::PublishSubscribeOpenError(
-            E::IncompatibleTypes | E::HangsInCreation | E::ServiceInCorruptedState,
+            E::IncompatibleTypes
+            | E::DoesNotSupportRequestedMinSubscriberBorrowedSamples
+            | E::HangsInCreation
+            | E::ServiceInCorruptedState,
         ) => TopicError::Incompatible {
             topic: name.to_owned(),
             source,

@@ -5,18 +5,20 @@
 
 use std::collections::VecDeque;
 use std::os::fd::{AsFd, BorrowedFd};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use tacto::cdr::Encodable;
 use tacto::transport::{
-    LinkError, LinkReader, LinkWriter, ReadOp, RemotePublishers, RemoteSample, Transport,
+    LinkError, LinkReader, LinkWriter, ReadOp, RemoteBytes, RemotePublishers, RemoteSample,
+    RosType, Transport,
 };
 use tacto::{History, Qos, SampleInfo};
 
 use crate::node::{NodeError, ShmNode};
 use crate::publisher::{Port, PublishError, copy_into};
-use crate::subscriber::Inlet;
-use crate::topic::MAX_DEPTH;
+use crate::subscriber::{Inlet, Slot};
+use crate::topic::{MAX_DEPTH, MAX_HELD};
 use crate::wake_up::WakeUp;
 
 /// Carries a tacto context's topics between the processes of one host through iceoryx2
@@ -30,6 +32,12 @@ use crate::wake_up::WakeUp;
 ///   `KeepLast(n)` (at most [`MAX_DEPTH`]); its samples wait there until the node reads, in a
 ///   cache with DDS sample states bounded by the subscription's history. Samples lost to
 ///   either bound count in [`Subscription::dropped`](tacto::Subscription::dropped).
+/// - A received sample stays in its shared-memory slot, which the subscription decodes in
+///   place, once, when it reads it; the slot goes back to its publisher when the sample leaves
+///   the cache (taken, or evicted by the history). A subscription holds at most [`MAX_HELD`]
+///   slots at once (its cache's samples, and those a LET freeze or `window` moved into its
+///   history): beyond, an arriving sample is copied out of its slot instead, so that a deep
+///   or slowly read history never stalls the port. The publisher never waits on either.
 /// - Only a subscription named in a trigger has a listener, whose fd the executor watches:
 ///   a polling-only subscription wakes nothing.
 /// - `SampleInfo` comes from the sample's header: publish time, the tacto publisher's id and
@@ -80,10 +88,10 @@ impl Transport for ShmTransport {
         &self,
         _node: Option<&str>,
         topic: &str,
-        ros_type: &'static str,
+        ros_type: RosType,
         _qos: &Qos,
     ) -> Result<Arc<dyn LinkWriter>, LinkError> {
-        let port = Port::open(&self.node, topic, ros_type, None).map_err(link_error)?;
+        let port = Port::open(&self.node, topic, ros_type.name, None).map_err(link_error)?;
         Ok(Arc::new(ShmLinkWriter { port }))
     }
 
@@ -91,15 +99,16 @@ impl Transport for ShmTransport {
         &self,
         _node: Option<&str>,
         topic: &str,
-        ros_type: &'static str,
+        ros_type: RosType,
         qos: &Qos,
     ) -> Result<Box<dyn LinkReader>, LinkError> {
         let depth = qos.history.capacity().clamp(1, MAX_DEPTH);
-        let inlet = Inlet::open(&self.node, topic, ros_type, depth).map_err(link_error)?;
+        let inlet = Inlet::open(&self.node, topic, ros_type.name, depth).map_err(link_error)?;
         Ok(Box::new(ShmLinkReader {
             inlet,
             history: qos.history,
             cache: Mutex::default(),
+            held: Arc::default(),
             wake: OnceLock::new(),
         }))
     }
@@ -157,6 +166,9 @@ struct ShmLinkReader {
     /// The subscription's history: the cache's bound and overflow policy.
     history: History,
     cache: Mutex<Cache>,
+    /// Slots held in place now, by the cache or by samples taken from it and not yet dropped
+    /// (at most [`MAX_HELD`]).
+    held: Arc<AtomicUsize>,
     /// The listener, made when a trigger names the subscription.
     wake: OnceLock<WakeUp>,
 }
@@ -179,34 +191,91 @@ impl ShmLinkReader {
     }
 
     /// Moves the port's samples into the cache; returns how many it stored.
+    ///
+    /// The history's policy is applied before a sample is kept, so that the slot an eviction
+    /// frees can hold the arrival: a `KeepLast(n)` cache (`n` up to [`MAX_HELD`]) that is read
+    /// without taking keeps all its samples in place.
     fn pull(&self, cache: &mut Cache) -> usize {
         let mut stored = 0;
         for _ in 0..MAX_DEPTH {
             // A failed receive reads as "nothing there", as for the DDS cache; the next
             // operation tries again.
-            let received = self.inlet.receive(|payload, info| RemoteSample {
-                cdr: payload.to_vec().into(),
-                info,
-            });
-            let Ok(Some(sample)) = received else { break };
+            let Ok(Some((slot, info))) = self.inlet.receive() else {
+                break;
+            };
             match self.history {
-                History::KeepAll { max } if cache.samples.len() >= max => cache.dropped += 1,
-                History::KeepAll { .. } => {
-                    cache.samples.push_back((sample, false));
-                    stored += 1;
+                History::KeepAll { max } if cache.samples.len() >= max => {
+                    // Refused: its slot goes back at once.
+                    cache.dropped += 1;
+                    continue;
                 }
+                History::KeepAll { .. } => {}
                 History::KeepLast(n) => {
-                    cache.samples.push_back((sample, false));
-                    stored += 1;
-                    while cache.samples.len() > n {
-                        if let Some((_, false)) = cache.samples.pop_front() {
-                            cache.dropped += 1;
-                        }
+                    while cache.samples.len() >= n {
+                        let Some((_, read)) = cache.samples.pop_front() else {
+                            break;
+                        };
+                        cache.dropped += u64::from(!read);
                     }
                 }
             }
+            let cdr = match HeldSlot::hold(slot, &self.held) {
+                Ok(held) => RemoteBytes::new(held),
+                // Every slot the link may hold is held (deep histories, samples a LET freeze
+                // moved into the local history): a copy, and the slot back to its publisher.
+                Err(slot) => slot.payload().to_vec().into(),
+            };
+            cache.samples.push_back((RemoteSample { cdr, info }, false));
+            stored += 1;
         }
         stored
+    }
+}
+
+/// A received sample kept in its slot: the bytes a [`RemoteBytes`] reads in place until its
+/// last clone is dropped, which returns the slot to its publisher.
+///
+/// The slot stays readable if its publisher dies meanwhile: iceoryx2 keeps a connection with
+/// borrowed samples (and so the publisher's segment mapped) until they are returned.
+struct HeldSlot {
+    // Before `_count`: the slot is returned before the count says so.
+    slot: Slot,
+    _count: HeldCount,
+}
+
+impl HeldSlot {
+    /// `slot` held, counted in `held`; or `slot` back if the link holds [`MAX_HELD`] already.
+    fn hold(slot: Slot, held: &Arc<AtomicUsize>) -> Result<HeldSlot, Slot> {
+        // Only `pull` adds, under the cache's lock; drops only subtract.
+        if held.load(Ordering::Acquire) >= MAX_HELD {
+            return Err(slot);
+        }
+        held.fetch_add(1, Ordering::AcqRel);
+        Ok(HeldSlot {
+            slot,
+            _count: HeldCount(held.clone()),
+        })
+    }
+}
+
+// SAFETY: iceoryx2's `Sample` is `Send` on the thread-safe service kind (`Ipc`) but not
+// `Sync`. A shared `&HeldSlot` only calls `Sample::payload`, which on that service kind locks
+// the subscriber's state through a mutex and then reads the slot, which no one writes while it
+// is borrowed (a publisher reuses a slot only once it was returned, when this is dropped).
+unsafe impl Sync for HeldSlot {}
+
+impl AsRef<[u8]> for HeldSlot {
+    fn as_ref(&self) -> &[u8] {
+        self.slot.payload()
+    }
+}
+
+/// One slot a link holds, counted while it lives.
+struct HeldCount(Arc<AtomicUsize>);
+
+impl Drop for HeldCount {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }
 

@@ -14,7 +14,7 @@ use tacto::{
     CallbackExecutor, Context, EventsExecutor, Executor, History, SampleInfo, ThreadPoolExecutor,
     Trigger, WaitSetExecutor,
 };
-use tacto_shm::ShmTransport;
+use tacto_shm::{MAX_HELD, ShmTransport};
 
 const ROLE: &str = "TACTO_SHM_CONTEXT_ROLE";
 /// How long anything may take on a loaded 2-core machine before the test gives up.
@@ -98,6 +98,30 @@ fn child_role() {
             println!("{SAY} got {}", got.join(","));
             lines.for_each(drop);
         }
+        "large" => {
+            // One message of COUNT bytes, then alive until killed or told to go.
+            let publisher = node.publisher::<Text>(&topic).create().unwrap();
+            publisher.publish(Text {
+                data: pattern(count),
+            });
+            println!("{SAY} sent {}", publisher.remote_writes());
+            lines.for_each(drop);
+        }
+        "on_demand" => {
+            // `send K`: the next K samples, at once.
+            let publisher = node.publisher::<Text>(&topic).create().unwrap();
+            let mut sent = 0;
+            for line in lines {
+                let k: usize = line.strip_prefix("send ").unwrap().parse().unwrap();
+                for _ in 0..k {
+                    sent += 1;
+                    publisher.publish(Text {
+                        data: format!("m{sent}"),
+                    });
+                }
+                println!("{SAY} sent {sent}");
+            }
+        }
         "burst" => {
             let publisher = node.publisher::<Text>(&topic).create().unwrap();
             println!("{SAY} bursting");
@@ -110,6 +134,13 @@ fn child_role() {
         }
         other => panic!("unknown role {other}"),
     }
+}
+
+/// `len` printable bytes that differ from any shifted or truncated copy of themselves.
+fn pattern(len: usize) -> String {
+    (0..len)
+        .map(|i| char::from(b'!' + ((i * 31 + i / 4093) % 94) as u8))
+        .collect()
 }
 
 /// A child process running `child_role`; killed if the test fails before it finishes.
@@ -392,5 +423,194 @@ fn a_killed_publisher_leaves_the_subscriber_running() {
         received.len() >= 3
     });
     assert_eq!(received, ["m1", "m2", "m3"]);
+    child.finish();
+}
+
+/// Polls `read` every millisecond until it returns something.
+fn poll<R>(what: &str, mut read: impl FnMut() -> Option<R>) -> R {
+    let start = Instant::now();
+    loop {
+        if let Some(found) = read() {
+            return found;
+        }
+        assert!(start.elapsed() < PATIENCE, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Several MiB through shared memory: the subscription decodes them from the publisher's
+/// slot, which it keeps while the sample stays in its history, so a second read decodes the
+/// same bytes again.
+#[test]
+fn a_message_of_several_mib_arrives_byte_identical() {
+    let topic = topic("large");
+    let size = (6 << 20) + 7;
+    let ctx = context("parent");
+    let mut node = ctx.node("listener").unwrap();
+    let sub = node
+        .subscription::<Text>(&topic)
+        .history(History::KeepLast(4))
+        .create()
+        .unwrap();
+    let child = Child::spawn("large", &topic, size);
+    assert_eq!(child.next_line(), "sent 1");
+    let expected = pattern(size);
+    let latest = poll("the large sample", || sub.latest());
+    assert!(
+        latest.data == expected,
+        "the bytes sent, read where they are"
+    );
+    assert_eq!(sub.len(), 1, "kept in the history");
+    let taken = sub.take().unwrap();
+    assert!(taken.data == expected, "the kept slot, read again");
+    assert_eq!(taken.info().sequence, 1);
+    assert!(sub.take().is_none());
+    child.finish();
+}
+
+/// A sample the subscription still holds in its slot when its publisher process is killed
+/// stays readable, also after the dead publisher's resources are cleaned up; then a new
+/// publisher reaches the subscription.
+#[test]
+fn a_held_sample_of_a_killed_publisher_stays_readable() {
+    let topic = topic("held_killed");
+    let size = 3 << 20;
+    let transport = ShmTransport::new("parent").unwrap();
+    let ctx = Context::builder().transport(transport.clone()).create();
+    let mut node = ctx.node("listener").unwrap();
+    let sub = node
+        .subscription::<Text>(&topic)
+        .history(History::KeepLast(4))
+        .create()
+        .unwrap();
+    let mut child = Child::spawn("large", &topic, size);
+    assert_eq!(child.next_line(), "sent 1");
+    let expected = pattern(size);
+    // Read, not taken: the sample stays in the cache, its slot held.
+    let read = poll("the large sample", || sub.read_new());
+    assert!(read.data == expected);
+    drop(read);
+    child.process.kill().unwrap();
+    child.process.wait().unwrap();
+    poll("the publisher reported dead", || {
+        (sub.remote_publishers()?.alive == 0).then_some(())
+    });
+    // The dead node's shared memory is removed; the held slot is still mapped here.
+    transport.node().cleanup_dead_nodes();
+    assert_eq!(sub.remote_publishers().unwrap().gone, 0, "cleaned up");
+    let taken = sub.take().expect("the held sample");
+    assert!(taken.data == expected, "readable after its publisher died");
+    drop(taken); // its slot returned to a publisher that is gone: no crash
+
+    let child = Child::spawn("large", &topic, 64);
+    assert_eq!(child.next_line(), "sent 1");
+    let fresh = poll("the new publisher's sample", || sub.take());
+    assert_eq!(fresh.data, pattern(64));
+    child.finish();
+}
+
+/// A subscription that reads its samples but never takes them holds `MAX_HELD` slots at once:
+/// each arrival then frees the oldest, and it keeps receiving. Samples that arrive faster
+/// than it reads are dropped and counted, exactly once each.
+#[test]
+fn a_subscription_holding_its_samples_keeps_receiving_and_counts_drops() {
+    let topic = topic("holding");
+    let ctx = context("parent");
+    let mut node = ctx.node("listener").unwrap();
+    let sub = node
+        .subscription::<Text>(&topic)
+        .history(History::KeepLast(MAX_HELD))
+        .create()
+        .unwrap();
+    let mut child = Child::spawn("on_demand", &topic, 0);
+    // Paced: each sample read (kept, marked read) before the next is sent.
+    for i in 1..=2 * MAX_HELD {
+        child.tell("send 1");
+        assert_eq!(child.next_line(), format!("sent {i}"));
+        let sample = poll("the next sample", || sub.read_new());
+        assert_eq!(sample.data, format!("m{i}"));
+    }
+    assert_eq!(sub.len(), MAX_HELD, "the history is full");
+    assert_eq!(sub.dropped(), 0, "only read samples left it");
+
+    // A burst of twice the history, unread: the newest MAX_HELD stay, the rest are counted.
+    let total = 4 * MAX_HELD;
+    child.tell(&format!("send {}", 2 * MAX_HELD));
+    assert_eq!(child.next_line(), format!("sent {total}"));
+    let last = format!("m{total}");
+    let probe = sub.probe();
+    poll("the burst's last sample", || {
+        probe.peek_latest().filter(|s| s.data == last)
+    });
+    assert_eq!(sub.unread(), MAX_HELD);
+    assert_eq!(
+        sub.dropped(),
+        MAX_HELD as u64,
+        "each lost sample counted once"
+    );
+    let kept: Vec<_> = sub.take_all().map(|s| s.data.clone()).collect();
+    let newest: Vec<_> = (total - MAX_HELD + 1..=total)
+        .map(|i| format!("m{i}"))
+        .collect();
+    assert_eq!(kept, newest);
+    child.finish();
+}
+
+/// A history deeper than `MAX_HELD`, read without taking: past `MAX_HELD` held slots, the
+/// samples are copied out of theirs, and every one is kept.
+#[test]
+fn a_history_deeper_than_the_held_slots_keeps_every_sample() {
+    let topic = topic("deep");
+    let depth = 3 * MAX_HELD;
+    let ctx = context("parent");
+    let mut node = ctx.node("listener").unwrap();
+    let sub = node
+        .subscription::<Text>(&topic)
+        .history(History::KeepLast(depth))
+        .create()
+        .unwrap();
+    let mut child = Child::spawn("on_demand", &topic, 0);
+    for i in 1..=depth {
+        child.tell("send 1");
+        assert_eq!(child.next_line(), format!("sent {i}"));
+        let sample = poll("the next sample", || sub.read_new());
+        assert_eq!(sample.data, format!("m{i}"));
+    }
+    assert_eq!(sub.len(), depth);
+    assert_eq!(sub.dropped(), 0);
+    let all: Vec<_> = sub.take_all().map(|s| s.data.clone()).collect();
+    let sent: Vec<_> = (1..=depth).map(|i| format!("m{i}")).collect();
+    assert_eq!(all, sent);
+    child.finish();
+}
+
+/// Samples that `window` moves from the link into the subscription's own history keep their
+/// slots until decoded: they count against `MAX_HELD` as well, so the port keeps flowing.
+#[test]
+fn samples_moved_into_the_local_history_count_against_the_held_slots() {
+    let topic = topic("absorbed");
+    let depth = 3 * MAX_HELD;
+    let ctx = context("parent");
+    let mut node = ctx.node("listener").unwrap();
+    let sub = node
+        .subscription::<Text>(&topic)
+        .history(History::KeepLast(depth))
+        .create()
+        .unwrap();
+    let mut child = Child::spawn("on_demand", &topic, 0);
+    for i in 1..=depth {
+        child.tell("send 1");
+        assert_eq!(child.next_line(), format!("sent {i}"));
+        // An empty window decodes nothing, but moves what arrived into the local history.
+        poll("the next sample", || {
+            assert_eq!(sub.window(0).count(), 0);
+            (sub.len() == i).then_some(())
+        });
+    }
+    assert_eq!(sub.window(0).count(), 0);
+    let all: Vec<_> = sub.window(depth).map(|s| s.data.clone()).collect();
+    let sent: Vec<_> = (1..=depth).map(|i| format!("m{i}")).collect();
+    assert_eq!(all, sent);
+    assert_eq!(sub.dropped(), 0);
     child.finish();
 }

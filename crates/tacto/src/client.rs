@@ -17,11 +17,10 @@ use crate::context::TopicError;
 use crate::exchange::{Exchange, ExchangeError};
 use crate::executor::running;
 use crate::history::History;
-use crate::message::Message;
 use crate::node::{Node, remember};
 use crate::service::{RequestId, ServiceType};
 use crate::subscription::Input;
-use crate::transport::{ClientLink, LinkError};
+use crate::transport::{ClientLink, LinkError, RosType};
 
 /// Sends requests to one service name and receives the responses to them.
 ///
@@ -420,8 +419,8 @@ impl<'a, S: ServiceType> ClientBuilder<'a, S> {
                 (transport.client(
                     self.node.name(),
                     exchange.name(),
-                    S::Request::TYPE_NAME,
-                    S::Response::TYPE_NAME,
+                    RosType::of::<S::Request>(),
+                    RosType::of::<S::Response>(),
                     Arc::new(deliver),
                 ))
                 .map_err(|error| ClientCreateError::Link {

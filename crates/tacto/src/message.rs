@@ -51,4 +51,9 @@ use serde::de::DeserializeOwned;
 pub trait Message: Serialize + DeserializeOwned + Send + Sync + 'static {
     /// The ROS 2 type name, `package/msg/Type`, e.g. `std_msgs/msg/String`.
     const TYPE_NAME: &'static str;
+    /// The ROS 2 type hash, `RIHS01_<64 hex>` (REP 2011), if known: computed from the `.msg`
+    /// definition by `tacto-msggen` for every generated type, given by hand for others
+    /// (`#[tacto::message("pkg/msg/T", hash = "RIHS01_...")]`). DDS endpoints send it in
+    /// their USER_DATA as ROS 2 Jazzy does; `None` sends none, which peers accept.
+    const TYPE_HASH: Option<&'static str> = None;
 }

@@ -20,7 +20,7 @@ use crate::history::History;
 use crate::message::Message;
 use crate::node::{Executable, Node, remember};
 use crate::subscription::{Input, Listener};
-use crate::transport::{LinkError, ServiceLink};
+use crate::transport::{LinkError, RosType, ServiceLink};
 use crate::trigger::Trigger;
 
 /// A service type: a request and a response message under one ROS 2 name
@@ -63,6 +63,9 @@ use crate::trigger::Trigger;
 pub trait ServiceType: Send + Sync + 'static {
     /// The ROS 2 type name, `package/srv/Type`, e.g. `example_interfaces/srv/AddTwoInts`.
     const TYPE_NAME: &'static str;
+    /// The ROS 2 type hash of the service, `RIHS01_<64 hex>`, if known (see
+    /// [`Message::TYPE_HASH`]); it covers the request, the response and the service event.
+    const TYPE_HASH: Option<&'static str> = None;
     /// What a client sends.
     type Request: Message;
     /// What the service answers.
@@ -483,8 +486,8 @@ fn build<S: ServiceType>(
             .service(
                 node.name(),
                 exchange.name(),
-                S::Request::TYPE_NAME,
-                S::Response::TYPE_NAME,
+                RosType::of::<S::Request>(),
+                RosType::of::<S::Response>(),
             )
             .map_err(|error| {
                 exchange.unserve(&local);

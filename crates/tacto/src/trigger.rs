@@ -342,7 +342,10 @@ pub struct Activation {
 }
 
 impl Activation {
-    /// When the executor started this run, on the trigger's clock.
+    /// When the executor started this run, on the trigger's clock. On the steady clock (the
+    /// default) it is the executor thread's last reading, taken at the end of its previous run
+    /// or when it woke up: it may precede the run by the executor's checks of other
+    /// executables in between, and for a thread pool by the time the run waited for a worker.
     pub fn time(&self) -> Time {
         self.time
     }

@@ -1,6 +1,8 @@
 //! One process of a launch file, in the child (`tacto launch-process FILE NAME`): its nodes on
 //! a context whose topics reach the other processes through shared memory or DDS, until
-//! SIGTERM; then what it measured, its CPU use among it.
+//! SIGTERM; then what it measured, its CPU use among it. For `tacto bench` over a launch file
+//! ([`measure_process`]), the same nodes run for a warm-up and a measured window instead, and
+//! the process prints what it measured as JSON.
 
 use std::time::Duration;
 
@@ -9,6 +11,7 @@ use tacto_dds::DdsTransport;
 use tacto_shm::ShmTransport;
 
 use super::file::{LaunchFile, LaunchTopology, LaunchTransport};
+use crate::executors::ExecutorKind;
 use crate::interrupt::Interrupt;
 use crate::measure::{self, Snapshot};
 use crate::result::RunResult;
@@ -35,6 +38,22 @@ pub enum ProcessError {
     /// refuses, say) or run.
     #[error(transparent)]
     System(#[from] SystemError),
+    /// A signal stopped a measured run before its window ended.
+    #[error("interrupted before the measured window ended")]
+    Interrupted,
+}
+
+/// What a measured run of one process changes from its launch file, and how long it runs.
+#[derive(Debug, Clone, Copy)]
+pub struct Measured {
+    /// The executor every process runs on, instead of the file's.
+    pub executor: ExecutorKind,
+    /// The reference system's crunch limit, instead of the file's.
+    pub crunch: u64,
+    /// Not measured, from the start of the nodes.
+    pub warmup: Duration,
+    /// The measured window.
+    pub duration: Duration,
 }
 
 /// Runs process `name` of `file` until a signal asks it to stop, printing on stdout what it
@@ -47,40 +66,7 @@ pub fn run_process(
     let spec = file
         .process(name)
         .ok_or_else(|| ProcessError::Unknown(name.to_owned()))?;
-    let ctx = match file.transport {
-        LaunchTransport::SharedMemory => Context::builder().transport(ShmTransport::new(name)?),
-        LaunchTransport::Dds => Context::builder().transport(DdsTransport::from_env()?),
-    }
-    .create();
-    let mut thread = ExecutorThread::builder().name("tacto-launch");
-    if let Some(cpus) = &spec.cpus {
-        thread = thread.cpus(cpus);
-    }
-    if let Some(priority) = spec.fifo_priority {
-        thread = thread.fifo_priority(priority);
-    }
-    let namespace = file.namespace.as_deref();
-    let part = match &file.topology {
-        LaunchTopology::ReferenceSystem(topology) => {
-            let config = PartConfig {
-                nodes: &spec.nodes,
-                executor: spec.executor,
-                crunch: file.crunch,
-                namespace,
-            };
-            Running::ReferenceSystem(reference_system::start_part(
-                topology, &ctx, &config, thread,
-            )?)
-        }
-        LaunchTopology::Nobleo(topology) => Running::Nobleo(nobleo::start_part(
-            topology,
-            &ctx,
-            &spec.nodes,
-            spec.executor,
-            namespace,
-            thread,
-        )?),
-    };
+    let (_ctx, part) = start(file, name, spec.executor, file.crunch)?;
     let start = Snapshot::now();
     println!(
         "running {} on the {} executor",
@@ -119,6 +105,93 @@ pub fn run_process(
     Ok(())
 }
 
+/// Runs process `name` of `file` as `measured` says: its nodes on `measured.executor`, a
+/// warm-up, then the measured window; returns what the process measured (its CPU, memory and
+/// wake-ups, and what its nodes recorded: the reference system's KPIs of its command nodes, or
+/// nobleo's topics its subscriptions heard).
+pub fn measure_process(
+    file: &LaunchFile,
+    name: &str,
+    measured: &Measured,
+    interrupt: &Interrupt,
+) -> Result<RunResult, ProcessError> {
+    let (_ctx, part) = start(file, name, measured.executor, measured.crunch)?;
+    if !interrupt.sleep(measured.warmup) {
+        return Err(ProcessError::Interrupted);
+    }
+    part.reset();
+    let start = Snapshot::now();
+    // The resident set once a second: memory that grows shows as a slope, not only as the
+    // difference between the window's ends.
+    let mut rss_kb_per_s = Vec::new();
+    let mut left = measured.duration;
+    while !left.is_zero() {
+        let step = left.min(Duration::from_secs(1));
+        if !interrupt.sleep(step) {
+            return Err(ProcessError::Interrupted);
+        }
+        left -= step;
+        rss_kb_per_s.push(measure::rss_kb());
+    }
+    let end = Snapshot::now();
+    let mut result = RunResult {
+        executor: measured.executor.name().into(),
+        rss_kb_per_s,
+        ..Default::default()
+    };
+    measure::fill(&mut result, &start, &end);
+    part.finish(&mut result, measured.duration)?;
+    Ok(result)
+}
+
+/// Builds process `name`'s nodes on a context on the file's transport and starts them on
+/// `executor`; the context must outlive the nodes.
+fn start(
+    file: &LaunchFile,
+    name: &str,
+    executor: ExecutorKind,
+    crunch: u64,
+) -> Result<(Context, Running), ProcessError> {
+    let spec = file
+        .process(name)
+        .ok_or_else(|| ProcessError::Unknown(name.to_owned()))?;
+    let ctx = match file.transport {
+        LaunchTransport::SharedMemory => Context::builder().transport(ShmTransport::new(name)?),
+        LaunchTransport::Dds => Context::builder().transport(DdsTransport::from_env()?),
+    }
+    .create();
+    let mut thread = ExecutorThread::builder().name("tacto-launch");
+    if let Some(cpus) = &spec.cpus {
+        thread = thread.cpus(cpus);
+    }
+    if let Some(priority) = spec.fifo_priority {
+        thread = thread.fifo_priority(priority);
+    }
+    let namespace = file.namespace.as_deref();
+    let part = match &file.topology {
+        LaunchTopology::ReferenceSystem(topology) => {
+            let config = PartConfig {
+                nodes: &spec.nodes,
+                executor,
+                crunch,
+                namespace,
+            };
+            Running::ReferenceSystem(reference_system::start_part(
+                topology, &ctx, &config, thread,
+            )?)
+        }
+        LaunchTopology::Nobleo(topology) => Running::Nobleo(nobleo::start_part(
+            topology,
+            &ctx,
+            &spec.nodes,
+            executor,
+            namespace,
+            thread,
+        )?),
+    };
+    Ok((ctx, part))
+}
+
 /// The process's nodes, running.
 enum Running {
     ReferenceSystem(reference_system::Part),
@@ -132,6 +205,35 @@ impl Running {
             Running::ReferenceSystem(part) => part.received(),
             Running::Nobleo(part) => part.received(),
         }
+    }
+
+    /// Starts the measured window: what the nodes recorded so far is forgotten.
+    fn reset(&self) {
+        match self {
+            Running::ReferenceSystem(part) => part.reset(),
+            Running::Nobleo(part) => part.reset(),
+        }
+    }
+
+    /// Stops the nodes and adds what they recorded over the measured `window` to `result`.
+    fn finish(self, result: &mut RunResult, window: Duration) -> Result<(), SystemError> {
+        match self {
+            Running::ReferenceSystem(part) => {
+                let kpis = part.stop()?;
+                result.hot_path_latency_ms = kpis.hot_path_latency_ms;
+                result.hot_path_drops = kpis.hot_path_drops;
+                result.bp_period_ms = kpis.bp_period_ms;
+                result.drops_total = kpis.drops_total;
+            }
+            Running::Nobleo(part) => {
+                let topics = part.stop()?;
+                let delivered: u64 = topics.iter().map(|t| t.latency_ms.n).sum();
+                result.deliveries_per_s = Some(delivered as f64 / window.as_secs_f64());
+                result.drops_total = topics.iter().map(|t| t.lost).sum();
+                result.topics = topics;
+            }
+        }
+        Ok(())
     }
 
     fn where_counted(&self) -> &'static str {

@@ -220,6 +220,11 @@ impl Part {
             .sum()
     }
 
+    /// Forgets what the subscriptions recorded so far: the measured window starts now.
+    pub fn reset(&self) {
+        self.scoreboard.reset();
+    }
+
     /// Stops the executors; what each topic's subscriptions here received.
     pub fn stop(self) -> Result<Vec<TopicResult>, SystemError> {
         let topics = self.scoreboard.results();

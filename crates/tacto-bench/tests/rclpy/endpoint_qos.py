@@ -1,8 +1,8 @@
-"""Prints rclpy's view of the QoS of a publisher: rclpy's own `topic info -v` lines.
+"""Prints rclpy's view of the type hash and QoS of a publisher: rclpy's own `topic info -v` lines.
 
 Usage: endpoint_qos.py TOPIC NODE. Waits (up to 60 s; the graph follows discovery) for a
 publisher of TOPIC from node NODE, prints the lines of rclpy's TopicEndpointInfo text from
-"QoS profile:" on, and exits.
+"Topic type hash:" on, and exits.
 """
 import sys
 import time
@@ -20,7 +20,7 @@ def main():
         found = [p for p in node.get_publishers_info_by_topic(topic) if p.node_name == wanted]
         if found:
             text = str(found[0])
-            print(text[text.index("QoS profile:"):], flush=True)
+            print(text[text.index("Topic type hash:"):], flush=True)
             break
     node.destroy_node()
     rclpy.shutdown()

@@ -296,7 +296,7 @@ impl Executor for EventsExecutor {
             }
             if !busy {
                 let next = self.timers_next.into_iter().chain(deadline).min();
-                if self.base.poller.wait(next)? == Woken::Shutdown {
+                if self.base.poller.wait(next, now)? == Woken::Shutdown {
                     return Ok(SpinOutcome::Interrupted);
                 }
                 now = os_now(ClockKind::Steady);

@@ -447,7 +447,8 @@ impl Executor for LetExecutor {
                 let start = grid.served();
                 self.run_period(start, missed);
             }
-            if deadline.is_some_and(|d| os_now(ClockKind::Steady) >= d) {
+            let steady = os_now(ClockKind::Steady);
+            if deadline.is_some_and(|d| steady >= d) {
                 return Ok(SpinOutcome::Elapsed);
             }
             let next = self
@@ -457,7 +458,7 @@ impl Executor for LetExecutor {
                 .into_iter()
                 .chain(deadline)
                 .min();
-            if self.base.poller.wait(next)? == Woken::Shutdown {
+            if self.base.poller.wait(next, steady)? == Woken::Shutdown {
                 return Ok(SpinOutcome::Interrupted);
             }
         }

@@ -42,7 +42,7 @@ use rustix::time::{
 
 use super::SpinError;
 use super::signal::Signal;
-use crate::clock::{ClockKind, Time, os_now};
+use crate::clock::Time;
 use crate::shutdown;
 
 const SIGNAL: u64 = 0;
@@ -235,21 +235,21 @@ impl Poller {
         }
     }
 
-    /// Blocks until notified, until `deadline` (steady clock) or until shutdown.
+    /// Blocks until notified, until `deadline` (steady clock) or until shutdown; `now` is the
+    /// steady time as the caller last read it (a deadline it has not reached is armed, and
+    /// fires at once if it passed meanwhile).
     ///
     /// Returns at once, without blocking, if shutdown was requested, a notification arrived
     /// since the executor last took them, or the deadline has passed; watched fds are then
     /// polled, so that they are seen by an executor that is never idle.
-    pub(crate) fn wait(&mut self, deadline: Option<Time>) -> Result<Woken, WaitError> {
+    pub(crate) fn wait(&mut self, deadline: Option<Time>, now: Time) -> Result<Woken, WaitError> {
         self.check_process()?;
         // Checked first, so that an executor that always has work still stops.
         if shutdown::requested() {
             return Ok(Woken::Shutdown);
         }
-        if let Some(d) = deadline {
-            if d <= os_now(ClockKind::Steady) {
-                return self.poll_watched();
-            }
+        if deadline.is_some_and(|d| d <= now) {
+            return self.poll_watched();
         }
         self.arm(deadline)?;
         if !self.signal.prepare_sleep() {

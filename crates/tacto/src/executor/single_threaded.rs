@@ -75,12 +75,13 @@ impl SingleThreaded {
         poller.check_process()?;
         let deadline = deadline.map(steady_time);
         let key = std::sync::Arc::as_ptr(poller.signal()) as usize;
+        // Read after each wait, and moved on by each run (see `Entry::fire`).
+        let mut now = os_now(ClockKind::Steady);
         loop {
             if stop.take_request() {
                 return Ok(SpinOutcome::Stopped);
             }
             poller.signal().take_notified();
-            let mut now = os_now(ClockKind::Steady);
             let entries = &mut self.entries;
             match self.policy.order {
                 Order::Registration => run_round(entries, stats, key, &mut now, |_| true)?,
@@ -96,9 +97,10 @@ impl SingleThreaded {
                 .filter_map(Entry::steady_deadline)
                 .chain(deadline)
                 .min();
-            if poller.wait(next)? == Woken::Shutdown {
+            if poller.wait(next, now)? == Woken::Shutdown {
                 return Ok(SpinOutcome::Interrupted);
             }
+            now = os_now(ClockKind::Steady);
         }
     }
 

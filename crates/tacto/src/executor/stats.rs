@@ -13,10 +13,11 @@ use crate::subscription::Input;
 /// Counters and timings of one executable (a node's code registered with a trigger, a callback
 /// or a timer) since it joined its executor.
 ///
-/// Kept by the executor's own thread as it runs the code, at the cost of one read of the
-/// monotonic clock per run (two for a trigger on another clock); reading them copies a few
-/// numbers per executable. A run's time counts from its activation's
-/// [`time`](crate::Activation::time) to its end.
+/// Kept by the executor's own thread as it runs the code. A run's time counts from its
+/// activation's [`time`](crate::Activation::time) to its end; the clock read at the end also
+/// serves as the next activation's time, so the figures add no clock read of their own but
+/// one per run of a subscription trigger (the first sample's arrival, read on the
+/// publisher's thread). Reading them copies a few numbers per executable.
 ///
 /// # Examples
 /// ```
@@ -140,9 +141,9 @@ impl Counters {
     }
 }
 
-/// Adds `by` to a counter only this thread writes.
+/// Adds `by` to a counter only this thread writes; u64 nanoseconds wrap after 584 years.
 fn add(counter: &AtomicU64, by: u64) {
-    counter.store(counter.load(Relaxed).saturating_add(by), Relaxed);
+    counter.store(counter.load(Relaxed).wrapping_add(by), Relaxed);
 }
 
 /// Raises a maximum only this thread writes to `to`, if higher.
@@ -244,7 +245,8 @@ impl Board {
 
 /// The nanoseconds from `from` to `to`, zero if `to` is earlier.
 pub(crate) fn nanos_between(from: Time, to: Time) -> u64 {
-    u64::try_from(to.as_nanos().saturating_sub(from.as_nanos())).unwrap_or(0)
+    // Not negative after `max`: the cast keeps the value.
+    to.as_nanos().saturating_sub(from.as_nanos()).max(0) as u64
 }
 
 fn mean(total: Duration, runs: u64) -> Duration {

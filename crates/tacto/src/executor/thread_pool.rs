@@ -585,7 +585,7 @@ impl<'a> Pool<'a> {
         let wake_at = self.wake_time(&state);
         state.leader_deadline = wake_at;
         drop(state);
-        let woken = poller.wait(wake_at);
+        let woken = poller.wait(wake_at, os_now(ClockKind::Steady));
         let mut state = self.lock();
         state.poller = Some(poller);
         match woken {

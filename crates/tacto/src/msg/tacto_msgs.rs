@@ -1,6 +1,7 @@
 //! `tacto_msgs`: what tacto processes tell about themselves; `tacto top` reads it. The
 //! definitions are also in `crates/tacto/interfaces/tacto_msgs/msg/`, which the `tacto`
-//! binary embeds so that `tacto topic echo` decodes them (a test keeps the two equal).
+//! binary embeds so that `tacto topic echo` decodes them (tests keep the two equal, type
+//! hashes included).
 
 use crate::msg::builtin_interfaces::Time;
 
@@ -8,7 +9,10 @@ use crate::msg::builtin_interfaces::Time;
 /// a second while someone subscribes, through the transport of the executor's nodes' context
 /// (see [`ContextBuilder::transport`](crate::ContextBuilder::transport)). Counters run from
 /// the executor's creation; rates come from two reports.
-#[tacto::message("tacto_msgs/msg/ExecutorStats")]
+#[tacto::message(
+    "tacto_msgs/msg/ExecutorStats",
+    hash = "RIHS01_fe6e83f6c9c89939c207e611ab183223d83cff3651d08c4849c916687611cb4f"
+)]
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ExecutorStats {
     /// When the figures were read, on the system clock.
@@ -28,7 +32,10 @@ pub struct ExecutorStats {
 }
 
 /// One executable: the figures of [`crate::ExecutableStats`], in nanoseconds.
-#[tacto::message("tacto_msgs/msg/ExecutableStats")]
+#[tacto::message(
+    "tacto_msgs/msg/ExecutableStats",
+    hash = "RIHS01_98f8abe71ebf188bf24b3ddd7633da4305cf99c5dacbf347e04cdb1745ce9054"
+)]
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ExecutableStats {
     /// The node's name.

@@ -19,7 +19,7 @@ use crate::pi_mutex::PiMutex;
 use crate::qos::Qos;
 use crate::sample::SampleInfo;
 use crate::subscription::Inbox;
-use crate::transport::{LinkReader, LinkWriter, RemoteBytes, Transport};
+use crate::transport::{LinkReader, LinkWriter, RemoteBytes, RosType, Transport};
 
 /// How a context delivers samples between its own publishers and subscriptions.
 ///
@@ -284,6 +284,15 @@ impl<T: Message> Topic<T> {
         Ok(())
     }
 
+    /// The topic's ROS type, with `T`'s hash: the links' endpoints send the hash of the Rust
+    /// type that made them.
+    fn ros_type(&self) -> RosType {
+        RosType {
+            name: self.core.ros_type,
+            hash: T::TYPE_HASH,
+        }
+    }
+
     /// The topic's writer to the context's transport, for a new publisher of `node` with
     /// `qos`: the one its other publishers of that node and QoS share, or a new one. `None`
     /// without a transport.
@@ -303,7 +312,7 @@ impl<T: Message> Topic<T> {
         if let Some(live) = live {
             return Ok(Some(live));
         }
-        let made = (transport.writer(node, &self.core.name, self.core.ros_type, qos))
+        let made = (transport.writer(node, &self.core.name, self.ros_type(), qos))
             .map_err(|error| self.link_error(error))?;
         writers.push((node.map(str::to_owned), *qos, Arc::downgrade(&made)));
         Ok(Some(made))
@@ -319,7 +328,7 @@ impl<T: Message> Topic<T> {
         let Some(transport) = &self.core.transport else {
             return Ok(None);
         };
-        (transport.reader(node, &self.core.name, self.core.ros_type, qos))
+        (transport.reader(node, &self.core.name, self.ros_type(), qos))
             .map(Some)
             .map_err(|error| self.link_error(error))
     }

@@ -18,7 +18,7 @@ use crate::service::RequestId;
 /// A transport that links nothing, as a skeleton of a real one:
 /// ```
 /// use std::sync::Arc;
-/// use tacto::transport::{LinkError, LinkReader, LinkWriter, Transport};
+/// use tacto::transport::{LinkError, LinkReader, LinkWriter, RosType, Transport};
 /// use tacto::{Context, Qos};
 ///
 /// #[derive(Debug)]
@@ -29,7 +29,7 @@ use crate::service::RequestId;
 ///         &self,
 ///         _: Option<&str>,
 ///         topic: &str,
-///         _: &'static str,
+///         _: RosType,
 ///         _: &Qos,
 ///     ) -> Result<Arc<dyn LinkWriter>, LinkError> {
 ///         Err(LinkError(format!("{topic} goes nowhere")))
@@ -38,7 +38,7 @@ use crate::service::RequestId;
 ///         &self,
 ///         _: Option<&str>,
 ///         topic: &str,
-///         _: &'static str,
+///         _: RosType,
 ///         _: &Qos,
 ///     ) -> Result<Box<dyn LinkReader>, LinkError> {
 ///         Err(LinkError(format!("{topic} comes from nowhere")))
@@ -58,7 +58,7 @@ pub trait Transport: Send + Sync + fmt::Debug {
         &self,
         node: Option<&str>,
         topic: &str,
-        ros_type: &'static str,
+        ros_type: RosType,
         qos: &Qos,
     ) -> Result<Arc<dyn LinkWriter>, LinkError>;
 
@@ -67,7 +67,7 @@ pub trait Transport: Send + Sync + fmt::Debug {
         &self,
         node: Option<&str>,
         topic: &str,
-        ros_type: &'static str,
+        ros_type: RosType,
         qos: &Qos,
     ) -> Result<Box<dyn LinkReader>, LinkError>;
 
@@ -79,8 +79,8 @@ pub trait Transport: Send + Sync + fmt::Debug {
         &self,
         node: &str,
         service: &str,
-        request_type: &'static str,
-        response_type: &'static str,
+        request_type: RosType,
+        response_type: RosType,
     ) -> Result<Option<Box<dyn ServiceLink>>, LinkError> {
         let _ = (node, service, request_type, response_type);
         Ok(None)
@@ -94,8 +94,8 @@ pub trait Transport: Send + Sync + fmt::Debug {
         &self,
         node: &str,
         service: &str,
-        request_type: &'static str,
-        response_type: &'static str,
+        request_type: RosType,
+        response_type: RosType,
         deliver: Arc<dyn Fn(i64, Vec<u8>) + Send + Sync>,
     ) -> Result<Option<Box<dyn ClientLink>>, LinkError> {
         let _ = (node, service, request_type, response_type, deliver);
@@ -107,6 +107,35 @@ pub trait Transport: Send + Sync + fmt::Debug {
     /// process with an executor then writes that one topic.
     fn carries_executor_stats(&self) -> bool {
         true
+    }
+}
+
+/// A ROS 2 message type as a transport names it on the wire: its type name, and its type
+/// hash if known (DDS endpoints send it in their USER_DATA, as ROS 2 Jazzy does).
+///
+/// # Examples
+/// ```
+/// use tacto::transport::RosType;
+///
+/// let ros_type = RosType::of::<tacto::msg::std_msgs::String>();
+/// assert_eq!(ros_type.name, "std_msgs/msg/String");
+/// assert!(ros_type.hash.unwrap().starts_with("RIHS01_"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RosType {
+    /// `package/msg/Type` (or a service's `package/srv/Type_Request`, `..._Response`).
+    pub name: &'static str,
+    /// `RIHS01_<64 hex>`, if known: see [`Message::TYPE_HASH`](crate::Message::TYPE_HASH).
+    pub hash: Option<&'static str>,
+}
+
+impl RosType {
+    /// The name and hash of `T`.
+    pub fn of<T: crate::Message>() -> RosType {
+        RosType {
+            name: T::TYPE_NAME,
+            hash: T::TYPE_HASH,
+        }
     }
 }
 
@@ -195,10 +224,11 @@ pub struct RemoteSample {
     pub info: SampleInfo,
 }
 
-/// The CDR bytes of a remote sample, left where the transport has them (a Cyclone sample, a
-/// buffer of the link's own) until the subscription decodes them, once, straight from there:
-/// no copy out of the transport. Shared: a sample read but kept clones the handle, not the
-/// bytes; the transport's hold on them is released when the last clone is dropped.
+/// The CDR bytes of a remote sample, left where the transport has them (a Cyclone sample, an
+/// iceoryx2 slot, a buffer of the link's own) until the subscription decodes them, once,
+/// straight from there: no copy out of the transport. Shared: a sample read but kept clones
+/// the handle, not the bytes; the transport's hold on them is released when the last clone is
+/// dropped.
 ///
 /// # Examples
 /// ```

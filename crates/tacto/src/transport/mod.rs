@@ -41,5 +41,5 @@ mod link;
 
 pub use link::{
     ClientLink, LinkError, LinkReader, LinkWriter, ReadOp, RemoteBytes, RemotePublishers,
-    RemoteSample, ServiceLink, Transport,
+    RemoteSample, RosType, ServiceLink, Transport,
 };

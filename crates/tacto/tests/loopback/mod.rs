@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use tacto::transport::{
-    LinkError, LinkReader, LinkWriter, ReadOp, RemoteBytes, RemoteSample, Transport,
+    LinkError, LinkReader, LinkWriter, ReadOp, RemoteBytes, RemoteSample, RosType, Transport,
 };
 use tacto::{Context, History, PublisherId, Qos, SampleInfo, Time};
 
@@ -78,7 +78,7 @@ impl Transport for Loopback {
         &self,
         _: Option<&str>,
         topic: &str,
-        _: &'static str,
+        _: RosType,
         _: &Qos,
     ) -> Result<Arc<dyn LinkWriter>, LinkError> {
         static WRITERS: AtomicU64 = AtomicU64::new(1);
@@ -97,7 +97,7 @@ impl Transport for Loopback {
         &self,
         _: Option<&str>,
         topic: &str,
-        _: &'static str,
+        _: RosType,
         qos: &Qos,
     ) -> Result<Box<dyn LinkReader>, LinkError> {
         let cache = Arc::new(Cache {

@@ -101,6 +101,11 @@ impl Part {
         lock(&self.kpis).received()
     }
 
+    /// Forgets what the KPIs recorded so far: the measured window starts now.
+    pub fn reset(&self) {
+        lock(&self.kpis).reset();
+    }
+
     /// Stops the executor and returns the command nodes' KPIs (latency, drops).
     pub fn stop(self) -> Result<RunResult, SystemError> {
         self.thread.stop();

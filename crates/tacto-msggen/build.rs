@@ -1,6 +1,6 @@
 //! Embeds the interface files of `tacto-msgs` (`../tacto-msgs/interfaces/<pkg>/{msg,srv}/`)
-//! and tacto's own (`../tacto/interfaces/`: `tacto_msgs`), so that the `tacto` binary knows the
-//! shipped types wherever it is run from.
+//! and tacto's own (`../tacto/interfaces/`: `tacto_msgs`): the generator hashes types that use
+//! them, and the `tacto` binary knows them wherever it runs.
 
 use std::fmt::Write;
 use std::path::Path;
@@ -41,7 +41,7 @@ fn main() {
     let mut code = String::from(
         "/// (package, `msg` or `srv`, type, file text) of every shipped interface file.\n",
     );
-    code.push_str("pub(crate) const SHIPPED: &[(&str, &str, &str, &str)] = &[\n");
+    code.push_str("pub const SHIPPED: &[(&str, &str, &str, &str)] = &[\n");
     for (pkg, kind, name, path) in &entries {
         writeln!(
             code,
