@@ -331,9 +331,10 @@ impl Sink for Count {
 /// Writes the encoder may make for free before counting them must pay for itself: a message
 /// of a few hundred fields is counted in well under a microsecond.
 const FREE_WRITES: usize = 256;
-/// Bytes each further write must bring on average. Counting costs about 1 ns per write here
-/// (a primitive is two: its alignment, then its bytes), copying about 0.08 ns per byte: they
-/// break even near 12 bytes a write.
+/// Bytes each further write must bring on average. Counting was measured at about 1 ns per
+/// write (a primitive is two: its alignment, then its bytes) and copying at 0.08 ns per byte
+/// (docs/benchmarks.md, "Encoding straight into Cyclone's sample"): they break even near 12
+/// bytes a write.
 const BYTES_PER_WRITE: usize = 16;
 
 /// Counts like [`Count`], but stops (with an error no caller sees) once the writes outnumber
