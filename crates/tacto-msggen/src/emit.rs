@@ -450,6 +450,8 @@ impl Scope<'_> {
                 BaseType::Primitive(Primitive::Byte | Primitive::UInt8 | Primitive::Char) => {
                     "idl::Bytes".to_owned()
                 }
+                BaseType::Primitive(Primitive::Bool) => return None,
+                BaseType::Primitive(_) => "idl::Numbers".to_owned(),
                 _ => return None,
             },
         };

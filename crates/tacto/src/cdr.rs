@@ -282,7 +282,10 @@ impl<T: Serialize> Encodable for T {
 /// The encapsulation header, the value, and the zero padding to a multiple of 4 bytes.
 fn encode<T: Serialize + ?Sized, S: Sink>(value: &T, sink: &mut S) -> Result<(), EncodeError> {
     sink.bytes(&CDR_LE)?;
-    value.serialize(&mut Encoder { sink })?;
+    value.serialize(&mut Encoder {
+        sink,
+        numbers: None,
+    })?;
     // rmw_cyclonedds sends its payloads zero-padded to 4 bytes; matching it byte for byte
     // keeps recordings and captures comparable.
     let len = sink.len();
@@ -448,6 +451,9 @@ pub fn from_bytes<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, DecodeError> {
 struct Encoder<'a, S> {
     /// Starts with the encapsulation header, which alignment does not count.
     sink: &'a mut S,
+    /// Set while [`idl::Numbers`](crate::idl::Numbers) hands over a sequence of numbers of
+    /// this size as one block of little-endian bytes.
+    numbers: Option<usize>,
 }
 
 impl<S: Sink> Encoder<'_, S> {
@@ -513,8 +519,19 @@ impl<S: Sink> ser::Serializer for &mut Encoder<'_, S> {
         self.sink.bytes(&[0])
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<(), EncodeError> {
-        // `serde_bytes` buffers are `sequence<octet>`.
-        self.put_len(v.len())?;
+        let Some(size) = self.numbers.take() else {
+            // `serde_bytes` buffers are `sequence<octet>`.
+            self.put_len(v.len())?;
+            return self.sink.bytes(v);
+        };
+        // A sequence of numbers: their count, the padding that aligns the first (none without
+        // a first), then all of them as one block (each is aligned once the first is).
+        self.put_len(v.len() / size)?;
+        if v.is_empty() {
+            return Ok(());
+        }
+        let offset = self.sink.len() - HEADER_LEN;
+        self.sink.zeros(offset.next_multiple_of(size) - offset)?;
         self.sink.bytes(v)
     }
     fn serialize_none(self) -> Result<(), EncodeError> {
@@ -539,9 +556,10 @@ impl<S: Sink> ser::Serializer for &mut Encoder<'_, S> {
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
-        _: &'static str,
+        name: &'static str,
         value: &T,
     ) -> Result<(), EncodeError> {
+        self.numbers = crate::idl::numbers_size(name);
         value.serialize(self)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
@@ -779,10 +797,37 @@ impl<'de> de::Deserializer<'de> for &mut Decoder<'de> {
     }
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
-        _: &'static str,
+        name: &'static str,
         visitor: V,
     ) -> Result<V::Value, DecodeError> {
-        visitor.visit_newtype_struct(self)
+        let Some(size) = crate::idl::numbers_size(name) else {
+            return visitor.visit_newtype_struct(self);
+        };
+        // A sequence of numbers, handed to `idl::Numbers` as one block of little-endian bytes:
+        // the count, checked against the bytes there are before anything is allocated.
+        let offset = self.pos.next_multiple_of(4);
+        let count = self.read_len()?;
+        if count == 0 {
+            return visitor.visit_borrowed_bytes(&[]);
+        }
+        self.take(self.pos.next_multiple_of(size) - self.pos)?;
+        let len = count.checked_mul(size).filter(|&n| n <= self.rest.len());
+        let Some(len) = len else {
+            return Err(DecodeError::LengthTooLarge {
+                len: u32::try_from(count).unwrap_or(u32::MAX),
+                offset,
+                remaining: self.rest.len(),
+            });
+        };
+        let bytes = self.take(len)?;
+        match self.big_endian {
+            false => visitor.visit_borrowed_bytes(bytes),
+            true => {
+                let mut swapped = bytes.to_vec();
+                swapped.chunks_exact_mut(size).for_each(<[u8]>::reverse);
+                visitor.visit_byte_buf(swapped)
+            }
+        }
     }
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
         let left = self.read_len()?;

@@ -14,6 +14,7 @@
 //! | `T[N]`, N > 32     | `[T; N]`       | [`Array<C>`]                            |
 //! | `T[<=N]`           | `Vec<T>`       | [`BoundedSequence<N, C>`]               |
 //! | `byte[]`/`uint8[]` | `Vec<u8>`      | [`Bytes`] (one copy, not one call per byte) |
+//! | `float64[]`, `int32[]`, ... | `Vec<f64>`, `Vec<i32>`, ... | [`Numbers`] (one copy, not one call per number) |
 //!
 //! `C` is the codec of the elements: [`Plain`] for anything with serde impls of its own, or
 //! one of the string codecs above (`string<=8[<=4]` is `BoundedSequence<4, BoundedString<8>>`).
@@ -86,6 +87,32 @@ pub struct BoundedSequence<const N: usize, C>(PhantomData<C>);
 #[derive(Debug)]
 pub struct Bytes;
 
+/// `T[]` of a fixed-size number type (`int8` to `uint64`, `float32`, `float64`) as one block,
+/// the same CDR as a sequence of `T`: a sensor's 4 MiB of `float32` encodes in one copy
+/// instead of a million calls. Other serde formats (human-readable ones such as JSON) see a
+/// plain sequence.
+///
+/// # Examples
+/// ```
+/// use tacto::serde::{Deserialize, Serialize};
+///
+/// #[derive(Debug, PartialEq, Serialize, Deserialize)]
+/// #[serde(crate = "tacto::serde")]
+/// struct Scan {
+///     #[serde(with = "tacto::idl::Numbers")]
+///     ranges: Vec<f32>,
+/// }
+///
+/// let scan = Scan { ranges: vec![1.5, 2.0, f32::INFINITY] };
+/// let bytes = tacto::cdr::to_vec(&scan).unwrap();
+/// // The count, then the numbers: as a sequence of `float32` is in CDR.
+/// assert_eq!(&bytes[4..8], &3u32.to_le_bytes());
+/// assert_eq!(&bytes[8..12], &1.5f32.to_le_bytes());
+/// assert_eq!(tacto::cdr::from_bytes::<Scan>(&bytes).unwrap(), scan);
+/// ```
+#[derive(Debug)]
+pub struct Numbers;
+
 /// Gives a codec the `serialize`/`deserialize` functions that `#[serde(with = "...")]` calls.
 macro_rules! serde_with_functions {
     ($(impl[$($generics:tt)*] $codec:ty;)*) => {$(
@@ -118,6 +145,7 @@ serde_with_functions! {
     impl[C] Sequence<C>;
     impl[const N: usize, C] BoundedSequence<N, C>;
     impl[] Bytes;
+    impl[] Numbers;
 }
 
 impl<T: Serialize + DeserializeOwned> Codec<T> for Plain {
@@ -390,5 +418,118 @@ impl Codec<Vec<u8>> for Bytes {
     }
     fn decode<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<u8>, D::Error> {
         deserializer.deserialize_byte_buf(BytesVisitor)
+    }
+}
+
+/// A number type that [`Numbers`] sends as a block: plain bytes, any pattern valid.
+pub trait Number: bytemuck::Pod + Serialize + DeserializeOwned {
+    /// The newtype name that tells `tacto::cdr` a block of this type follows.
+    #[doc(hidden)]
+    const BLOCK: &'static str;
+    /// The number from its little-endian bytes (`bytes.len()` is its size).
+    #[doc(hidden)]
+    fn from_le(bytes: &[u8]) -> Self;
+    /// The number with its bytes in little-endian order.
+    #[doc(hidden)]
+    fn to_le(self) -> Self;
+}
+
+macro_rules! numbers {
+    ($($ty:ty => $block:literal),* $(,)?) => {
+        $(impl Number for $ty {
+            const BLOCK: &'static str = $block;
+            fn from_le(bytes: &[u8]) -> Self {
+                <$ty>::from_le_bytes(bytes.try_into().unwrap_or_default())
+            }
+            fn to_le(self) -> Self {
+                <$ty>::from_ne_bytes(self.to_le_bytes())
+            }
+        })*
+
+        /// The size of the numbers whose block newtype `name` is, if it is one.
+        pub(crate) fn numbers_size(name: &str) -> Option<usize> {
+            match name {
+                $($block => Some(size_of::<$ty>()),)*
+                _ => None,
+            }
+        }
+    };
+}
+
+numbers! {
+    i8 => "tacto::idl::Numbers<i8>",
+    i16 => "tacto::idl::Numbers<i16>",
+    u16 => "tacto::idl::Numbers<u16>",
+    i32 => "tacto::idl::Numbers<i32>",
+    u32 => "tacto::idl::Numbers<u32>",
+    i64 => "tacto::idl::Numbers<i64>",
+    u64 => "tacto::idl::Numbers<u64>",
+    f32 => "tacto::idl::Numbers<f32>",
+    f64 => "tacto::idl::Numbers<f64>",
+}
+
+/// A block of numbers as the bytes `tacto::cdr` writes after a [`Number::BLOCK`] newtype.
+struct Block<'a, T>(&'a [T]);
+
+impl<T: Number> Serialize for Block<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if cfg!(target_endian = "little") {
+            serializer.serialize_bytes(bytemuck::cast_slice(self.0))
+        } else {
+            let swapped: Vec<T> = self.0.iter().map(|n| n.to_le()).collect();
+            serializer.serialize_bytes(bytemuck::cast_slice(&swapped))
+        }
+    }
+}
+
+/// Reads a block of little-endian numbers, or (from another format) a plain sequence.
+struct NumbersVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Number> Visitor<'de> for NumbersVisitor<T> {
+    type Value = Vec<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a sequence of numbers")
+    }
+
+    fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<Vec<T>, E> {
+        let size = size_of::<T>();
+        if bytes.len() % size != 0 {
+            return Err(E::invalid_length(bytes.len(), &self));
+        }
+        Ok(match cfg!(target_endian = "little") {
+            // One copy into the new `Vec`, whatever the bytes' alignment.
+            true => bytemuck::pod_collect_to_vec(bytes),
+            false => bytes.chunks_exact(size).map(T::from_le).collect(),
+        })
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, inner: D) -> Result<Vec<T>, D::Error> {
+        // A binary format that does not know the block: its bytes, as `Block` wrote them.
+        inner.deserialize_byte_buf(self)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Vec<T>, A::Error> {
+        ElementsVisitor::<Plain, T> {
+            bound: None,
+            what: "a sequence of numbers",
+            codec: PhantomData,
+        }
+        .visit_seq(seq)
+    }
+}
+
+impl<T: Number> Codec<Vec<T>> for Numbers {
+    fn encode<S: Serializer>(value: &Vec<T>, serializer: S) -> Result<S::Ok, S::Error> {
+        match serializer.is_human_readable() {
+            true => value.serialize(serializer),
+            false => serializer.serialize_newtype_struct(T::BLOCK, &Block(value)),
+        }
+    }
+    fn decode<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<T>, D::Error> {
+        match deserializer.is_human_readable() {
+            true => Vec::<T>::deserialize(deserializer),
+            false => deserializer.deserialize_newtype_struct(T::BLOCK, NumbersVisitor(PhantomData)),
+        }
     }
 }
