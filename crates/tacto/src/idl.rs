@@ -421,8 +421,9 @@ impl Codec<Vec<u8>> for Bytes {
     }
 }
 
-/// A number type that [`Numbers`] sends as a block: plain bytes, any pattern valid.
-pub trait Number: bytemuck::Pod + Serialize + DeserializeOwned {
+/// A number type that [`Numbers`] sends as a block: plain bytes, any pattern valid. Sealed:
+/// `tacto::cdr` knows each one's block by name.
+pub trait Number: sealed::Sealed + bytemuck::Pod + Serialize + DeserializeOwned {
     /// The newtype name that tells `tacto::cdr` a block of this type follows.
     #[doc(hidden)]
     const BLOCK: &'static str;
@@ -434,9 +435,14 @@ pub trait Number: bytemuck::Pod + Serialize + DeserializeOwned {
     fn to_le(self) -> Self;
 }
 
+mod sealed {
+    pub trait Sealed {}
+}
+
 macro_rules! numbers {
     ($($ty:ty => $block:literal),* $(,)?) => {
-        $(impl Number for $ty {
+        $(impl sealed::Sealed for $ty {}
+        impl Number for $ty {
             const BLOCK: &'static str = $block;
             fn from_le(bytes: &[u8]) -> Self {
                 <$ty>::from_le_bytes(bytes.try_into().unwrap_or_default())
