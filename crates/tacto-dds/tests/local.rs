@@ -278,7 +278,7 @@ fn take_next_cdr<T: Message>(reader: &Reader<T>) -> Vec<u8> {
 
 #[test]
 fn messages_written_in_place_or_through_a_buffer_arrive_byte_for_byte() {
-    use tacto_msgs::sensor_msgs::msg::Image;
+    use tacto_msgs::sensor_msgs::msg::{Image, JointState};
     use tacto_msgs::std_msgs::msg::Float32MultiArray;
 
     let participant = Participant::new(&isolated(198)).expect("participant");
@@ -292,12 +292,18 @@ fn messages_written_in_place_or_through_a_buffer_arrive_byte_for_byte() {
         ..Image::default()
     };
     assert!(tacto::cdr::cheap_encoded_len(&image).is_some());
-    // 100 000 numbers, too costly to count first: encoded into a buffer Cyclone copies.
+    // 100 000 numbers, one block (`idl::Numbers`): counted at once, in place too.
     let numbers = Float32MultiArray {
         data: (0..100_000).map(|k| k as f32 / 3.0).collect(),
         ..Float32MultiArray::default()
     };
-    assert!(tacto::cdr::cheap_encoded_len(&numbers).is_none());
+    assert!(tacto::cdr::cheap_encoded_len(&numbers).is_some());
+    // 20 000 short strings, too costly to count first: encoded into a buffer Cyclone copies.
+    let joints = JointState {
+        name: (0..20_000).map(|k| format!("joint_{k}")).collect(),
+        ..JointState::default()
+    };
+    assert!(tacto::cdr::cheap_encoded_len(&joints).is_none());
 
     let images = Reader::<Image>::new(&participant, "/image", Qos::default()).expect("reader");
     let image_writer = Writer::<Image>::new(&participant, "/image", Qos::default()).unwrap();
@@ -313,4 +319,9 @@ fn messages_written_in_place_or_through_a_buffer_arrive_byte_for_byte() {
         take_next_cdr(&arrays),
         tacto::cdr::to_vec(&numbers).unwrap()
     );
+
+    let states = Reader::<JointState>::new(&participant, "/joints", Qos::default()).unwrap();
+    let state_writer = Writer::<JointState>::new(&participant, "/joints", Qos::default()).unwrap();
+    state_writer.write(&joints).expect("write");
+    assert_eq!(take_next_cdr(&states), tacto::cdr::to_vec(&joints).unwrap());
 }
