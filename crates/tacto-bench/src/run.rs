@@ -114,49 +114,90 @@ pub fn run_in_child(
     after: Duration,
     interrupt: &Interrupt,
 ) -> Result<RunResult, RunError> {
-    let program = std::env::current_exe().map_err(|source| RunError::Spawn {
+    let program = this_program()?;
+    let executor = config.executor.name().to_owned();
+    let mut child = MeasuringChild::start(&program, &["run-one", topology_arg], config)?;
+    let progress = Progress::start(label, &executor, config.warmup + config.duration, after);
+    let status = wait_unless(&mut child.child, interrupt);
+    progress.finish();
+    child.result(status, executor, program)
+}
+
+/// This program, to start children of.
+fn this_program() -> Result<PathBuf, RunError> {
+    std::env::current_exe().map_err(|source| RunError::Spawn {
         program: PathBuf::from("tacto"),
         source,
-    })?;
-    let executor = config.executor.name().to_owned();
-    let mut command = child_command(&program);
-    command
-        .arg("run-one")
-        .arg(topology_arg)
-        .args(["--executor", &executor])
-        .args(["--duration", &config.duration.as_secs_f64().to_string()])
-        .args(["--warmup", &config.warmup.as_secs_f64().to_string()])
-        .args(["--crunch", &config.crunch.to_string()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = command.spawn().map_err(|source| RunError::Spawn {
-        program: program.clone(),
-        source,
-    })?;
-    let stdout = drain(child.stdout.take());
-    let stderr = drain(child.stderr.take());
-    let total = config.warmup + config.duration;
-    let progress = Progress::start(label, &executor, total, after);
-    let status = wait_unless(&mut child, interrupt);
-    progress.finish();
-    let (stdout, stderr) = (collect(stdout), collect(stderr));
-    let status = match status {
-        Ok(Some(status)) => status,
-        Ok(None) => return Err(RunError::Interrupted { executor }),
-        Err(source) => return Err(RunError::Spawn { program, source }),
-    };
-    if !status.success() {
-        return Err(RunError::Child {
-            executor,
-            status: status.to_string(),
-            stderr: stderr.trim().to_owned(),
-        });
-    }
-    let line = stdout.lines().last().unwrap_or_default();
-    serde_json::from_str(line).map_err(|e| RunError::Output {
-        executor,
-        reason: e.to_string(),
     })
+}
+
+/// A child of this program that runs `config`'s executor, crunch, warm-up and window, then
+/// prints its [`RunResult`] as one line of JSON; its pipes are drained as it runs.
+struct MeasuringChild {
+    child: Child,
+    stdout: Option<thread::JoinHandle<String>>,
+    stderr: Option<thread::JoinHandle<String>>,
+}
+
+impl MeasuringChild {
+    /// Starts `program args... --executor --crunch --duration --warmup` (see
+    /// [`child_command`]).
+    fn start<A: AsRef<std::ffi::OsStr>>(
+        program: &Path,
+        args: &[A],
+        config: &RunConfig,
+    ) -> Result<MeasuringChild, RunError> {
+        let mut command = child_command(program);
+        command
+            .args(args)
+            .args(["--executor", config.executor.name()])
+            .args(["--crunch", &config.crunch.to_string()])
+            .args(["--duration", &config.duration.as_secs_f64().to_string()])
+            .args(["--warmup", &config.warmup.as_secs_f64().to_string()])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().map_err(|source| RunError::Spawn {
+            program: program.to_owned(),
+            source,
+        })?;
+        Ok(MeasuringChild {
+            stdout: drain(child.stdout.take()),
+            stderr: drain(child.stderr.take()),
+            child,
+        })
+    }
+
+    /// What the child printed, given how it ended (`status`, from [`wait_unless`]; `None`: a
+    /// signal came, and it is killed if it was not yet). `executor` names it in errors.
+    fn result(
+        mut self,
+        status: io::Result<Option<std::process::ExitStatus>>,
+        executor: String,
+        program: PathBuf,
+    ) -> Result<RunResult, RunError> {
+        let (stdout, stderr) = (collect(self.stdout), collect(self.stderr));
+        let status = match status {
+            Ok(Some(status)) => status,
+            Ok(None) => {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                return Err(RunError::Interrupted { executor });
+            }
+            Err(source) => return Err(RunError::Spawn { program, source }),
+        };
+        if !status.success() {
+            return Err(RunError::Child {
+                executor,
+                status: status.to_string(),
+                stderr: stderr.trim().to_owned(),
+            });
+        }
+        let line = stdout.lines().last().unwrap_or_default();
+        serde_json::from_str(line).map_err(|e| RunError::Output {
+            executor,
+            reason: e.to_string(),
+        })
+    }
 }
 
 /// Runs every process of the launch file at `path` (`file`, loaded from it) on
@@ -172,63 +213,39 @@ pub fn run_launched(
     after: Duration,
     interrupt: &Interrupt,
 ) -> Result<RunResult, RunError> {
-    let program = std::env::current_exe().map_err(|source| RunError::Spawn {
-        program: PathBuf::from("tacto"),
-        source,
-    })?;
+    let program = this_program()?;
     let executor = config.executor.name().to_owned();
     let mut children = Vec::new();
     for process in &file.processes {
-        let mut command = child_command(&program);
-        command
-            .arg("launch-process")
-            .arg(path)
-            .arg(&process.name)
-            .args(["--executor", &executor])
-            .args(["--crunch", &config.crunch.to_string()])
-            .args(["--duration", &config.duration.as_secs_f64().to_string()])
-            .args(["--warmup", &config.warmup.as_secs_f64().to_string()])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+        let args: [&std::ffi::OsStr; 3] = [
+            "launch-process".as_ref(),
+            path.as_os_str(),
+            process.name.as_ref(),
+        ];
         // Children already started die with this thread, or are killed below.
-        let mut child = command.spawn().map_err(|source| RunError::Spawn {
-            program: program.clone(),
-            source,
-        })?;
-        let pipes = (drain(child.stdout.take()), drain(child.stderr.take()));
-        children.push((process.name.as_str(), child, pipes));
+        children.push((
+            process.name.as_str(),
+            MeasuringChild::start(&program, &args, config)?,
+        ));
     }
     let progress = Progress::start(label, &executor, config.warmup + config.duration, after);
     let mut statuses = Vec::new();
-    for (_, child, _) in &mut children {
-        statuses.push(wait_unless(child, interrupt));
+    for (_, child) in &mut children {
+        statuses.push(wait_unless(&mut child.child, interrupt));
     }
     progress.finish();
     let mut parts = Vec::new();
-    for ((name, mut child, (stdout, stderr)), status) in children.into_iter().zip(statuses) {
-        let (stdout, stderr) = (collect(stdout), collect(stderr));
-        let status = match status {
-            Ok(Some(status)) => status,
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(RunError::Interrupted { executor });
-            }
-            Err(source) => return Err(RunError::Spawn { program, source }),
-        };
-        if !status.success() {
-            return Err(RunError::Child {
-                executor: format!("{executor} (process {name})"),
-                status: status.to_string(),
-                stderr: stderr.trim().to_owned(),
-            });
+    for ((name, child), status) in children.into_iter().zip(statuses) {
+        let part = child.result(
+            status,
+            format!("{executor} (process {name})"),
+            program.clone(),
+        );
+        match part {
+            // One interrupted child: the run is.
+            Err(RunError::Interrupted { .. }) => return Err(RunError::Interrupted { executor }),
+            part => parts.push((name, part?)),
         }
-        let line = stdout.lines().last().unwrap_or_default();
-        let part: RunResult = serde_json::from_str(line).map_err(|e| RunError::Output {
-            executor: format!("{executor} (process {name})"),
-            reason: e.to_string(),
-        })?;
-        parts.push((name, part));
     }
     let results: Vec<&RunResult> = parts.iter().map(|(_, part)| part).collect();
     let mut result = merge(&executor, &results);
