@@ -326,10 +326,7 @@ impl<T: Message> Inbox<T> {
 /// from CDR otherwise.
 fn body<T: Message>(bytes: RemoteBytes) -> Result<Body<T>, Malformed> {
     match bytes.flat_layout() {
-        None => match crate::cdr::from_bytes::<T>(&bytes) {
-            Ok(msg) => Ok(Body::Shared(Arc::new(msg))),
-            Err(error) => Err(Malformed::Cdr(error)),
-        },
+        None => decode_cdr(&bytes).map(Body::Shared),
         Some(layout) if T::FLAT_LAYOUT == Some(layout) => {
             Body::in_place(bytes).ok_or(Malformed::Misaligned)
         }
@@ -338,6 +335,24 @@ fn body<T: Message>(bytes: RemoteBytes) -> Result<Body<T>, Malformed> {
             ours: T::FLAT_LAYOUT,
         }),
     }
+}
+
+/// The largest flat type decoded from CDR: serde builds a value on the stack before it is
+/// moved to the heap, and a thread's stack may be as small as 2 MiB.
+const MAX_FLAT_FROM_CDR: usize = 64 << 10;
+
+/// CDR decoded into a new `Arc`. Out of line, so that only this frame holds the value on the
+/// stack, not every caller's.
+#[inline(never)]
+fn decode_cdr<T: Message>(bytes: &[u8]) -> Result<Arc<T>, Malformed> {
+    if T::FLAT_LAYOUT.is_some() && size_of::<T>() > MAX_FLAT_FROM_CDR {
+        return Err(Malformed::TooLargeForCdr {
+            size: size_of::<T>(),
+        });
+    }
+    crate::cdr::from_bytes::<T>(bytes)
+        .map(Arc::new)
+        .map_err(Malformed::Cdr)
 }
 
 /// Why a serialized sample could not be read.
@@ -355,6 +370,11 @@ enum Malformed {
     },
     #[error("a flat sample whose bytes are not aligned for its type")]
     Misaligned,
+    #[error(
+        "CDR for a flat type of {size} bytes, too large to decode (serde decodes on the \
+         stack; above {MAX_FLAT_FROM_CDR} bytes only flat samples are read)"
+    )]
+    TooLargeForCdr { size: usize },
 }
 
 /// What triggers and executors need of a subscription, whatever its message type.
