@@ -213,7 +213,7 @@ enum Sender {
         _context: Context,
     },
     /// A context's publisher of the flat type of this size; each send loans a slot.
-    Flat(Box<dyn Fn(&[u8]) -> Result<()>>),
+    Flat(FlatSend),
 }
 
 impl Sender {
@@ -358,7 +358,10 @@ trait Stamped: tacto::Flat {
     fn fill(&mut self, stamp: u64, payload: &[u8]);
 }
 
-fn flat_sender<T: Stamped>(service: &str) -> Result<Box<dyn Fn(&[u8]) -> Result<()>>> {
+/// Stamps and sends one flat message, given raw's payload.
+type FlatSend = Box<dyn Fn(&[u8]) -> Result<()>>;
+
+fn flat_sender<T: Stamped>(service: &str) -> Result<FlatSend> {
     let ctx = Context::builder()
         .transport(ShmTransport::new("bench_flat_sender")?)
         .create();

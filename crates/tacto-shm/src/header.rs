@@ -47,7 +47,7 @@ pub(crate) const CDR: u32 = 0;
 pub(crate) const FLAT: u32 = 1;
 
 const _: () = assert!(std::mem::align_of::<SampleHeader>() >= tacto::flat::MAX_ALIGN);
-const _: () = assert!(std::mem::size_of::<SampleHeader>() % tacto::flat::MAX_ALIGN == 0);
+const _: () = assert!(std::mem::size_of::<SampleHeader>().is_multiple_of(tacto::flat::MAX_ALIGN));
 
 impl SampleHeader {
     /// The layout of a flat payload; `None` for CDR.

@@ -119,8 +119,10 @@ const fn fnv(mut hash: u64, bytes: &[u8]) -> u64 {
 }
 
 /// A flat message of any size, zeroed, allocated on the heap without passing the stack (an
-/// 8 MiB image would overflow it): to fill and publish with
-/// [`Publisher::publish`](crate::Publisher::publish) where no shared-memory slot is lent.
+/// 8 MiB image would overflow it): to fill, then publish with
+/// [`Publisher::publish_shared`](crate::Publisher::publish_shared)`(Arc::from(boxed))`
+/// (`Arc::from` moves it heap to heap). [`Publisher::loan_flat`](crate::Publisher::loan_flat)
+/// does this by itself when it lends no shared-memory slot.
 pub fn zeroed_box<T: Flat>() -> Box<T> {
     bytemuck::zeroed_box()
 }
