@@ -465,6 +465,21 @@ fn wait_event(
     }
 }
 
+type RawData =
+    iceoryx2::service::port_factory::publish_subscribe::PortFactory<ipc::Service, [u8], ()>;
+type RawEvents = iceoryx2::service::port_factory::event::PortFactory<ipc::Service>;
+
+/// Raw iceoryx2's two services of one path: the `[u8]` slices and the event that wakes.
+fn raw_services(node: &Node<ipc::Service>, service: &str) -> Result<(RawData, RawEvents), String> {
+    let text = |e: &dyn std::fmt::Display| e.to_string();
+    let name = ServiceName::new(&format!("rt/{service}")).map_err(|e| text(&e))?;
+    let data = (node.service_builder(&name).publish_subscribe::<[u8]>())
+        .open_or_create()
+        .map_err(|e| text(&e))?;
+    let events = (node.service_builder(&name).event().open_or_create()).map_err(|e| text(&e))?;
+    Ok((data, events))
+}
+
 /// Raw iceoryx2's sending ports: the slice publisher and the notifier that wakes the listener.
 type RawPorts = (
     iceoryx2::port::publisher::Publisher<ipc::Service, [u8], ()>,
@@ -492,19 +507,13 @@ impl Sender {
         let text = |e: &dyn std::fmt::Display| e.to_string();
         Ok(match path {
             Path::Raw => {
-                let name = ServiceName::new(&format!("rt/{service}")).map_err(|e| text(&e))?;
-                let publisher = (node.service_builder(&name).publish_subscribe::<[u8]>())
-                    .open_or_create()
-                    .map_err(|e| text(&e))?
+                let (data, events) = raw_services(node, service)?;
+                let publisher = data
                     .publisher_builder()
                     .initial_max_slice_len(size.max(8))
                     .create()
                     .map_err(|e| text(&e))?;
-                let notifier = (node.service_builder(&name).event().open_or_create())
-                    .map_err(|e| text(&e))?
-                    .notifier_builder()
-                    .create()
-                    .map_err(|e| text(&e))?;
+                let notifier = events.notifier_builder().create().map_err(|e| text(&e))?;
                 Sender::Raw(Box::new((publisher, notifier)))
             }
             Path::Intra => return Err("the intra path has no sender process".into()),
@@ -589,18 +598,9 @@ fn receiver_of(
     let text = |e: &dyn std::fmt::Display| e.to_string();
     match path {
         Path::Raw => {
-            let name = ServiceName::new(&format!("rt/{service}")).map_err(|e| text(&e))?;
-            let subscriber = (node.service_builder(&name).publish_subscribe::<[u8]>())
-                .open_or_create()
-                .map_err(|e| text(&e))?
-                .subscriber_builder()
-                .create()
-                .map_err(|e| text(&e))?;
-            let listener = (node.service_builder(&name).event().open_or_create())
-                .map_err(|e| text(&e))?
-                .listener_builder()
-                .create()
-                .map_err(|e| text(&e))?;
+            let (data, events) = raw_services(node, service)?;
+            let subscriber = data.subscriber_builder().create().map_err(|e| text(&e))?;
+            let listener = events.listener_builder().create().map_err(|e| text(&e))?;
             let size = size.max(8);
             Ok(Box::new(move || {
                 let deadline = Instant::now() + PATIENCE;
