@@ -42,6 +42,10 @@ use crate::wake_up::WakeUp;
 ///   a polling-only subscription wakes nothing.
 /// - `SampleInfo` comes from the sample's header: publish time, the tacto publisher's id and
 ///   its sequence number, as in the publishing process.
+/// - A [`Flat`](tacto::Flat) message travels as its own bytes, not CDR: copied once into the
+///   slot, or written there by the publisher through
+///   [`Publisher::loan_flat`](tacto::Publisher::loan_flat); a subscription of the same layout
+///   reads it in the slot, without decoding.
 ///
 /// # Examples
 /// ```
