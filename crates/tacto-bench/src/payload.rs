@@ -15,6 +15,14 @@
 //! | `intra` | 1         | a `std_msgs/String` through a context without transport: the `Arc` |
 //! | `raw`   | 2         | a `[u8]` slice in an iceoryx2 slot, read in place (the floor)   |
 //! | `shm`   | 2         | a `std_msgs/String` through contexts on `ShmTransport`: encoded once into the slot, decoded from it |
+//! | `raw-loan` | 2      | raw iceoryx2 as a zero-copy user writes it: the slice filled in the loaned slot, stamped last |
+//! | `flat`  | 2         | a flat message (`stamp` + bytes) through contexts on `ShmTransport`: filled in the loaned slot, stamped last, read in place |
+//!
+//! `raw` and `shm` build the message, stamp it and then copy it into the slot (tacto encodes
+//! it there): their latency includes that copy. `raw-loan` and `flat` build the message in the
+//! slot and stamp it just before sending, as zero-copy publishers do: their latency is the
+//! hand-over alone. Each tacto path is compared with the raw path that works alike (`shm` with
+//! `raw`, `flat` with `raw-loan`).
 //!
 //! Two-process paths run the receiver as a child of this program (`tacto payload-receiver`,
 //! hidden), which prints its figures as one line of JSON.
@@ -56,11 +64,15 @@ pub enum Path {
     Raw,
     /// Two processes, tacto contexts on shared memory.
     Shm,
+    /// Two processes, raw iceoryx2, the message built in the loaned slot.
+    RawLoan,
+    /// Two processes, tacto contexts on shared memory, a flat message built in the slot.
+    Flat,
 }
 
 impl Path {
     /// Every path, in the order of the table.
-    pub const ALL: [Path; 3] = [Path::Intra, Path::Raw, Path::Shm];
+    pub const ALL: [Path; 5] = [Path::Intra, Path::Raw, Path::Shm, Path::RawLoan, Path::Flat];
 
     /// The path's name in tables, options and JSON.
     pub fn name(self) -> &'static str {
@@ -68,6 +80,17 @@ impl Path {
             Path::Intra => "intra",
             Path::Raw => "raw",
             Path::Shm => "shm",
+            Path::RawLoan => "raw-loan",
+            Path::Flat => "flat",
+        }
+    }
+
+    /// The raw iceoryx2 path that works as this tacto path does, for the ratio columns.
+    pub fn reference(self) -> Option<Path> {
+        match self {
+            Path::Shm => Some(Path::Raw),
+            Path::Flat => Some(Path::RawLoan),
+            Path::Intra | Path::Raw | Path::RawLoan => None,
         }
     }
 }
@@ -155,6 +178,17 @@ pub fn run(
     count: usize,
     interrupt: &Interrupt,
 ) -> Result<PayloadReport, PayloadError> {
+    if paths.contains(&Path::Flat)
+        && let Some(&size) = sizes.iter().find(|s| !SIZES.contains(s))
+    {
+        return Err(PayloadError::Path {
+            path: Path::Flat.name(),
+            size,
+            reason: "the flat path has a message type for 64 B, 4 KiB, 64 KiB, 1 MiB, 4 MiB and \
+                     8 MiB only"
+                .into(),
+        });
+    }
     let mut report = PayloadReport {
         count,
         cells: Vec::new(),
@@ -165,7 +199,9 @@ pub fn run(
             eprintln!("[{}] {}", bytes(size), path.name());
             let cell = match path {
                 Path::Intra => intra(size, count, interrupt),
-                Path::Raw | Path::Shm => across(path, size, count, interrupt),
+                Path::Raw | Path::Shm | Path::RawLoan | Path::Flat => {
+                    across(path, size, count, interrupt)
+                }
             };
             match cell {
                 Ok(cell) => report.cells.push(cell),
@@ -489,7 +525,13 @@ type RawPorts = (
 /// The sending end of a two-process path.
 enum Sender {
     /// Boxed: iceoryx2's ports are large, and a sender is made once per path and size.
-    Raw(Box<RawPorts>),
+    Raw {
+        ports: Box<RawPorts>,
+        /// `raw-loan`: the message is built in the slot, stamped last.
+        in_place: bool,
+    },
+    /// A context's publisher of the flat type of this size, behind its sending function.
+    Flat(FlatSend),
     /// A context's publisher, its context kept alive.
     Shm {
         publisher: tacto::Publisher<Text>,
@@ -506,7 +548,7 @@ impl Sender {
     ) -> Result<Sender, String> {
         let text = |e: &dyn std::fmt::Display| e.to_string();
         Ok(match path {
-            Path::Raw => {
+            Path::Raw | Path::RawLoan => {
                 let (data, events) = raw_services(node, service)?;
                 let publisher = data
                     .publisher_builder()
@@ -514,9 +556,13 @@ impl Sender {
                     .create()
                     .map_err(|e| text(&e))?;
                 let notifier = events.notifier_builder().create().map_err(|e| text(&e))?;
-                Sender::Raw(Box::new((publisher, notifier)))
+                Sender::Raw {
+                    ports: Box::new((publisher, notifier)),
+                    in_place: path == Path::RawLoan,
+                }
             }
             Path::Intra => return Err("the intra path has no sender process".into()),
+            Path::Flat => Sender::Flat(by_size!(size, flat_sender, service)?),
             Path::Shm => {
                 let transport = ShmTransport::new("payload_sender").map_err(|e| text(&e))?;
                 let ctx = Context::builder().transport(transport).create();
@@ -535,17 +581,21 @@ impl Sender {
     /// Stamps and sends one message; `payload` is the raw path's bytes, reused.
     fn send(&self, payload: &mut [u8]) -> Result<(), String> {
         match self {
-            Sender::Raw(ports) => {
+            Sender::Raw { ports, in_place } => {
                 let (publisher, notifier) = &**ports;
-                payload[..8].copy_from_slice(&monotonic_ns().to_le_bytes());
-                let sample =
+                if !in_place {
+                    payload[..8].copy_from_slice(&monotonic_ns().to_le_bytes());
+                }
+                let slot =
                     (publisher.loan_slice_uninit(payload.len())).map_err(|e| e.to_string())?;
-                sample
-                    .write_from_slice(payload)
-                    .send()
-                    .map_err(|e| e.to_string())?;
+                let mut sample = slot.write_from_slice(payload);
+                if *in_place {
+                    sample.payload_mut()[..8].copy_from_slice(&monotonic_ns().to_le_bytes());
+                }
+                sample.send().map_err(|e| e.to_string())?;
                 notifier.notify().map_err(|e| e.to_string())?;
             }
+            Sender::Flat(send) => send(payload)?,
             Sender::Shm { publisher, .. } => {
                 send_text(publisher, payload.len());
                 if publisher.remote_writes() == 0 {
@@ -597,7 +647,7 @@ fn receiver_of(
 ) -> Result<Take, String> {
     let text = |e: &dyn std::fmt::Display| e.to_string();
     match path {
-        Path::Raw => {
+        Path::Raw | Path::RawLoan => {
             let (data, events) = raw_services(node, service)?;
             let subscriber = data.subscriber_builder().create().map_err(|e| text(&e))?;
             let listener = events.listener_builder().create().map_err(|e| text(&e))?;
@@ -623,36 +673,136 @@ fn receiver_of(
             }))
         }
         Path::Intra => Err("the intra path has no receiver process".into()),
-        Path::Shm => {
-            let transport = ShmTransport::new("payload_receiver").map_err(|e| text(&e))?;
-            let ctx = Context::builder().transport(transport).create();
-            let mut node = ctx.node("payload_receiver").map_err(|e| text(&e))?;
-            let sub = (node.subscription::<Text>(&format!("/{service}")))
-                .history(History::KeepLast(1))
-                .create()
-                .map_err(|e| text(&e))?;
-            let (tx, rx) = mpsc::channel();
-            node.execute(Trigger::on(&sub), move |_| {
-                while let Some(sample) = sub.take() {
-                    let now = monotonic_ns();
-                    let _ = tx.send(stamp_of(&sample.data, size).map(|stamp| now - stamp));
-                }
-            })
-            .map_err(|e| text(&e))?;
-            let mut executor = WaitSetExecutor::new().map_err(|e| text(&e))?;
-            executor.add(node).map_err(|e| text(&e))?;
-            // Spins until the process ends, after its figures are printed.
-            thread::spawn(move || executor.spin());
-            Ok(Box::new(move || {
-                let _keep = &ctx;
-                match rx.recv_timeout(PATIENCE) {
-                    Ok(Some(latency)) => Ok(latency),
-                    Ok(None) => Err("a message arrived without its stamp".into()),
-                    Err(e) => Err(format!("no message: {e}")),
-                }
-            }))
-        }
+        Path::Flat => by_size!(size, flat_receiver, service),
+        Path::Shm => context_receiver::<Text>(service, move |text| stamp_of(&text.data, size)),
     }
+}
+
+/// One flat message type per size of [`SIZES`]: a stamp, then the rest of the payload.
+macro_rules! flat_types {
+    ($($name:ident = $size:expr),* $(,)?) => {
+        $(
+            /// The `flat` path's message of this size.
+            #[tacto::message("tacto_bench/msg/Flat", flat)]
+            #[derive(Clone, Copy)]
+            struct $name {
+                stamp: u64,
+                #[serde(with = "tacto::idl::Array::<tacto::idl::Plain>")]
+                payload: [u8; ($size) - 8],
+            }
+
+            impl Stamped for $name {
+                fn stamp(&self) -> u64 {
+                    self.stamp
+                }
+                fn fill(&mut self, payload: &[u8]) {
+                    self.payload.copy_from_slice(&payload[8..]);
+                }
+                fn set_stamp(&mut self, stamp: u64) {
+                    self.stamp = stamp;
+                }
+            }
+        )*
+    };
+}
+
+flat_types!(
+    Flat64 = 64,
+    Flat4K = 4 << 10,
+    Flat64K = 64 << 10,
+    Flat1M = 1 << 20,
+    Flat4M = 4 << 20,
+    Flat8M = 8 << 20,
+);
+
+/// Calls `$function::<the flat type of $size bytes>($service)`.
+macro_rules! by_size {
+    ($size:expr, $function:ident, $service:expr) => {
+        match $size {
+            64 => $function::<Flat64>($service),
+            s if s == 4 << 10 => $function::<Flat4K>($service),
+            s if s == 64 << 10 => $function::<Flat64K>($service),
+            s if s == 1 << 20 => $function::<Flat1M>($service),
+            s if s == 4 << 20 => $function::<Flat4M>($service),
+            s if s == 8 << 20 => $function::<Flat8M>($service),
+            s => Err(format!("no flat message type of {s} bytes")),
+        }
+    };
+}
+use by_size;
+
+/// What the `flat` path needs of its message types.
+trait Stamped: tacto::Flat {
+    fn stamp(&self) -> u64;
+    /// Writes the payload after its first 8 bytes (the stamp's place in raw's slice).
+    fn fill(&mut self, payload: &[u8]);
+    fn set_stamp(&mut self, stamp: u64);
+}
+
+/// Builds one flat message in a loaned slot from raw's payload, stamps it and sends it.
+type FlatSend = Box<dyn Fn(&[u8]) -> Result<(), String>>;
+
+fn flat_sender<T: Stamped>(service: &str) -> Result<FlatSend, String> {
+    let text = |e: &dyn std::fmt::Display| e.to_string();
+    let transport = ShmTransport::new("payload_flat_sender").map_err(|e| text(&e))?;
+    let ctx = Context::builder().transport(transport).create();
+    let publisher = (ctx.node("payload_sender").map_err(|e| text(&e))?)
+        .publisher::<T>(&format!("/{service}"))
+        .create()
+        .map_err(|e| text(&e))?;
+    Ok(Box::new(move |payload: &[u8]| {
+        let _keep = &ctx;
+        let mut message = publisher.loan_flat();
+        if !message.is_in_place() {
+            return Err("the flat loan is not a shared-memory slot".into());
+        }
+        message.fill(payload);
+        message.set_stamp(monotonic_ns());
+        message.publish();
+        Ok(())
+    }))
+}
+
+fn flat_receiver<T: Stamped>(service: &str) -> Result<Take, String> {
+    // Read in place: the stamp is in the publisher's slot.
+    context_receiver::<T>(service, |message| Some(message.stamp()))
+}
+
+/// A receiver on a tacto context over shared memory: a triggered subscription of `T` on a
+/// wait-set executor, whose code sends each message's latency (`None`: a message without its
+/// stamp) to the receiving loop.
+fn context_receiver<T: tacto::Message>(
+    service: &str,
+    stamp: impl Fn(&T) -> Option<u64> + Send + 'static,
+) -> Result<Take, String> {
+    let text = |e: &dyn std::fmt::Display| e.to_string();
+    let transport = ShmTransport::new("payload_receiver").map_err(|e| text(&e))?;
+    let ctx = Context::builder().transport(transport).create();
+    let mut node = ctx.node("payload_receiver").map_err(|e| text(&e))?;
+    let sub = (node.subscription::<T>(&format!("/{service}")))
+        .history(History::KeepLast(1))
+        .create()
+        .map_err(|e| text(&e))?;
+    let (tx, rx) = mpsc::channel();
+    node.execute(Trigger::on(&sub), move |_| {
+        while let Some(sample) = sub.take() {
+            let now = monotonic_ns();
+            let _ = tx.send(stamp(&sample).map(|stamp| now - stamp));
+        }
+    })
+    .map_err(|e| text(&e))?;
+    let mut executor = WaitSetExecutor::new().map_err(|e| text(&e))?;
+    executor.add(node).map_err(|e| text(&e))?;
+    // Spins until the process ends, after its figures are printed.
+    thread::spawn(move || executor.spin());
+    Ok(Box::new(move || {
+        let _keep = &ctx;
+        match rx.recv_timeout(PATIENCE) {
+            Ok(Some(latency)) => Ok(latency),
+            Ok(None) => Err("a message arrived without its stamp".into()),
+            Err(e) => Err(format!("no message: {e}")),
+        }
+    }))
 }
 
 /// The table: per size, each path's p50 and p99 in µs, tacto's paths against raw iceoryx2,
@@ -679,9 +829,16 @@ pub fn table(report: &PayloadReport) -> String {
             "CPU"
         );
     }
-    let raw_ratios = paths.contains(&Path::Raw);
-    for p in paths.iter().filter(|&&p| p != Path::Raw && raw_ratios) {
-        let _ = write!(out, " | {:>7} {:>7}", format!("{}/raw", p.name()), "p99");
+    let compared: Vec<(Path, Path)> = (paths.iter())
+        .filter_map(|&p| Some((p, p.reference().filter(|r| paths.contains(r))?)))
+        .collect();
+    for (p, r) in &compared {
+        let _ = write!(
+            out,
+            " | {:>13} {:>7}",
+            format!("{}/{}", p.name(), r.name()),
+            "p99"
+        );
     }
     out.push('\n');
     for size in sizes {
@@ -700,33 +857,34 @@ pub fn table(report: &PayloadReport) -> String {
                 }
             }
         }
-        let raw = report.cell(Path::Raw, size);
-        for p in paths.iter().filter(|&&p| p != Path::Raw && raw_ratios) {
-            match (report.cell(*p, size), raw) {
+        for (p, r) in &compared {
+            match (report.cell(*p, size), report.cell(*r, size)) {
                 (Some(c), Some(r)) => {
                     let _ = write!(
                         out,
-                        " | {:>7.2} {:>7.2}",
+                        " | {:>13.2} {:>7.2}",
                         c.p50_us / r.p50_us,
                         c.p99_us / r.p99_us
                     );
                 }
                 _ => {
-                    let _ = write!(out, " | {:>7} {:>7}", "-", "-");
+                    let _ = write!(out, " | {:>13} {:>7}", "-", "-");
                 }
             }
         }
         out.push('\n');
     }
     out += "legend: p50, p99: one-way latency, µs (publish to take, wake-up included); CPU: µs of \
-            CPU per message, sender and receiver together; x/raw: that path's latency over raw \
-            iceoryx2's at the same size (p50, p99)\n";
+            CPU per message, sender and receiver together; x/y: path x's latency over that of y, \
+            the raw iceoryx2 path that works alike, at the same size (p50, p99); raw and shm \
+            stamp before copying into the slot, raw-loan and flat after building the message \
+            in it\n";
     out
 }
 
 /// Latency against payload on log axes, one line per path (p50 solid, p99 dashed).
 pub fn svg(report: &PayloadReport) -> String {
-    const COLORS: [&str; 4] = ["#4c78a8", "#f58518", "#54a24b", "#e45756"];
+    const COLORS: [&str; 5] = ["#4c78a8", "#f58518", "#54a24b", "#b279a2", "#e45756"];
     const LEFT: f64 = 70.0;
     const TOP: f64 = 40.0;
     const W: f64 = 460.0;

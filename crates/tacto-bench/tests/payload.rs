@@ -1,5 +1,6 @@
 //! `tacto bench payload`: every path delivers every message at every size asked for, across
-//! real processes, and the report says so; bad options are refused before anything runs.
+//! real processes (a flat message read in place among them), and the report says so; bad
+//! options are refused before anything runs.
 
 use std::process::Command;
 
@@ -23,7 +24,7 @@ fn every_path_measures_every_message_at_every_size() {
         "--count",
         "30",
         "--sizes",
-        "64,2M",
+        "64,1M",
         "--json",
         json.to_str().unwrap(),
         "--out",
@@ -40,7 +41,7 @@ fn every_path_measures_every_message_at_every_size() {
         .expect("the JSON is a payload report");
     assert_eq!(report.count, 30);
     assert!(!report.interrupted);
-    for size in [64, 2 << 20] {
+    for size in [64, 1 << 20] {
         for path in Path::ALL {
             let cell = (report.cell(path, size))
                 .unwrap_or_else(|| panic!("{} at {size} B ran", path.name()));
@@ -53,18 +54,21 @@ fn every_path_measures_every_message_at_every_size() {
             assert!(cell.cpu_us > 0.0, "{cell:?}");
         }
     }
-    assert_eq!(report.cells.len(), 6);
-    assert!(stdout.contains("   2 MiB |"), "{stdout}");
-    assert!(stdout.contains("shm/raw"), "{stdout}");
+    assert_eq!(report.cells.len(), 10);
+    assert!(stdout.contains("   1 MiB |"), "{stdout}");
+    assert!(
+        stdout.contains("shm/raw") && stdout.contains("flat/raw-loan"),
+        "{stdout}"
+    );
     let svg = std::fs::read_to_string(dir.join("latency-payload.svg")).unwrap();
     assert_eq!(
         svg.matches("<polyline").count(),
-        6,
-        "p50 and p99 of 3 paths"
+        10,
+        "p50 and p99 of 5 paths"
     );
     let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
     assert!(
-        md.contains("latency-payload.svg") && md.contains("2 MiB"),
+        md.contains("latency-payload.svg") && md.contains("1 MiB"),
         "{md}"
     );
     let _ = std::fs::remove_dir_all(&dir);
@@ -78,6 +82,10 @@ fn bad_options_are_refused_by_name() {
         (&["--count", "0"][..], "--count"),
         (&["--path", "dds"][..], "dds"),
         (&["--duration", "3"][..], "--duration"),
+        (
+            &["--path", "flat", "--sizes", "3K"][..],
+            "the flat path has a message type for",
+        ),
     ] {
         let out = tacto(&[&["bench", "payload"][..], args].concat());
         let err = String::from_utf8_lossy(&out.stderr);
