@@ -265,7 +265,11 @@ fn existing_type(node: &ShmNode, service_name: &ServiceName) -> Option<String> {
 /// Such a file is removed here once it is older than the creation timeout: no process can
 /// have opened a service that was never completed, and its creator has been stuck for
 /// longer than iceoryx2 itself allows.
-fn remove_half_created(node: &ShmNode, service: &ServiceName, pattern: MessagingPattern) -> bool {
+pub(crate) fn remove_half_created(
+    node: &ShmNode,
+    service: &ServiceName,
+    pattern: MessagingPattern,
+) -> bool {
     let path = static_config_path(node, service, pattern);
     let Ok(meta) = std::fs::metadata(&path) else {
         return false;
