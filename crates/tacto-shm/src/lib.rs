@@ -34,7 +34,7 @@ mod client;
 mod header;
 pub mod node;
 pub mod publisher;
-pub mod request_response;
+mod request_response;
 mod response_thread;
 mod service;
 pub mod subscriber;

@@ -83,6 +83,41 @@ pub(crate) type ServerPort = iceoryx2::port::server::Server<Ipc, [u8], RequestHe
 /// Why a service's shared-memory ports could not be opened: the text of a
 /// [`LinkError`](tacto::transport::LinkError) when a tacto `Service` or `Client` is created
 /// on [`ShmTransport`](crate::ShmTransport).
+///
+/// # Examples
+/// A service name carries one pair of types on the host, whichever process opened it first:
+/// ```
+/// use tacto::client::ClientCreateError;
+/// use tacto::msg::std_msgs::{Empty, String as Text};
+/// use tacto::{Context, ServiceType};
+/// use tacto_shm::ShmTransport;
+///
+/// struct Talk;
+/// impl ServiceType for Talk {
+///     const TYPE_NAME: &'static str = "doc/srv/Talk";
+///     type Request = Text;
+///     type Response = Text;
+/// }
+/// struct Ping;
+/// impl ServiceType for Ping {
+///     const TYPE_NAME: &'static str = "doc/srv/Ping";
+///     type Request = Empty;
+///     type Response = Empty;
+/// }
+///
+/// // Two contexts, as two processes would have: each its own iceoryx2 node.
+/// let a = Context::builder().transport(ShmTransport::new("doc_service_a")?).create();
+/// let b = Context::builder().transport(ShmTransport::new("doc_service_b")?).create();
+/// // Unique per process, so that parallel runs never share it.
+/// let name = format!("/doc_service_{}", std::process::id());
+/// let _talk = a.node("server")?.service::<Talk>(&name).create()?;
+/// let refused = b.node("client")?.client::<Ping>(&name).create();
+/// let Err(ClientCreateError::Link { error, .. }) = refused else {
+///     panic!("the types differ");
+/// };
+/// assert!(error.0.contains("std_msgs/msg/String") && error.0.contains("std_msgs/msg/Empty"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ServiceError {

@@ -93,8 +93,8 @@ pub struct RequestId {
 /// [`take_request`](Self::take_request); each is answered with
 /// [`send_response`](Self::send_response), from any thread, at any later time.
 ///
-/// In a context with a [`Transport`](crate::transport::Transport) that carries services (the
-/// DDS one), the service also answers clients of other processes: their requests wait in the
+/// In a context with a [`Transport`](crate::transport::Transport) that carries services (DDS,
+/// shared memory), the service also answers clients of other processes: their requests wait in the
 /// transport's cache, taken after the local ones (see `docs/services.md`).
 ///
 /// # Examples
