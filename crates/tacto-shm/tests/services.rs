@@ -13,7 +13,9 @@ use iceoryx2::service::ipc_threadsafe;
 use tacto::client::{CallError, ClientCreateError, SendRequestError};
 use tacto::serde::{Deserialize, Serialize};
 use tacto::service::ServiceCreateError;
-use tacto::{Context, ExecutorThread, History, Message, ServiceType, Trigger, WaitSetExecutor};
+use tacto::{
+    Context, Executor, ExecutorThread, History, Message, ServiceType, Trigger, WaitSetExecutor,
+};
 use tacto_shm::{MAX_IN_FLIGHT, ShmTransport};
 
 const ROLE: &str = "TACTO_SHM_SERVICE_ROLE";
@@ -120,7 +122,7 @@ fn child_role() {
             })
             .unwrap();
             let mut executor = WaitSetExecutor::new().unwrap();
-            tacto::Executor::add(&mut executor, node).unwrap();
+            executor.add(node).unwrap();
             let running = ExecutorThread::builder().spawn(executor).unwrap();
             println!("{SAY} ready");
             lines.for_each(drop);
@@ -161,6 +163,31 @@ fn child_role() {
                 println!("{SAY} answered {answered}");
             }
         }
+        // A client: on each `go`, COUNT paced requests, first to the service SERVICE (not
+        // waiting for answers), then, blocking, to SERVICE_trig.
+        "two_phases" => {
+            let count: i64 = std::env::var("COUNT").unwrap().parse().unwrap();
+            let polled = node.client::<AddTwoInts>(&name).create().unwrap();
+            let triggered = (node.client::<AddTwoInts>(&format!("{name}_trig")))
+                .create()
+                .unwrap();
+            println!("{SAY} ready");
+            let mut lines = lines;
+            assert_eq!(lines.next().as_deref(), Some("go"));
+            assert!(polled.wait_for_service(PATIENCE));
+            for i in 0..count {
+                polled.send_request(AddRequest { a: i, b: 0 }).unwrap();
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            println!("{SAY} sent {count}");
+            assert_eq!(lines.next().as_deref(), Some("go"));
+            for i in 0..count {
+                let response = triggered.call(AddRequest { a: i, b: 1 }, PATIENCE).unwrap();
+                assert_eq!(response.sum, i + 1);
+            }
+            println!("{SAY} called {count}");
+            lines.for_each(drop);
+        }
         other => panic!("unknown role {other}"),
     }
 }
@@ -173,10 +200,15 @@ struct Child {
 
 impl Child {
     fn spawn(role: &str, service: &str) -> Child {
+        Child::spawn_with(role, service, 0)
+    }
+
+    fn spawn_with(role: &str, service: &str, count: usize) -> Child {
         let mut process = Command::new(std::env::current_exe().unwrap())
             .args(["--exact", "child_role", "--nocapture", "--test-threads=1"])
             .env(ROLE, role)
             .env("SERVICE", service)
+            .env("COUNT", count.to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -297,6 +329,86 @@ fn many_concurrent_calls_get_their_own_responses() {
     got.sort();
     assert_eq!(got, sent);
     server.finish();
+}
+
+/// Spins `executor` in short windows until `done` holds; returns the number of windows.
+fn spin_until(executor: &mut WaitSetExecutor, what: &str, mut done: impl FnMut() -> bool) -> u64 {
+    let start = Instant::now();
+    let mut windows = 0;
+    while !done() {
+        assert!(start.elapsed() < PATIENCE, "timed out waiting until {what}");
+        executor.spin_for(Duration::from_millis(20)).unwrap();
+        windows += 1;
+    }
+    windows
+}
+
+#[test]
+fn requests_to_a_polled_service_wake_nothing_a_triggered_one_runs_its_code() {
+    let name = service_name("polled");
+    let ctx = context("parent");
+    let mut poller = ctx.node("poller").unwrap();
+    let polled = poller.service::<AddTwoInts>(&name).create().unwrap();
+    let mut reactor = ctx.node("reactor").unwrap();
+    let triggered = Arc::new(
+        (reactor.service::<AddTwoInts>(&format!("{name}_trig")))
+            .create()
+            .unwrap(),
+    );
+    let serving = triggered.clone();
+    reactor
+        .execute(Trigger::on_request(&triggered), move |_| {
+            while let Some((id, request)) = serving.take_request() {
+                serving.send_response(
+                    id,
+                    AddResponse {
+                        sum: request.a + request.b,
+                    },
+                );
+            }
+        })
+        .unwrap();
+    let mut executor = WaitSetExecutor::new().unwrap();
+    executor.add(poller).unwrap();
+    executor.add(reactor).unwrap();
+
+    // Fewer than a client's window: none is forgotten.
+    let count = 10;
+    let mut client = Child::spawn_with("two_phases", &name, count);
+    // Phase 0: paced requests to the polled service only.
+    client.tell("go");
+    let start = executor.stats();
+    let windows = spin_until(&mut executor, "the polled service's requests", || {
+        polled.pending() == count
+    });
+    let polled_stats = executor.stats();
+    assert_eq!(client.next_line(), format!("sent {count}"));
+    assert_eq!(polled_stats.executions, start.executions, "no code ran");
+    // Each window ends with its deadline: at most one wake-up each, none from the requests.
+    assert!(
+        polled_stats.wakeups - start.wakeups <= windows,
+        "{count} requests to a polled service woke the executor: {} wake-ups in {windows} windows",
+        polled_stats.wakeups - start.wakeups
+    );
+    let taken: Vec<_> = std::iter::from_fn(|| polled.take_request())
+        .map(|(_, request)| request.a)
+        .collect();
+    assert_eq!(taken, (0..count as i64).collect::<Vec<_>>());
+
+    // Phase 1: blocking calls to the triggered service wake the executor and run the code.
+    client.tell("go");
+    spin_until(&mut executor, "the triggered service's calls", || {
+        client
+            .said
+            .try_recv()
+            .ok()
+            .is_some_and(|said| said == format!("called {count}"))
+    });
+    let triggered_stats = executor.stats();
+    // One run may answer several calls: the next request can arrive while it still takes.
+    assert!(triggered_stats.executions > polled_stats.executions);
+    assert!(triggered_stats.wakeups > polled_stats.wakeups);
+    client.finish();
 }
 
 #[test]
@@ -422,7 +534,7 @@ fn a_malformed_request_is_counted_and_the_service_goes_on() {
     })
     .unwrap();
     let mut executor = WaitSetExecutor::new().unwrap();
-    tacto::Executor::add(&mut executor, node).unwrap();
+    executor.add(node).unwrap();
     let running = ExecutorThread::builder().spawn(executor).unwrap();
 
     // A raw iceoryx2 client of the same service sends 3 bytes that are no CDR request.
