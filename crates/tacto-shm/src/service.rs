@@ -73,11 +73,12 @@ impl ShmServiceLink {
         })
     }
 
-    /// What the link holds, with what waits in the port moved in first; drops taken requests
-    /// whose clients gave up.
+    /// What the link holds, with what waits in the port moved in first; drops the requests
+    /// whose clients gave up, so that `pending` counts only those still awaited.
     fn held(&self) -> (MutexGuard<'_, Held>, usize) {
         let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
         held.taken.retain(|_, request| request.is_connected());
+        held.waiting.retain(Request::is_connected);
         let mut received = 0;
         while held.waiting.len() + held.taken.len() < MAX_HELD {
             // A failed receive reads as "nothing there"; the next look tries again.
@@ -94,18 +95,13 @@ impl ShmServiceLink {
 impl ServiceLink for ShmServiceLink {
     fn take_request(&self) -> Option<(RequestId, Vec<u8>)> {
         let (mut held, _) = self.held();
-        while let Some(request) = held.waiting.pop_front() {
-            if !request.is_connected() {
-                continue;
-            }
-            let id = request.user_header().id();
-            let cdr = request.payload().to_vec();
-            // Another request under the same id (a client's sequence reused) replaces the
-            // older, whose client then hears that no answer comes.
-            held.taken.insert(id, request);
-            return Some((id, cdr));
-        }
-        None
+        let request = held.waiting.pop_front()?;
+        let id = request.user_header().id();
+        let cdr = request.payload().to_vec();
+        // Another request under the same id (a client's sequence reused) replaces the older,
+        // whose client then hears that no answer comes.
+        held.taken.insert(id, request);
+        Some((id, cdr))
     }
 
     fn pending(&self) -> usize {
