@@ -21,10 +21,11 @@ use iceoryx2::service::builder::request_response::{
 use iceoryx2::service::port_factory::client::ClientCreateError;
 use iceoryx2::service::port_factory::server::ServerCreateError;
 use iceoryx2::service::port_factory::{event, request_response};
+use iceoryx2_bb_elementary::package_version::PackageVersion;
 use tacto::RequestId;
 
 use crate::node::{Ipc, ShmNode};
-use crate::topic::remove_half_created;
+use crate::topic::{remove_half_created, static_config_path, version_in};
 use crate::wake_up::WakeUp;
 
 /// Servers of one service name on this host, all processes together. A request goes to every
@@ -148,8 +149,22 @@ pub enum ServiceError {
         /// The response type asked for here.
         requested_response: String,
     },
-    /// iceoryx2 could not open or create the request-response service (another tacto-shm or
-    /// iceoryx2 version, its limits reached, left half-created by a killed process, ...).
+    /// The service was created by another iceoryx2 version: every process of a host must use
+    /// the same one.
+    #[error(
+        "service {service:?} exists in shared memory, created by iceoryx2 {existing}; this \
+         process has iceoryx2 {ours}: all processes of a host must use the same iceoryx2 version"
+    )]
+    Version {
+        /// The iceoryx2 service.
+        service: String,
+        /// The version its static config names (`another version` if it cannot be read).
+        existing: String,
+        /// This process's iceoryx2 version.
+        ours: String,
+    },
+    /// iceoryx2 could not open or create the request-response service (another tacto-shm
+    /// layout, its limits reached, left half-created by a killed process, ...).
     #[error("cannot open the shared-memory service {service:?}: {source}")]
     Open {
         /// The iceoryx2 service.
@@ -425,11 +440,20 @@ fn classify(
     [requested_request, requested_response]: [&str; 2],
     source: RequestResponseOpenOrCreateError,
 ) -> ServiceError {
+    use RequestResponseOpenError as E;
+    if let RequestResponseOpenOrCreateError::RequestResponseOpenError(E::VersionMismatch) = source {
+        let path = static_config_path(node, service_name, MessagingPattern::RequestResponse);
+        return ServiceError::Version {
+            service: name.to_owned(),
+            existing: (std::fs::read_to_string(path).ok())
+                .and_then(|config| version_in(&config))
+                .unwrap_or_else(|| "another version".into()),
+            ours: PackageVersion::get().to_string(),
+        };
+    }
     let mismatch = matches!(
         source,
-        RequestResponseOpenOrCreateError::RequestResponseOpenError(
-            RequestResponseOpenError::IncompatibleAttributes
-        )
+        RequestResponseOpenOrCreateError::RequestResponseOpenError(E::IncompatibleAttributes)
     );
     match existing_types(node, service_name).filter(|_| mismatch) {
         Some([existing_request, existing_response]) => ServiceError::TypeMismatch {

@@ -269,7 +269,7 @@ fn classify(
 /// The iceoryx2 version a service's static config (TOML) names: its `[iceoryx2_version]`
 /// table's `major`, `minor` and `patch`. Read by hand: iceoryx2 itself refuses to read a
 /// config of another version.
-fn version_in(config: &str) -> Option<String> {
+pub(crate) fn version_in(config: &str) -> Option<String> {
     let table = config.split("[iceoryx2_version]").nth(1)?;
     let table = table.split("\n[").next()?;
     let field = |key: &str| {
@@ -329,7 +329,11 @@ pub(crate) fn remove_half_created(
 }
 
 /// Where iceoryx2 keeps the static config of `service` (`<root>/services/iox2_<hash>.service`).
-fn static_config_path(node: &ShmNode, service: &ServiceName, pattern: MessagingPattern) -> PathBuf {
+pub(crate) fn static_config_path(
+    node: &ShmNode,
+    service: &ServiceName,
+    pattern: MessagingPattern,
+) -> PathBuf {
     let global = &node.config().global;
     let hash = ServiceHash::new::<<Ipc as iceoryx2::service::Service>::ServiceNameHasher>(
         service, pattern,

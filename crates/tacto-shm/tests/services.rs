@@ -506,6 +506,65 @@ fn a_service_of_other_types_is_refused_by_name() {
     assert!(other.client::<AddTwoInts>(&name).create().is_ok());
 }
 
+/// Where iceoryx2 keeps the static config of the request-response service of `service`.
+fn static_config_path(service: &str) -> std::path::PathBuf {
+    use iceoryx2::prelude::MessagingPattern;
+    use iceoryx2::service::service_hash::ServiceHash;
+
+    let config = iceoryx2::config::Config::global_config();
+    let global = &config.global;
+    let name = ServiceName::new(&format!("rq{service}")).unwrap();
+    let hash = ServiceHash::new::<
+        <ipc_threadsafe::Service as iceoryx2::service::Service>::ServiceNameHasher,
+    >(&name, MessagingPattern::RequestResponse);
+    std::path::PathBuf::from(global.root_path().to_string())
+        .join(global.service.directory.to_string())
+        .join(format!(
+            "{}{}{}",
+            global.prefix,
+            hash.as_str(),
+            global.service.static_config_storage_suffix
+        ))
+}
+
+/// A service that another iceoryx2 version created (its static config says so) is refused
+/// with both versions named, and nothing of the existing service is touched.
+#[test]
+fn a_service_of_another_iceoryx2_version_is_refused_naming_both() {
+    let name = service_name("version");
+    let serving = context("serving");
+    let mut node = serving.node("server").unwrap();
+    let _service = node.service::<AddTwoInts>(&name).create().unwrap();
+    let path = static_config_path(&name);
+    let config = std::fs::read_to_string(&path).unwrap();
+    let table = "[iceoryx2_version]\nmajor = 0\nminor = 10\npatch = 0\n";
+    assert!(config.contains(table), "{config}");
+    // As a process of iceoryx2 0.9.3 would have written it (the file is read-only; root may
+    // write it anyway, and the test restores it before the service is removed).
+    let mut permissions = std::fs::metadata(&path).unwrap().permissions();
+    let other = config.replace(
+        table,
+        "[iceoryx2_version]\nmajor = 0\nminor = 9\npatch = 3\n",
+    );
+    std::fs::write(&path, &other).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+
+    let calling = context("calling");
+    let mut caller = calling.node("caller").unwrap();
+    let refused = caller.client::<AddTwoInts>(&name).create();
+    std::fs::write(&path, &config).unwrap();
+    permissions.set_readonly(true);
+    std::fs::set_permissions(&path, permissions).unwrap();
+    match refused {
+        Err(ClientCreateError::Link { error, .. }) => {
+            assert!(error.0.contains("iceoryx2 0.9.3"), "{error}");
+            assert!(error.0.contains("iceoryx2 0.10.0"), "{error}");
+        }
+        other => panic!("expected a version error, got {other:?}"),
+    }
+    let opened = caller.client::<AddTwoInts>(&name).create().map(drop);
+    assert!(opened.is_ok(), "the same version opens again: {opened:?}");
+}
+
 /// The layout of tacto-shm's request header, as a peer that writes garbage has it.
 #[derive(Debug, Default, Clone, Copy, ZeroCopySend)]
 #[repr(C)]
