@@ -19,6 +19,14 @@ use syn::{Data, DeriveInput, Ident, LitStr, Token, parse_macro_input};
 /// `tacto::cdr`), so declare them in the order of the `.msg` file. Serde's field attributes
 /// (`#[serde(rename = "...")]`, ...) work as with a derive of one's own.
 ///
+/// With `flat` (`#[tacto::message("my_msgs/msg/Image", flat)]`) the type is also a
+/// `tacto::Flat` message, sent between processes as its own bytes and read in place: the
+/// macro adds `#[repr(C)]` if missing, derives bytemuck's `Pod` and `Zeroable` through
+/// `tacto::bytemuck` (the type must derive `Clone` and `Copy` itself) and implements `Flat`
+/// with the layout's identity (size, alignment, type name, field names and types). A field
+/// that is not `Pod` (`String`, `Vec`, `bool`, ...), padding, or an alignment above 16 is a
+/// compile error. See `tacto::Flat`.
+///
 /// Checked at compile time, each with its own error:
 /// - the name has the form `package/msg/Type`: a package name of lowercase letters, digits
 ///   and single underscores that starts with a letter and does not end with `_` (REP 144),
@@ -70,22 +78,31 @@ pub fn message(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-/// `"pkg/msg/Type"` and, optionally, `hash = "RIHS01_..."`.
+/// `"pkg/msg/Type"` and, optionally, `hash = "RIHS01_..."` and `flat`, in any order.
 struct Args {
     type_name: LitStr,
     hash: Option<LitStr>,
+    flat: bool,
 }
 
 impl Parse for Args {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let type_name = input.parse()?;
-        let mut hash = None;
-        if input.parse::<Option<Token![,]>>()?.is_some() && !input.is_empty() {
+        let mut args = Args {
+            type_name,
+            hash: None,
+            flat: false,
+        };
+        while input.parse::<Option<Token![,]>>()?.is_some() && !input.is_empty() {
             let key: Ident = input.parse()?;
-            if key != "hash" {
+            if key == "flat" && !args.flat {
+                args.flat = true;
+                continue;
+            }
+            if key != "hash" || args.hash.is_some() {
                 return Err(syn::Error::new(
                     key.span(),
-                    "expected `hash = \"RIHS01_...\"`",
+                    "expected `hash = \"RIHS01_...\"` or `flat`, each at most once",
                 ));
             }
             input.parse::<Token![=]>()?;
@@ -96,10 +113,12 @@ impl Parse for Args {
                     "a ROS 2 type hash is `RIHS01_` and 64 lowercase hex digits",
                 ));
             }
-            hash = Some(value);
-            input.parse::<Option<Token![,]>>()?;
+            args.hash = Some(value);
         }
-        Ok(Args { type_name, hash })
+        if !input.is_empty() {
+            return Err(input.error("expected `,`"));
+        }
+        Ok(args)
     }
 }
 
@@ -167,16 +186,95 @@ fn expand(args: &Args, input: &DeriveInput) -> syn::Result<TokenStream2> {
     let hash = args.hash.as_ref().map(|hash| {
         quote! { const TYPE_HASH: ::core::option::Option<&'static str> = ::core::option::Option::Some(#hash); }
     });
+    let Some((flat_attrs, flat_items, flat_impl)) = args.flat.then(|| flat(input, type_name))
+    else {
+        return Ok(quote! {
+            #[derive(::tacto::serde::Serialize, ::tacto::serde::Deserialize)]
+            #[serde(crate = "::tacto::serde")]
+            #input
+
+            impl ::tacto::Message for #ident {
+                const TYPE_NAME: &'static str = #type_name;
+                #hash
+            }
+        });
+    };
     Ok(quote! {
         #[derive(::tacto::serde::Serialize, ::tacto::serde::Deserialize)]
         #[serde(crate = "::tacto::serde")]
+        #flat_attrs
         #input
 
         impl ::tacto::Message for #ident {
             const TYPE_NAME: &'static str = #type_name;
             #hash
+            #flat_items
         }
+
+        #flat_impl
     })
+}
+
+/// What `flat` adds: attributes on the struct (`#[repr(C)]` if missing, bytemuck's derives
+/// through `tacto::bytemuck`, which refuse padding and fields that are not `Pod`), the hidden
+/// items of `Message`, and the `Flat` impl with the layout, whose alignment is checked.
+fn flat(input: &DeriveInput, type_name: &LitStr) -> (TokenStream2, TokenStream2, TokenStream2) {
+    let ident = &input.ident;
+    let has_repr_c = input.attrs.iter().any(|attr| {
+        attr.path().is_ident("repr")
+            && attr
+                .parse_args_with(
+                    syn::punctuated::Punctuated::<syn::Meta, Token![,]>::parse_terminated,
+                )
+                .is_ok_and(|metas| metas.iter().any(|meta| meta.path().is_ident("C")))
+    });
+    let repr = (!has_repr_c).then(|| quote! { #[repr(C)] });
+    let attrs = quote! {
+        #repr
+        #[derive(::tacto::bytemuck::Pod, ::tacto::bytemuck::Zeroable)]
+        #[bytemuck(crate = "::tacto::bytemuck")]
+    };
+    // Field names and types as written: two types declared alike hash alike.
+    let mut fields = String::new();
+    if let Data::Struct(data) = &input.data {
+        for (i, field) in data.fields.iter().enumerate() {
+            let name = field
+                .ident
+                .as_ref()
+                .map_or_else(|| i.to_string(), ToString::to_string);
+            let ty = &field.ty;
+            fields.push_str(&format!("{name}:{};", quote!(#ty)));
+        }
+    }
+    let items = quote! {
+        const FLAT_LAYOUT: ::core::option::Option<::tacto::FlatLayout> =
+            ::core::option::Option::Some(<Self as ::tacto::Flat>::LAYOUT);
+        #[inline(always)]
+        fn flat_bytes(&self) -> ::core::option::Option<&[u8]> {
+            ::core::option::Option::Some(::tacto::flat::bytes(self))
+        }
+        #[inline(always)]
+        fn flat_view(bytes: &[u8]) -> ::core::option::Option<&Self> {
+            ::tacto::flat::view(bytes)
+        }
+    };
+    let flat_impl = quote! {
+        impl ::tacto::Flat for #ident {
+            const LAYOUT: ::tacto::FlatLayout = ::tacto::FlatLayout::new(
+                #type_name,
+                ::core::mem::size_of::<#ident>(),
+                ::core::mem::align_of::<#ident>(),
+                #fields,
+            );
+        }
+
+        const _: () = ::core::assert!(
+            ::core::mem::align_of::<#ident>() <= ::tacto::flat::MAX_ALIGN,
+            "a flat message's alignment must be at most tacto::flat::MAX_ALIGN (16): the \
+             shared-memory slot is aligned to that"
+        );
+    };
+    (attrs, items, flat_impl)
 }
 
 /// Checks `package/msg/Type`, and says what is wrong otherwise.

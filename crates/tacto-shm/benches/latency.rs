@@ -2,7 +2,10 @@
 //! iceoryx2 (a `[u8]` slice, read in place) against tacto-shm (a `std_msgs/String` of the
 //! same size, CDR-encoded straight into the slot, decoded on receipt) and against the same
 //! through a tacto `Context` on `ShmTransport` (a publisher's loan; a triggered subscription
-//! on a wait-set executor), in the same run.
+//! on a wait-set executor), and against a flat message of the same size through the same
+//! context path (`stamp` + `[u8; N - 8]`: `loan_flat` lends the shared-memory slot, the sender
+//! writes the stamp and copies the payload into it as raw does, the receiver reads the stamp
+//! in place), in the same run.
 //!
 //! `cargo bench -p tacto-shm --bench latency` (`TACTO_SHM_BENCH_COUNT=200` for a quick run).
 //!
@@ -38,6 +41,7 @@ enum Path {
     Raw,
     Shm,
     Ctx,
+    Flat,
 }
 
 impl Path {
@@ -46,6 +50,7 @@ impl Path {
             Path::Raw => "raw",
             Path::Shm => "shm",
             Path::Ctx => "ctx",
+            Path::Flat => "flat",
         }
     }
 }
@@ -59,6 +64,7 @@ fn main() -> Result<()> {
         let path = match role.as_str() {
             "raw" => Path::Raw,
             "shm" => Path::Shm,
+            "flat" => Path::Flat,
             _ => Path::Ctx,
         };
         let var = |name: &str| std::env::var(name).unwrap();
@@ -77,7 +83,7 @@ fn main() -> Result<()> {
         .unwrap_or(1000);
     println!("one-way latency, 2 processes, {count} messages per size after {WARMUP} warm-up");
     println!(
-        "{:>8} | {:>8} {:>8} | {:>8} {:>8} | {:>8} {:>8} | {:>5} {:>5} {:>5} {:>5} | {:>8} {:>8} {:>8}",
+        "{:>8} | {:>8} {:>8} | {:>8} {:>8} | {:>8} {:>8} | {:>8} {:>8} | {:>5} {:>5} {:>5} {:>5} {:>6} | {:>8} {:>8} {:>8} {:>8}",
         "payload",
         "raw p50",
         "raw p99",
@@ -85,21 +91,26 @@ fn main() -> Result<()> {
         "shm p99",
         "ctx p50",
         "ctx p99",
+        "flat p50",
+        "flat p99",
         "shm x",
         "ctx x",
         "shm99x",
         "ctx99x",
+        "flat x",
         "raw CPU",
         "shm CPU",
         "ctx CPU",
+        "flat CPU",
     );
     for size in SIZES {
         let raw = run(Path::Raw, size, count)?;
         let shm = run(Path::Shm, size, count)?;
         let ctx = run(Path::Ctx, size, count)?;
+        let flat = run(Path::Flat, size, count)?;
         let x = |a: u64, b: u64| a as f64 / b as f64;
         println!(
-            "{:>8} | {:>8} {:>8} | {:>8} {:>8} | {:>8} {:>8} | {:>5.2} {:>5.2} {:>5.2} {:>5.2} | {:>8} {:>8} {:>8}",
+            "{:>8} | {:>8} {:>8} | {:>8} {:>8} | {:>8} {:>8} | {:>8} {:>8} | {:>5.2} {:>5.2} {:>5.2} {:>5.2} {:>6.2} | {:>8} {:>8} {:>8} {:>8}",
             bytes(size),
             micros(raw.p50),
             micros(raw.p99),
@@ -107,13 +118,17 @@ fn main() -> Result<()> {
             micros(shm.p99),
             micros(ctx.p50),
             micros(ctx.p99),
+            micros(flat.p50),
+            micros(flat.p99),
             x(shm.p50, raw.p50),
             x(ctx.p50, raw.p50),
             x(shm.p99, raw.p99),
             x(ctx.p99, raw.p99),
+            x(flat.p50, raw.p50),
             micros(raw.cpu_per_message),
             micros(shm.cpu_per_message),
             micros(ctx.cpu_per_message),
+            micros(flat.cpu_per_message),
         );
     }
     println!(
@@ -197,6 +212,8 @@ enum Sender {
         publisher: tacto::Publisher<Text>,
         _context: Context,
     },
+    /// A context's publisher of the flat type of this size; each send loans a slot.
+    Flat(FlatSend),
 }
 
 impl Sender {
@@ -246,6 +263,7 @@ impl Sender {
                     _context: ctx,
                 }
             }
+            Path::Flat => Sender::Flat(by_size!(size, flat_sender, service)?),
         })
     }
 
@@ -277,9 +295,121 @@ impl Sender {
                     return Err("the context path did not reach shared memory".into());
                 }
             }
+            Sender::Flat(send) => send(payload)?,
         }
         Ok(())
     }
+}
+
+/// One flat message type per payload size: a stamp, then the rest of the payload.
+macro_rules! flat_types {
+    ($($name:ident = $size:expr),* $(,)?) => {
+        $(
+            #[tacto::message("tacto_bench/msg/Flat", flat)]
+            #[derive(Clone, Copy)]
+            struct $name {
+                stamp: u64,
+                #[serde(with = "tacto::idl::Array::<tacto::idl::Plain>")]
+                payload: [u8; ($size) - 8],
+            }
+
+            impl Stamped for $name {
+                fn stamp(&self) -> u64 {
+                    self.stamp
+                }
+                fn fill(&mut self, stamp: u64, payload: &[u8]) {
+                    self.stamp = stamp;
+                    self.payload.copy_from_slice(&payload[8..]);
+                }
+            }
+        )*
+    };
+}
+
+flat_types!(
+    Flat64 = 64,
+    Flat4K = 4 << 10,
+    Flat64K = 64 << 10,
+    Flat1M = 1 << 20,
+    Flat4M = 4 << 20,
+    Flat8M = 8 << 20,
+);
+
+/// Calls `$function::<the flat type of $size bytes>($args)`.
+macro_rules! by_size {
+    ($size:expr, $function:ident, $($args:expr),*) => {
+        match $size {
+            64 => $function::<Flat64>($($args),*),
+            s if s == 4 << 10 => $function::<Flat4K>($($args),*),
+            s if s == 64 << 10 => $function::<Flat64K>($($args),*),
+            s if s == 1 << 20 => $function::<Flat1M>($($args),*),
+            s if s == 4 << 20 => $function::<Flat4M>($($args),*),
+            s if s == 8 << 20 => $function::<Flat8M>($($args),*),
+            s => Err(format!("no flat type of {s} bytes").into()),
+        }
+    };
+}
+use by_size;
+
+/// What the bench needs of a flat type.
+trait Stamped: tacto::Flat {
+    fn stamp(&self) -> u64;
+    /// Writes the stamp and the payload (after its first 8 bytes, the stamp's place in raw).
+    fn fill(&mut self, stamp: u64, payload: &[u8]);
+}
+
+/// Stamps and sends one flat message, given raw's payload.
+type FlatSend = Box<dyn Fn(&[u8]) -> Result<()>>;
+
+fn flat_sender<T: Stamped>(service: &str) -> Result<FlatSend> {
+    let ctx = Context::builder()
+        .transport(ShmTransport::new("bench_flat_sender")?)
+        .create();
+    let publisher = ctx
+        .node("bench_sender")?
+        .publisher::<T>(&format!("/{service}"))
+        .create()?;
+    Ok(Box::new(move |payload: &[u8]| {
+        let _keep = &ctx;
+        let mut message = publisher.loan_flat();
+        if !message.is_in_place() {
+            return Err("the flat loan is not a shared-memory slot".into());
+        }
+        message.fill(monotonic_ns(), payload);
+        message.publish();
+        Ok(())
+    }))
+}
+
+fn flat_receiver<T: Stamped>(service: &str) -> Result<Box<dyn FnMut() -> Result<u64>>> {
+    let ctx = Context::builder()
+        .transport(ShmTransport::new("bench_flat_receiver")?)
+        .create();
+    let mut node = ctx.node("bench_receiver")?;
+    let sub = node
+        .subscription::<T>(&format!("/{service}"))
+        .history(History::KeepLast(1))
+        .create()?;
+    let mut executor = WaitSetExecutor::new()?;
+    let stop = executor.stop_handle();
+    let latest = Arc::new(Mutex::new(None));
+    let seen = latest.clone();
+    node.execute(Trigger::on(&sub), move |_| {
+        if let Some(sample) = sub.take() {
+            // Read in place: the stamp is in the publisher's slot.
+            let latency = monotonic_ns() - sample.stamp();
+            *seen.lock().unwrap() = Some(latency);
+            stop.stop();
+        }
+    })?;
+    executor.add(node)?;
+    Ok(Box::new(move || {
+        let _keep = &ctx;
+        if executor.spin_for(PATIENCE)? != SpinOutcome::Stopped {
+            return Err("no sample within the patience".into());
+        }
+        latest.lock().unwrap().take().ok_or("no sample".into())
+    }))
 }
 
 /// The receiver process: takes `count` messages after the warm-up, prints
@@ -376,6 +506,7 @@ fn receive(path: Path, service: &str, size: usize, count: usize) -> Result<()> {
                 Ok(now - stamp)
             })
         }
+        Path::Flat => by_size!(size, flat_receiver, service)?,
     };
     ack.notify()?; // ready
     for i in 0..WARMUP + count {

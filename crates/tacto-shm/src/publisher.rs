@@ -12,10 +12,11 @@ use iceoryx2::port::notifier::{Notifier, NotifierCreateError, NotifierNotifyErro
 use iceoryx2::port::publisher::{Publisher, PublisherCreateError};
 use iceoryx2::port::{LoanError, SendError};
 use iceoryx2::prelude::{AllocationStrategy, PortFactory as _};
+use iceoryx2::sample_mut::SampleMut;
 use tacto::cdr::EncodeError;
-use tacto::{Message, PublisherId};
+use tacto::{FlatLayout, Message, PublisherId};
 
-use crate::header::SampleHeader;
+use crate::header::{CDR, FLAT, SampleHeader};
 use crate::node::{Ipc, ShmNode};
 use crate::topic::{DATA_EVENT, Topic, TopicError};
 
@@ -182,11 +183,11 @@ impl<T: Message> ShmPublisher<T> {
     pub fn publish(&self, message: &T) -> Result<Delivery, PublishError> {
         let len = tacto::cdr::encoded_len(message)?;
         let mut sequence = self.lock();
-        let delivery = self
-            .port
-            .send(now_ns(), *sequence + 1, self.port.id, len, |slot| {
-                tacto::cdr::encode_to_slice(message, slot).map_err(PublishError::Encode)
-            })?;
+        let delivery =
+            self.port
+                .send(now_ns(), *sequence + 1, self.port.id, len, None, |slot| {
+                    tacto::cdr::encode_to_slice(message, slot).map_err(PublishError::Encode)
+                })?;
         *sequence += 1;
         Ok(delivery)
     }
@@ -203,6 +204,7 @@ impl<T: Message> ShmPublisher<T> {
             *sequence + 1,
             self.port.id,
             payload.len(),
+            None,
             |slot| Ok(copy_into(slot, payload)),
         )?;
         *sequence += 1;
@@ -303,27 +305,21 @@ impl Port {
     }
 
     /// Loans a slot of `len` bytes, has `fill` write all of them (it returns how many it
-    /// wrote), stamps the header and sends; then wakes the listeners, if any.
+    /// wrote), stamps the header and sends; then wakes the listeners, if any. `flat` is the
+    /// layout of a flat message's bytes, `None` for CDR.
     pub(crate) fn send(
         &self,
         publish_time_ns: i64,
         sequence: u64,
         publisher: PublisherId,
         len: usize,
+        flat: Option<FlatLayout>,
         fill: impl FnOnce(&mut [MaybeUninit<u8>]) -> Result<usize, PublishError>,
     ) -> Result<Delivery, PublishError> {
         let mut sample = self
             .port
             .loan_slice_uninit(len)
             .map_err(|source| PublishError::Loan { len, source })?;
-        *sample.user_header_mut() = SampleHeader {
-            publish_time_ns,
-            publisher_created_ns: self.created_ns,
-            sequence,
-            publisher: publisher.0,
-            process_id: self.process_id,
-            reserved: 0,
-        };
         let written = fill(sample.payload_mut())?;
         if written != len {
             return Err(PublishError::Length { len, written });
@@ -332,6 +328,40 @@ impl Port {
         // (`encode_to_slice` and `copy_into` initialize every byte they count),
         // and `written == len`: every byte of the payload is initialized.
         let sample = unsafe { sample.assume_init() };
+        self.send_filled(sample, publish_time_ns, sequence, publisher, flat)
+    }
+
+    /// A zeroed slot of `len` bytes, for a flat message written in place and sent with
+    /// [`send_filled`](Self::send_filled).
+    pub(crate) fn loan_zeroed(&self, len: usize) -> Result<Filled, PublishError> {
+        let mut sample = self
+            .port
+            .loan_slice_uninit(len)
+            .map_err(|source| PublishError::Loan { len, source })?;
+        sample.payload_mut().fill(MaybeUninit::new(0));
+        // SAFETY: every byte of the payload was just written (zero).
+        Ok(unsafe { sample.assume_init() })
+    }
+
+    /// Stamps the header of a filled slot and sends it; then wakes the listeners, if any.
+    pub(crate) fn send_filled(
+        &self,
+        mut sample: Filled,
+        publish_time_ns: i64,
+        sequence: u64,
+        publisher: PublisherId,
+        flat: Option<FlatLayout>,
+    ) -> Result<Delivery, PublishError> {
+        *sample.user_header_mut() = SampleHeader {
+            publish_time_ns,
+            publisher_created_ns: self.created_ns,
+            sequence,
+            publisher: publisher.0,
+            process_id: self.process_id,
+            format: if flat.is_some() { FLAT } else { CDR },
+            flat_size: flat.map_or(0, |layout| layout.size),
+            flat_hash: flat.map_or(0, |layout| layout.hash),
+        };
         let subscribers = sample.send().map_err(PublishError::Send)?;
         // Listeners exist only for subscribers that asked for wake-ups; with none, a
         // polling-only topic costs no system call here.
@@ -343,6 +373,9 @@ impl Port {
         Ok(Delivery { subscribers, woken })
     }
 }
+
+/// A loaned slot whose bytes are all written, not sent yet.
+pub(crate) type Filled = SampleMut<Ipc, [u8], SampleHeader>;
 
 /// Copies `bytes` to the start of `slot` (as long at least); returns how many it wrote.
 pub(crate) fn copy_into(slot: &mut [MaybeUninit<u8>], bytes: &[u8]) -> usize {

@@ -204,6 +204,11 @@ impl<T: Message> ShmSubscriber<T> {
             let Some((slot, info)) = self.inlet.receive()? else {
                 return Ok(None);
             };
+            // A flat message's bytes are not CDR: a Context's subscription reads those.
+            if slot.user_header().flat_layout().is_some() {
+                self.inlet.count_malformed();
+                continue;
+            }
             match tacto::cdr::from_bytes::<T>(slot.payload()) {
                 Ok(message) => return Ok(Some(Received { message, info })),
                 Err(_) => self.inlet.count_malformed(),

@@ -10,14 +10,14 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use tacto::cdr::Encodable;
 use tacto::transport::{
-    ClientLink, LinkError, LinkReader, LinkWriter, ReadOp, RemoteBytes, RemotePublishers,
-    RemoteSample, RosType, ServiceLink, Transport,
+    ClientLink, LinkError, LinkReader, LinkWriter, LoanedSlot, ReadOp, RemoteBytes,
+    RemotePublishers, RemoteSample, RosType, ServiceLink, Transport,
 };
-use tacto::{History, Qos, SampleInfo};
+use tacto::{FlatLayout, History, Qos, SampleInfo};
 
 use crate::client::ShmClientLink;
 use crate::node::{NodeError, ShmNode};
-use crate::publisher::{Port, PublishError, copy_into};
+use crate::publisher::{Filled, Port, PublishError, copy_into};
 use crate::service::ShmServiceLink;
 use crate::subscriber::{Inlet, Slot};
 use crate::topic::{MAX_DEPTH, MAX_HELD};
@@ -44,6 +44,10 @@ use crate::wake_up::WakeUp;
 ///   a polling-only subscription wakes nothing.
 /// - `SampleInfo` comes from the sample's header: publish time, the tacto publisher's id and
 ///   its sequence number, as in the publishing process.
+/// - A [`Flat`](tacto::Flat) message travels as its own bytes, not CDR: copied once into the
+///   slot, or written there by the publisher through
+///   [`Publisher::loan_flat`](tacto::Publisher::loan_flat); a subscription of the same layout
+///   reads it in the slot, without decoding.
 ///
 /// # Examples
 /// ```
@@ -94,7 +98,9 @@ impl Transport for ShmTransport {
         _qos: &Qos,
     ) -> Result<Arc<dyn LinkWriter>, LinkError> {
         let port = Port::open(&self.node, topic, ros_type.name, None).map_err(link_error)?;
-        Ok(Arc::new(ShmLinkWriter { port }))
+        Ok(Arc::new(ShmLinkWriter {
+            port: Arc::new(port),
+        }))
     }
 
     fn reader(
@@ -157,11 +163,11 @@ impl Transport for ShmTransport {
     }
 }
 
-/// A topic's publisher port, shared by the publishers of one node and QoS; each sample
-/// carries its own tacto publisher's id and sequence number.
+/// A topic's publisher port, shared by the publishers of one node and QoS (and their loaned
+/// slots); each sample carries its own tacto publisher's id and sequence number.
 #[derive(Debug)]
 struct ShmLinkWriter {
-    port: Port,
+    port: Arc<Port>,
 }
 
 impl LinkWriter for ShmLinkWriter {
@@ -174,7 +180,7 @@ impl LinkWriter for ShmLinkWriter {
         let now = crate::publisher::now_ns();
         let id = self.port.id;
         self.port
-            .send(now, 0, id, cdr.len(), |slot| Ok(copy_into(slot, cdr)))
+            .send(now, 0, id, cdr.len(), None, |slot| Ok(copy_into(slot, cdr)))
             .map(drop)
             .map_err(link_error)
     }
@@ -183,15 +189,89 @@ impl LinkWriter for ShmLinkWriter {
         let len = message.encoded_len().map_err(link_error)?;
         let publish_time = info.publish_time.as_nanos();
         self.port
-            .send(publish_time, info.sequence, info.publisher, len, |slot| {
-                message.encode_to_slice(slot).map_err(PublishError::Encode)
-            })
+            .send(
+                publish_time,
+                info.sequence,
+                info.publisher,
+                len,
+                None,
+                |slot| message.encode_to_slice(slot).map_err(PublishError::Encode),
+            )
             .map(drop)
             .map_err(link_error)
     }
 
+    /// The message's own bytes, copied once into the slot: no encoding.
+    fn write_flat(
+        &self,
+        _message: &dyn Encodable,
+        bytes: &[u8],
+        layout: FlatLayout,
+        info: &SampleInfo,
+    ) -> Result<(), LinkError> {
+        let publish_time = info.publish_time.as_nanos();
+        self.port
+            .send(
+                publish_time,
+                info.sequence,
+                info.publisher,
+                bytes.len(),
+                Some(layout),
+                |slot| Ok(copy_into(slot, bytes)),
+            )
+            .map(drop)
+            .map_err(link_error)
+    }
+
+    /// A zeroed slot of the message's size, aligned for it (see `SampleHeader`); `None` if
+    /// shared memory has none to lend now, and the publisher uses the heap.
+    fn loan_flat(&self, layout: FlatLayout) -> Option<Box<dyn LoanedSlot>> {
+        let len = usize::try_from(layout.size).ok()?;
+        let sample = self.port.loan_zeroed(len).ok()?;
+        Some(Box::new(ShmSlot {
+            sample,
+            layout,
+            port: self.port.clone(),
+        }))
+    }
+
     fn incompatible_qos(&self) -> u64 {
         0
+    }
+}
+
+/// A slot lent for a flat message written in place.
+struct ShmSlot {
+    sample: Filled,
+    layout: FlatLayout,
+    port: Arc<Port>,
+}
+
+impl LoanedSlot for ShmSlot {
+    fn bytes(&self) -> &[u8] {
+        self.sample.payload()
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        self.sample.payload_mut()
+    }
+
+    fn send(self: Box<Self>, info: &SampleInfo) -> Result<(), LinkError> {
+        let ShmSlot {
+            sample,
+            layout,
+            port,
+        } = *self;
+        let publish_time = info.publish_time.as_nanos();
+        port.send_filled(
+            sample,
+            publish_time,
+            info.sequence,
+            info.publisher,
+            Some(layout),
+        )
+        .map(drop)
+        .map_err(link_error)
     }
 }
 
@@ -255,11 +335,17 @@ impl ShmLinkReader {
                     }
                 }
             }
-            let cdr = match HeldSlot::hold(slot, &self.held) {
+            let flat = slot.user_header().flat_layout();
+            let bytes = match HeldSlot::hold(slot, &self.held) {
                 Ok(held) => RemoteBytes::new(held),
                 // Every slot the link may hold is held (deep histories, samples a LET freeze
                 // moved into the local history): a copy, and the slot back to its publisher.
                 Err(slot) => slot.payload().to_vec().into(),
+            };
+            // A flat message's own bytes: read in place by a subscription of its layout.
+            let cdr = match flat {
+                Some(layout) => RemoteBytes::flat(layout, bytes),
+                None => bytes,
             };
             cache.samples.push_back((RemoteSample { cdr, info }, false));
             stored += 1;

@@ -63,6 +63,7 @@ mod clock;
 mod context;
 mod exchange;
 pub mod executor;
+pub mod flat;
 mod history;
 pub mod idl;
 mod message;
@@ -79,6 +80,9 @@ pub mod timer;
 pub mod transport;
 mod trigger;
 
+/// The bytemuck that [`Flat`] messages build on: `#[tacto::message(.., flat)]` derives its
+/// `Pod` and `Zeroable` through it, so a crate with flat messages needs no bytemuck of its own.
+pub use bytemuck;
 pub use callback_group::{CallbackGroup, CallbackGroupKind};
 pub use client::{CallError, Client, ClientBuilder, ClientCreateError, SendRequestError};
 pub use clock::{Clock, ClockKind, Time};
@@ -89,13 +93,14 @@ pub use executor::{
     SpinOutcome, StopHandle, ThreadPoolBuilder, ThreadPoolCreateError, ThreadPoolExecutor,
     WaitSetExecutor,
 };
+pub use flat::{Flat, FlatLayout, FlatString, FlatStringError};
 pub use history::History;
 pub use message::Message;
 pub use node::{
     ExecuteInError, Node, NodeCreateError, PublisherBuilder, SubscriptionBuilder,
     SubscriptionCreateError,
 };
-pub use publisher::{Loan, Publisher};
+pub use publisher::{FlatLoan, Loan, Publisher};
 pub use qos::{Durability, Liveliness, Qos, Reliability};
 pub use sample::{PublisherId, Sample, SampleInfo};
 /// The serde that tacto's messages serialize through. [`message`] derives with it, so a crate

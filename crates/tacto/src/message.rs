@@ -56,4 +56,25 @@ pub trait Message: Serialize + DeserializeOwned + Send + Sync + 'static {
     /// (`#[tacto::message("pkg/msg/T", hash = "RIHS01_...")]`). DDS endpoints send it in
     /// their USER_DATA as ROS 2 Jazzy does; `None` sends none, which peers accept.
     const TYPE_HASH: Option<&'static str> = None;
+
+    /// The layout of a [`Flat`](crate::Flat) type, `None` for others: how the runtime, generic
+    /// over `Message`, finds the flat case. Filled in by `#[tacto::message(.., flat)]`.
+    #[doc(hidden)]
+    const FLAT_LAYOUT: Option<crate::FlatLayout> = None;
+
+    /// A flat message's bytes; `None` for other types.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn flat_bytes(&self) -> Option<&[u8]> {
+        None
+    }
+
+    /// `bytes` read in place as a flat message, if they have its size and alignment; `None`
+    /// for other types.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn flat_view(bytes: &[u8]) -> Option<&Self> {
+        let _ = bytes;
+        None
+    }
 }

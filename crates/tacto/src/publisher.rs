@@ -8,11 +8,12 @@ use std::sync::{Arc, OnceLock};
 
 use crate::cdr::EncodeError;
 use crate::clock::system_now;
+use crate::flat::Flat;
 use crate::message::Message;
 use crate::pi_mutex::PiMutex;
 use crate::sample::{PublisherId, SampleInfo};
-use crate::transport::LinkWriter;
 use crate::transport::intra::Topic;
+use crate::transport::{LinkWriter, LoanedSlot};
 
 /// How many published loans a publisher keeps for reuse: a message comes back to the pool
 /// once every subscriber has released it.
@@ -157,6 +158,59 @@ impl<T: Message> Publisher<T> {
         }
     }
 
+    /// Lends a zeroed [`Flat`] message to fill in place: while a subscription of another
+    /// process listens on a transport with slots of its own (shared memory), the transport's
+    /// slot itself, which [`FlatLoan::publish`] sends as it is, with no copy and no encoding;
+    /// subscriptions of this process then get one copy of it. Otherwise a zeroed message on
+    /// the heap (never on the stack, however large), published as
+    /// [`publish_shared`](Self::publish_shared) would.
+    ///
+    /// A loan not published returns its slot when dropped.
+    ///
+    /// # Examples
+    /// ```
+    /// use tacto::Context;
+    ///
+    /// #[tacto::message("my_msgs/msg/Image", flat)]
+    /// #[derive(Clone, Copy)]
+    /// struct Image {
+    ///     stamp_ns: i64,
+    ///     #[serde(with = "tacto::idl::Array::<tacto::idl::Plain>")]
+    ///     pixels: [u8; 1 << 20],
+    /// }
+    ///
+    /// let ctx = Context::new();
+    /// let mut node = ctx.node("camera").unwrap();
+    /// let publisher = node.publisher::<Image>("image").create().unwrap();
+    /// let sub = node.subscription::<Image>("image").create().unwrap();
+    ///
+    /// let mut image = publisher.loan_flat();
+    /// image.stamp_ns = 7;
+    /// image.pixels[..3].copy_from_slice(b"rgb");
+    /// image.publish();
+    /// let sample = sub.take().unwrap();
+    /// assert_eq!((sample.stamp_ns, &sample.pixels[..4]), (7, &b"rgb\0"[..]));
+    /// ```
+    pub fn loan_flat(&self) -> FlatLoan<'_, T>
+    where
+        T: Flat,
+    {
+        let slot = (self.shared.link.as_ref())
+            .filter(|link| link.has_remote_readers())
+            .and_then(|link| link.loan_flat(T::LAYOUT))
+            // A slot that does not view as `T` (a transport breaking its promise of size and
+            // alignment) is returned, and the heap used.
+            .filter(|slot| bytemuck::try_from_bytes::<T>(slot.bytes()).is_ok());
+        let place = match slot {
+            Some(slot) => Place::Slot(slot),
+            None => Place::Heap(bytemuck::zeroed_arc()),
+        };
+        FlatLoan {
+            publisher: self,
+            place,
+        }
+    }
+
     /// The topic's name.
     pub fn topic(&self) -> &str {
         self.shared.topic.name()
@@ -259,7 +313,11 @@ impl<T: Message> PublisherShared<T> {
         let message = msg.clone();
         let stamp = || {
             let info = self.stamp();
-            let counter = match link.write_message(&*message, &info) {
+            let written = match (T::FLAT_LAYOUT, message.flat_bytes()) {
+                (Some(layout), Some(bytes)) => link.write_flat(&*message, bytes, layout, &info),
+                _ => link.write_message(&*message, &info),
+            };
+            let counter = match written {
                 Ok(()) => &self.remote_writes,
                 Err(_) => &self.encode_errors,
             };
@@ -302,6 +360,105 @@ impl<T: Message> DerefMut for Loan<'_, T> {
 impl<T: Message + fmt::Debug> fmt::Debug for Loan<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Loan").field("msg", &self.msg).finish()
+    }
+}
+
+/// A [`Flat`] message lent by [`Publisher::loan_flat`]: a transport's slot or a heap value,
+/// zeroed; dereferences to the message for filling it in.
+#[must_use = "a loan publishes nothing until `publish` is called"]
+pub struct FlatLoan<'a, T: Flat> {
+    publisher: &'a Publisher<T>,
+    place: Place<T>,
+}
+
+enum Place<T> {
+    Slot(Box<dyn LoanedSlot>),
+    Heap(Arc<T>),
+}
+
+impl<T: Flat> FlatLoan<'_, T> {
+    /// True if the message is being written straight into a transport's slot.
+    pub fn is_in_place(&self) -> bool {
+        matches!(self.place, Place::Slot(_))
+    }
+
+    /// Publishes the filled-in message.
+    ///
+    /// A slot goes to the transport as it is; subscriptions of this process get a copy (on the
+    /// heap), made only if there are any. A LET executor's deferral does not apply to a slot:
+    /// it is sent now (it cannot wait in the outbox without holding shared memory).
+    pub fn publish(self) {
+        let publisher = self.publisher;
+        match self.place {
+            Place::Heap(msg) => publisher.publish_shared(msg),
+            Place::Slot(slot) => publisher.shared.send_slot(slot),
+        }
+    }
+}
+
+impl<T: Flat> Deref for FlatLoan<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        match &self.place {
+            // Checked to view as `T` when lent; its bytes keep their place and length.
+            Place::Slot(slot) => bytemuck::from_bytes(slot.bytes()),
+            Place::Heap(msg) => msg,
+        }
+    }
+}
+
+impl<T: Flat> DerefMut for FlatLoan<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        match &mut self.place {
+            Place::Slot(slot) => bytemuck::from_bytes_mut(slot.bytes_mut()),
+            // Made here with the only reference.
+            Place::Heap(msg) => Arc::get_mut(msg).expect("a loaned message has no other owner"),
+        }
+    }
+}
+
+impl<T: Flat> fmt::Debug for FlatLoan<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FlatLoan")
+            .field("type", &T::TYPE_NAME)
+            .field("in_place", &self.is_in_place())
+            .finish()
+    }
+}
+
+impl<T: Flat> PublisherShared<T> {
+    /// Sends a loaned slot through the link under the fan-out's lock, as `send_linked` writes,
+    /// and a copy to the subscriptions of this process, if any.
+    fn send_slot(&self, slot: Box<dyn LoanedSlot>) {
+        let local = (self.topic.subscriber_count() > 0).then(|| {
+            // Copied on the heap, not through the stack: the message may be megabytes.
+            let mut msg = bytemuck::zeroed_arc::<T>();
+            if let Some(copy) = Arc::get_mut(&mut msg) {
+                bytemuck::bytes_of_mut(copy).copy_from_slice(slot.bytes());
+            }
+            msg
+        });
+        let mut slot = Some(slot);
+        let stamp = || {
+            let info = self.stamp();
+            let sent = slot.take().map(|slot| slot.send(&info));
+            let counter = match sent {
+                Some(Err(_)) => &self.encode_errors,
+                _ => &self.remote_writes,
+            };
+            counter.fetch_add(1, Ordering::Relaxed);
+            info
+        };
+        let delivered = match local {
+            Some(msg) => self.topic.deliver(msg, stamp, &self.order),
+            None => {
+                self.topic.stamp_alone(stamp, &self.order);
+                Ok(())
+            }
+        };
+        if delivered.is_err() {
+            self.encode_errors.fetch_add(1, Ordering::Relaxed);
+        }
     }
 }
 

@@ -5,6 +5,8 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use crate::clock::Time;
+use crate::message::Message;
+use crate::transport::RemoteBytes;
 
 /// Identifies one publisher across the whole graph, like ROS 2's `rmw_gid_t`.
 ///
@@ -36,7 +38,9 @@ pub struct SampleInfo {
 /// A message taken or read from a subscription: shared, never copied.
 ///
 /// Dereferences to the message. Cloning a sample is cheap (a reference count), so keep the
-/// sample itself to hold on to a message beyond the code that took it.
+/// sample itself to hold on to a message beyond the code that took it. A [`Flat`](crate::Flat)
+/// message from another process is read where the transport keeps it (a shared-memory
+/// slot, held until the last clone is dropped): no copy, no decoding.
 ///
 /// # Examples
 /// ```
@@ -54,8 +58,25 @@ pub struct SampleInfo {
 /// assert_eq!(sample.info().sequence, 1);
 /// ```
 pub struct Sample<T> {
-    pub(crate) msg: Arc<T>,
+    pub(crate) msg: Body<T>,
     pub(crate) info: SampleInfo,
+}
+
+/// Where a sample's message is.
+pub(crate) enum Body<T> {
+    /// A value of this process (shared with the publisher, or decoded here).
+    Shared(Arc<T>),
+    /// A flat message's bytes where the transport holds them, checked to view as `T` when the
+    /// sample was made ([`Body::in_place`]).
+    InPlace(RemoteBytes),
+}
+
+impl<T: Message> Body<T> {
+    /// `bytes` read in place, if `T` is flat and they have its size and alignment.
+    pub(crate) fn in_place(bytes: RemoteBytes) -> Option<Body<T>> {
+        T::flat_view(&bytes)?;
+        Some(Body::InPlace(bytes))
+    }
 }
 
 impl<T> Sample<T> {
@@ -67,24 +88,33 @@ impl<T> Sample<T> {
 
 impl<T> Clone for Sample<T> {
     fn clone(&self) -> Self {
+        let msg = match &self.msg {
+            Body::Shared(msg) => Body::Shared(msg.clone()),
+            Body::InPlace(bytes) => Body::InPlace(bytes.clone()),
+        };
         Sample {
-            msg: self.msg.clone(),
+            msg,
             info: self.info,
         }
     }
 }
 
-impl<T> Deref for Sample<T> {
+impl<T: Message> Deref for Sample<T> {
     type Target = T;
+    #[inline]
     fn deref(&self) -> &T {
-        &self.msg
+        match &self.msg {
+            Body::Shared(msg) => msg,
+            // Checked by `Body::in_place`, and the bytes never change: this cannot fail.
+            Body::InPlace(bytes) => T::flat_view(bytes).expect("a flat sample viewed when made"),
+        }
     }
 }
 
-impl<T: fmt::Debug> fmt::Debug for Sample<T> {
+impl<T: Message + fmt::Debug> fmt::Debug for Sample<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Sample")
-            .field("msg", &self.msg)
+            .field("msg", &**self)
             .field("info", &self.info)
             .finish()
     }

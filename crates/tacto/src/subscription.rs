@@ -10,11 +10,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use crate::context::TopicError;
+use crate::flat::FlatLayout;
 use crate::history::{History, HistoryCache, Offer, Payload, Stored};
 use crate::message::Message;
 use crate::pi_mutex::{PiGuard, PiMutex};
 use crate::qos::Qos;
-use crate::sample::{Sample, SampleInfo};
+use crate::sample::{Body, Sample, SampleInfo};
 use crate::transport::intra::Topic;
 use crate::transport::{
     LinkError, LinkReader, ReadOp, RemoteBytes, RemotePublishers, RemoteSample,
@@ -183,9 +184,9 @@ impl<T: Message> Inbox<T> {
     /// Decodes a sample from the transport; `None` if it is malformed, which is counted.
     #[cold]
     fn decode_remote(&self, sample: RemoteSample) -> Option<Sample<T>> {
-        match crate::cdr::from_bytes::<T>(&sample.cdr) {
+        match body::<T>(sample.cdr) {
             Ok(msg) => Some(Sample {
-                msg: Arc::new(msg),
+                msg,
                 info: sample.info,
             }),
             Err(error) => {
@@ -200,7 +201,7 @@ impl<T: Message> Inbox<T> {
     /// decoded it: a peer sending garbage must not flood the log; the counts say how many
     /// followed.
     #[cold]
-    fn log_malformed(&self, error: &crate::cdr::DecodeError) {
+    fn log_malformed(&self, error: &dyn fmt::Display) {
         if !self.malformed_logged.swap(true, Ordering::Relaxed) {
             eprintln!(
                 "tacto: a malformed sample on topic {:?} was dropped ({error}); \
@@ -277,10 +278,15 @@ impl<T: Message> Inbox<T> {
                 ordinal,
             } = op(&mut self.cache())?;
             let bytes = match payload {
-                Payload::Value(msg) => return Some(Sample { msg, info }),
+                Payload::Value(msg) => {
+                    return Some(Sample {
+                        msg: Body::Shared(msg),
+                        info,
+                    });
+                }
                 Payload::Serialized(bytes) => bytes,
             };
-            if let Some(sample) = self.decode(&bytes, info, ordinal, keeps) {
+            if let Some(sample) = self.decode(bytes, info, ordinal, keeps) {
                 return Some(sample);
             }
         }
@@ -291,15 +297,15 @@ impl<T: Message> Inbox<T> {
     #[cold]
     fn decode(
         &self,
-        bytes: &[u8],
+        bytes: RemoteBytes,
         info: SampleInfo,
         ordinal: u64,
         keeps: bool,
     ) -> Option<Sample<T>> {
-        match crate::cdr::from_bytes::<T>(bytes) {
+        match body::<T>(bytes) {
             Ok(msg) => {
-                let msg = Arc::new(msg);
-                if keeps {
+                // A flat sample read in place stays as it is: viewing it again costs nothing.
+                if let (true, Body::Shared(msg)) = (keeps, &msg) {
                     self.cache().memo(ordinal, msg.clone());
                 }
                 Some(Sample { msg, info })
@@ -314,6 +320,61 @@ impl<T: Message> Inbox<T> {
             }
         }
     }
+}
+
+/// A serialized sample as `T`: read in place if it is a flat sample of `T`'s layout, decoded
+/// from CDR otherwise.
+fn body<T: Message>(bytes: RemoteBytes) -> Result<Body<T>, Malformed> {
+    match bytes.flat_layout() {
+        None => decode_cdr(&bytes).map(Body::Shared),
+        Some(layout) if T::FLAT_LAYOUT == Some(layout) => {
+            Body::in_place(bytes).ok_or(Malformed::Misaligned)
+        }
+        Some(layout) => Err(Malformed::Layout {
+            sent: layout,
+            ours: T::FLAT_LAYOUT,
+        }),
+    }
+}
+
+/// The largest flat type decoded from CDR: serde builds a value on the stack before it is
+/// moved to the heap, and a thread's stack may be as small as 2 MiB.
+const MAX_FLAT_FROM_CDR: usize = 64 << 10;
+
+/// CDR decoded into a new `Arc`. Out of line, so that only this frame holds the value on the
+/// stack, not every caller's.
+#[inline(never)]
+fn decode_cdr<T: Message>(bytes: &[u8]) -> Result<Arc<T>, Malformed> {
+    if T::FLAT_LAYOUT.is_some() && size_of::<T>() > MAX_FLAT_FROM_CDR {
+        return Err(Malformed::TooLargeForCdr {
+            size: size_of::<T>(),
+        });
+    }
+    crate::cdr::from_bytes::<T>(bytes)
+        .map(Arc::new)
+        .map_err(Malformed::Cdr)
+}
+
+/// Why a serialized sample could not be read.
+#[derive(Debug, thiserror::Error)]
+enum Malformed {
+    #[error(transparent)]
+    Cdr(crate::cdr::DecodeError),
+    #[error(
+        "a flat sample of layout {sent:?} (size, hash), but this subscription's type is {}",
+        match ours { Some(ours) => format!("flat with layout {ours:?}"), None => "not flat".to_owned() }
+    )]
+    Layout {
+        sent: FlatLayout,
+        ours: Option<FlatLayout>,
+    },
+    #[error("a flat sample whose bytes are not aligned for its type")]
+    Misaligned,
+    #[error(
+        "CDR for a flat type of {size} bytes, too large to decode (serde decodes on the \
+         stack; above {MAX_FLAT_FROM_CDR} bytes only flat samples are read)"
+    )]
+    TooLargeForCdr { size: usize },
 }
 
 /// What triggers and executors need of a subscription, whatever its message type.

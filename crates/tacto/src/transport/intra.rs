@@ -355,6 +355,15 @@ impl<T: Message> Topic<T> {
     }
 
     /// Subscriptions of the topic in this process, of every Rust type.
+    /// Stamps a sample that goes to no subscription of this process (a flat message sent
+    /// from its shared-memory slot), under the locks [`deliver`](Self::deliver) would take,
+    /// so that the publisher's samples keep their sequence order.
+    pub(crate) fn stamp_alone(&self, stamp: impl FnOnce() -> SampleInfo, order: &PiMutex<()>) {
+        let _order = order.lock();
+        let _subscribers = self.subscribers.lock();
+        stamp();
+    }
+
     pub(crate) fn subscriber_count(&self) -> usize {
         (self.core.typed.load().iter())
             .filter_map(|t| t.fanout.upgrade())

@@ -6,6 +6,7 @@ use std::os::fd::BorrowedFd;
 use std::sync::Arc;
 
 use crate::cdr::Encodable;
+use crate::flat::FlatLayout;
 use crate::qos::Qos;
 use crate::sample::SampleInfo;
 use crate::service::RequestId;
@@ -210,8 +211,47 @@ pub trait LinkWriter: Send + Sync + fmt::Debug {
         self.write(&cdr)
     }
 
+    /// Sends a [`Flat`](crate::Flat) message: `bytes` are its own bytes, of `layout`. A link
+    /// that carries flat samples (shared memory) copies them into its slot as they are, the
+    /// layout with them; the default sends `message`'s CDR through
+    /// [`write_message`](Self::write_message), as every non-flat transport must (DDS). Called
+    /// as `write_message` is.
+    fn write_flat(
+        &self,
+        message: &dyn Encodable,
+        bytes: &[u8],
+        layout: FlatLayout,
+        info: &SampleInfo,
+    ) -> Result<(), LinkError> {
+        let _ = (bytes, layout);
+        self.write_message(message, info)
+    }
+
+    /// Lends a zeroed slot of `layout.size` bytes, aligned to
+    /// [`flat::MAX_ALIGN`](crate::flat::MAX_ALIGN), for a flat message written in place (see
+    /// [`Publisher::loan_flat`](crate::Publisher::loan_flat)); `None` (the default) for a link
+    /// that has no such slots, or none now.
+    fn loan_flat(&self, layout: FlatLayout) -> Option<Box<dyn LoanedSlot>> {
+        let _ = layout;
+        None
+    }
+
     /// Remote readers found on the topic whose QoS cannot match this writer's, since creation.
     fn incompatible_qos(&self) -> u64;
+}
+
+/// A transport's slot lent by [`LinkWriter::loan_flat`]: filled in place, then sent (or
+/// returned unsent when dropped).
+pub trait LoanedSlot: Send {
+    /// The slot's bytes.
+    fn bytes(&self) -> &[u8];
+
+    /// The slot's bytes, to write.
+    fn bytes_mut(&mut self) -> &mut [u8];
+
+    /// Sends the slot with the sample's facts; called as
+    /// [`LinkWriter::write_message`] is, under the publisher's ordering lock.
+    fn send(self: Box<Self>, info: &SampleInfo) -> Result<(), LinkError>;
 }
 
 /// What a [`LinkReader::next`] does with the sample it returns, in DDS's terms.
@@ -264,12 +304,40 @@ enum Owner {
     Vec(Vec<u8>),
     /// Bytes the transport keeps, released when this is dropped.
     Transport(Box<dyn AsRef<[u8]> + Send + Sync>),
+    /// A flat message's own bytes (not CDR), of that layout, wherever they are.
+    Flat(FlatLayout, RemoteBytes),
 }
 
 impl RemoteBytes {
     /// The bytes `owner` holds, for as long as any clone lives.
     pub fn new(owner: impl AsRef<[u8]> + Send + Sync + 'static) -> Self {
         RemoteBytes(Arc::new(Owner::Transport(Box::new(owner))))
+    }
+
+    /// `bytes` marked as a [`Flat`](crate::Flat) message of `layout` rather than CDR: a
+    /// subscription whose type has that layout reads them in place; any other counts the
+    /// sample as malformed.
+    ///
+    /// # Examples
+    /// ```
+    /// use tacto::FlatLayout;
+    /// use tacto::transport::RemoteBytes;
+    ///
+    /// let layout = FlatLayout { size: 8, hash: 42 };
+    /// let bytes = RemoteBytes::flat(layout, RemoteBytes::from(vec![0; 8]));
+    /// assert_eq!(bytes.flat_layout(), Some(layout));
+    /// assert_eq!(bytes.len(), 8);
+    /// ```
+    pub fn flat(layout: FlatLayout, bytes: RemoteBytes) -> Self {
+        RemoteBytes(Arc::new(Owner::Flat(layout, bytes)))
+    }
+
+    /// The layout of a flat message's bytes ([`flat`](Self::flat)); `None` for CDR.
+    pub fn flat_layout(&self) -> Option<FlatLayout> {
+        match &*self.0 {
+            Owner::Flat(layout, _) => Some(*layout),
+            _ => None,
+        }
     }
 }
 
@@ -286,13 +354,14 @@ impl std::ops::Deref for RemoteBytes {
         match &*self.0 {
             Owner::Vec(bytes) => bytes,
             Owner::Transport(owner) => (**owner).as_ref(),
+            Owner::Flat(_, bytes) => bytes,
         }
     }
 }
 
 impl PartialEq for RemoteBytes {
     fn eq(&self, other: &Self) -> bool {
-        **self == **other
+        self.flat_layout() == other.flat_layout() && **self == **other
     }
 }
 

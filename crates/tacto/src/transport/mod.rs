@@ -40,6 +40,6 @@ pub(crate) mod intra;
 mod link;
 
 pub use link::{
-    ClientLink, LinkError, LinkReader, LinkWriter, ReadOp, RemoteBytes, RemotePublishers,
-    RemoteSample, RosType, ServiceLink, Transport,
+    ClientLink, LinkError, LinkReader, LinkWriter, LoanedSlot, ReadOp, RemoteBytes,
+    RemotePublishers, RemoteSample, RosType, ServiceLink, Transport,
 };
