@@ -30,9 +30,13 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod client;
 mod header;
 pub mod node;
 pub mod publisher;
+mod request_response;
+mod response_thread;
+mod service;
 pub mod subscriber;
 pub mod topic;
 pub mod transport;
@@ -40,6 +44,7 @@ pub mod wake_up;
 
 pub use node::{Cleanup, NodeError, ShmNode};
 pub use publisher::{Delivery, PublishError, PublisherBuilder, PublisherError, ShmPublisher};
+pub use request_response::{MAX_CLIENTS, MAX_IN_FLIGHT, MAX_SERVERS, ServiceError};
 pub use subscriber::{
     Liveliness, LivelinessError, Received, ShmStats, ShmSubscriber, SubscriberBuilder,
     SubscriberError, TakeError,

@@ -269,7 +269,7 @@ fn classify(
 /// The iceoryx2 version a service's static config (TOML) names: its `[iceoryx2_version]`
 /// table's `major`, `minor` and `patch`. Read by hand: iceoryx2 itself refuses to read a
 /// config of another version.
-fn version_in(config: &str) -> Option<String> {
+pub(crate) fn version_in(config: &str) -> Option<String> {
     let table = config.split("[iceoryx2_version]").nth(1)?;
     let table = table.split("\n[").next()?;
     let field = |key: &str| {
@@ -310,7 +310,11 @@ fn existing_type(node: &ShmNode, service_name: &ServiceName) -> Option<String> {
 /// Such a file is removed here once it is older than the creation timeout: no process can
 /// have opened a service that was never completed, and its creator has been stuck for
 /// longer than iceoryx2 itself allows.
-fn remove_half_created(node: &ShmNode, service: &ServiceName, pattern: MessagingPattern) -> bool {
+pub(crate) fn remove_half_created(
+    node: &ShmNode,
+    service: &ServiceName,
+    pattern: MessagingPattern,
+) -> bool {
     let path = static_config_path(node, service, pattern);
     let Ok(meta) = std::fs::metadata(&path) else {
         return false;
@@ -325,7 +329,11 @@ fn remove_half_created(node: &ShmNode, service: &ServiceName, pattern: Messaging
 }
 
 /// Where iceoryx2 keeps the static config of `service` (`<root>/services/iox2_<hash>.service`).
-fn static_config_path(node: &ShmNode, service: &ServiceName, pattern: MessagingPattern) -> PathBuf {
+pub(crate) fn static_config_path(
+    node: &ShmNode,
+    service: &ServiceName,
+    pattern: MessagingPattern,
+) -> PathBuf {
     let global = &node.config().global;
     let hash = ServiceHash::new::<<Ipc as iceoryx2::service::Service>::ServiceNameHasher>(
         service, pattern,

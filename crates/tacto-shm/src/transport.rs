@@ -10,13 +10,15 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use tacto::cdr::Encodable;
 use tacto::transport::{
-    LinkError, LinkReader, LinkWriter, LoanedSlot, ReadOp, RemoteBytes, RemotePublishers,
-    RemoteSample, RosType, Transport,
+    ClientLink, LinkError, LinkReader, LinkWriter, LoanedSlot, ReadOp, RemoteBytes,
+    RemotePublishers, RemoteSample, RosType, ServiceLink, Transport,
 };
 use tacto::{FlatLayout, History, Qos, SampleInfo};
 
+use crate::client::ShmClientLink;
 use crate::node::{NodeError, ShmNode};
 use crate::publisher::{Filled, Port, PublishError, copy_into};
+use crate::service::ShmServiceLink;
 use crate::subscriber::{Inlet, Slot};
 use crate::topic::{MAX_DEPTH, MAX_HELD};
 use crate::wake_up::WakeUp;
@@ -117,6 +119,40 @@ impl Transport for ShmTransport {
             held: Arc::default(),
             wake: OnceLock::new(),
         }))
+    }
+
+    /// A server port of the service's `rq/<service>` request-response service (see
+    /// docs/services.md, "Over shared memory"), woken through its fd when a trigger names it.
+    fn service(
+        &self,
+        _node: &str,
+        service: &str,
+        request_type: RosType,
+        response_type: RosType,
+    ) -> Result<Option<Box<dyn ServiceLink>>, LinkError> {
+        let link = ShmServiceLink::new(&self.node, service, request_type.name, response_type.name)
+            .map_err(link_error)?;
+        Ok(Some(Box::new(link)))
+    }
+
+    /// A client port of the service; its responses reach `deliver` on the process's response
+    /// thread.
+    fn client(
+        &self,
+        _node: &str,
+        service: &str,
+        request_type: RosType,
+        response_type: RosType,
+        deliver: Arc<dyn Fn(i64, Vec<u8>) + Send + Sync>,
+    ) -> Result<Option<Box<dyn ClientLink>>, LinkError> {
+        let link = ShmClientLink::new(
+            &self.node,
+            service,
+            request_type.name,
+            response_type.name,
+            deliver,
+        )?;
+        Ok(Some(Box::new(link)))
     }
 
     /// No: every process of a host would open a publisher of the one stats topic, and a

@@ -8,6 +8,7 @@
 
 use std::fmt;
 use std::marker::PhantomData;
+use std::os::fd::BorrowedFd;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -92,8 +93,8 @@ pub struct RequestId {
 /// [`take_request`](Self::take_request); each is answered with
 /// [`send_response`](Self::send_response), from any thread, at any later time.
 ///
-/// In a context with a [`Transport`](crate::transport::Transport) that carries services (the
-/// DDS one), the service also answers clients of other processes: their requests wait in the
+/// In a context with a [`Transport`](crate::transport::Transport) that carries services (DDS,
+/// shared memory), the service also answers clients of other processes: their requests wait in the
 /// transport's cache, taken after the local ones (see `docs/services.md`).
 ///
 /// # Examples
@@ -203,12 +204,15 @@ impl<T: Message> Input for Requests<T> {
         self.local.is_attached()
     }
 
-    /// Attaches the listener to the local queue, and has the transport's link call it too.
+    /// Attaches the listener to the local queue, and has the transport's link call it too,
+    /// unless the link wakes the executor through its fd.
     fn attach(&self, listener: Arc<dyn Listener>) -> Result<bool, LinkError> {
         if !self.local.attach(listener.clone())? {
             return Ok(false);
         }
-        if let Some(remote) = &self.remote {
+        if let Some(remote) = &self.remote
+            && remote.wake_fd()?.is_none()
+        {
             let arrivals = self.remote_arrivals.clone();
             remote.on_data(Arc::new(move || {
                 // Counted before the wake-up, which the executor follows by reading it.
@@ -221,6 +225,20 @@ impl<T: Message> Input for Requests<T> {
 
     fn freeze(&self) {
         // Never called: see `CallQueue::freeze`.
+    }
+
+    fn wake_fd(&self) -> Result<Option<BorrowedFd<'_>>, LinkError> {
+        self.remote
+            .as_ref()
+            .map_or(Ok(None), |remote| remote.wake_fd())
+    }
+
+    fn on_wake_fd(&self) -> usize {
+        let arrived = self.remote.as_ref().map_or(0, |remote| remote.drain_wake());
+        // Counted before the executor looks at the trigger, which reads it.
+        self.remote_arrivals
+            .fetch_add(arrived as u64, Ordering::SeqCst);
+        arrived
     }
 }
 

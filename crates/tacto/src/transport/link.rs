@@ -155,8 +155,23 @@ pub trait ServiceLink: Send + Sync + fmt::Debug {
     fn respond(&self, id: RequestId, cdr: &[u8]) -> Result<(), LinkError>;
 
     /// Calls `wake` on the transport's thread whenever requests arrive from now on: once per
-    /// link, and only for a service named in a trigger, as [`LinkReader::on_data`].
+    /// link, and only for a service named in a trigger, as [`LinkReader::on_data`]. Not called
+    /// for a link that gives a [`wake_fd`](Self::wake_fd).
     fn on_data(&self, wake: Arc<dyn Fn() + Send + Sync>) -> Result<(), LinkError>;
+
+    /// A file descriptor that is readable while requests may have arrived, for the executor's
+    /// epoll set, as [`LinkReader::wake_fd`]: asked only for a service named in a trigger,
+    /// preferred to [`on_data`](Self::on_data). The default, `None`, has the executor call
+    /// `on_data`.
+    fn wake_fd(&self) -> Result<Option<BorrowedFd<'_>>, LinkError> {
+        Ok(None)
+    }
+
+    /// Consumes the readiness of [`wake_fd`](Self::wake_fd), on the executor's thread, and
+    /// returns how many requests arrived since the last call, as [`LinkReader::drain_wake`].
+    fn drain_wake(&self) -> usize {
+        0
+    }
 }
 
 /// The link of one client to a service in another process.
