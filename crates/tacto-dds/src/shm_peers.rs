@@ -12,7 +12,8 @@
 //! Both decide by the same two announcements, made before either endpoint exists, so a
 //! sample never comes both ways. The one gap: a writer matched while the reader is being
 //! created (Cyclone cannot be asked about the reader then) is looked at right after, and a
-//! sample of it stored in between is kept, as it is (a transient-local history, mostly).
+//! sample of it stored in between is kept: a transient-local history, mostly, which shared
+//! memory does not replay, or a live one published in those microseconds (then twice).
 
 use std::ffi::c_void;
 use std::sync::{Mutex, PoisonError};

@@ -15,6 +15,7 @@ use std::sync::{Arc, OnceLock};
 use rustix::event::{EventfdFlags, epoll, eventfd};
 
 use crate::cdr::Encodable;
+use crate::msg::tacto_msgs::EXECUTOR_STATS_TOPIC;
 use crate::qos::Qos;
 use crate::sample::SampleInfo;
 use crate::transport::{
@@ -33,6 +34,24 @@ impl Combined {
     pub(crate) fn new(first: Arc<dyn Transport>, second: Arc<dyn Transport>) -> Self {
         Combined { first, second }
     }
+
+    /// The one transport that links `topic`, if only one does: the stats topic goes only
+    /// through those that carry it (a shared-memory transport does not: every process of a
+    /// host would open a port on that one topic).
+    fn alone(&self, topic: &str) -> Option<&Arc<dyn Transport>> {
+        if topic != EXECUTOR_STATS_TOPIC {
+            return None;
+        }
+        match (
+            self.first.carries_executor_stats(),
+            self.second.carries_executor_stats(),
+        ) {
+            (true, false) => Some(&self.first),
+            (false, true) => Some(&self.second),
+            // Neither: the context never opens it; both: like any topic.
+            _ => None,
+        }
+    }
 }
 
 impl Transport for Combined {
@@ -43,6 +62,9 @@ impl Transport for Combined {
         ros_type: RosType,
         qos: &Qos,
     ) -> Result<Arc<dyn LinkWriter>, LinkError> {
+        if let Some(alone) = self.alone(topic) {
+            return alone.writer(node, topic, ros_type, qos);
+        }
         Ok(Arc::new(Writers([
             self.first.writer(node, topic, ros_type, qos)?,
             self.second.writer(node, topic, ros_type, qos)?,
@@ -56,6 +78,9 @@ impl Transport for Combined {
         ros_type: RosType,
         qos: &Qos,
     ) -> Result<Box<dyn LinkReader>, LinkError> {
+        if let Some(alone) = self.alone(topic) {
+            return alone.reader(node, topic, ros_type, qos);
+        }
         Ok(Box::new(Readers {
             links: [
                 self.first.reader(node, topic, ros_type, qos)?,
@@ -100,7 +125,7 @@ impl Transport for Combined {
         }
     }
 
-    /// If either does: the stats topic then goes through both, like any topic.
+    /// If either does: the stats topic then goes through those that do.
     fn carries_executor_stats(&self) -> bool {
         self.first.carries_executor_stats() || self.second.carries_executor_stats()
     }
