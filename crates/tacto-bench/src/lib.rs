@@ -12,6 +12,7 @@ pub mod histogram;
 pub mod interrupt;
 pub mod launch;
 pub mod measure;
+pub mod payload;
 pub mod report;
 pub mod result;
 pub mod run;

@@ -17,6 +17,7 @@ use tacto_bench::interrupt::{self, Interrupt};
 use tacto_bench::launch::process::{Measured, ProcessError, measure_process, run_process};
 use tacto_bench::launch::supervise::{LaunchError, launch as supervise};
 use tacto_bench::launch::{LaunchFile, LaunchTopology};
+use tacto_bench::payload;
 use tacto_bench::report;
 use tacto_bench::result::Report;
 use tacto_bench::run::{RunError, run_here, run_in_child, run_launched};
@@ -39,8 +40,11 @@ struct Cli {
 enum Command {
     /// Runs a topology on each executor, each in a process of its own, and reports CPU,
     /// latency, jitter, drops and memory. Ctrl-C stops the run under way and prints the rows
-    /// finished so far.
+    /// finished so far. `tacto bench payload`: one-way latency by payload size instead.
+    #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Bench {
+        #[command(subcommand)]
+        payload: Option<BenchCommand>,
         #[command(flatten)]
         run: RunArgs,
         /// Reference system: the crunch time per node run, in ms on this machine; picks the
@@ -113,6 +117,14 @@ enum Command {
         #[arg(long, value_parser = window)]
         duration: Option<Duration>,
     },
+    /// Receives one path's messages of `bench payload` and prints its figures as JSON.
+    #[command(hide = true)]
+    PayloadReceiver {
+        path: tacto_bench::payload::Path,
+        service: String,
+        size: usize,
+        count: usize,
+    },
     /// Runs one executor in this process and prints its result as JSON (used by `bench`).
     #[command(hide = true)]
     RunOne {
@@ -120,6 +132,29 @@ enum Command {
         run: RunArgs,
         #[arg(long)]
         executor: ExecutorKind,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum BenchCommand {
+    /// One-way latency by payload size through each path, one message in flight: in one
+    /// process, and between two through raw iceoryx2 and through tacto on shared memory.
+    Payload {
+        /// Paths, comma-separated: intra, raw, shm.
+        #[arg(long, value_enum, value_delimiter = ',', default_values_t = payload::Path::ALL)]
+        path: Vec<payload::Path>,
+        /// Payload sizes, comma-separated: 64, 4K, 1M, ... (binary units).
+        #[arg(long, value_delimiter = ',', default_values = ["64", "4K", "64K", "1M", "4M", "8M"], value_parser = payload::parse_size)]
+        sizes: Vec<usize>,
+        /// Measured messages per path and size (after 20 of warm-up).
+        #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+        count: u32,
+        /// Also write the results as JSON to this file.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Also write a Markdown report with a plot of latency against payload into this folder.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
     },
 }
 
@@ -320,7 +355,9 @@ struct RunArgs {
     /// reference-system, nobleo, nobleo-1, mont-blanc, sierra-nevada, the path of a topology
     /// JSON file, or (bench only) a launch file (.toml): its processes run together, each on
     /// the run's executor, and their figures are added up.
-    topology: String,
+    // Optional to clap only so that `bench payload` may leave it out; required otherwise.
+    #[arg(required = true)]
+    topology: Option<String>,
     /// Seconds measured per executor (above 0).
     #[arg(long, value_name = "S", default_value = "30", value_parser = window, allow_negative_numbers = true)]
     duration: Duration,
@@ -393,6 +430,12 @@ fn crunch_ms(s: &str) -> Result<f64, String> {
 }
 
 impl RunArgs {
+    fn topology(&self) -> Result<&str, String> {
+        self.topology
+            .as_deref()
+            .ok_or_else(|| "no topology given".into())
+    }
+
     fn config(&self, executor: ExecutorKind, crunch: u64) -> RunConfig {
         RunConfig {
             executor,
@@ -477,7 +520,7 @@ fn run(cli: Cli, interrupt: &Interrupt) -> Result<(), Failure> {
             Ok(())
         }
         Command::RunOne { run, executor } => {
-            let topology = Topology::load(&run.topology)?;
+            let topology = Topology::load(run.topology()?)?;
             let config = run.config(executor, run.crunch.unwrap_or(DEFAULT_CRUNCH));
             let result = match run_here(&topology, &config, interrupt) {
                 Err(RunError::Interrupted { .. }) => return Err(Failure::Interrupted),
@@ -486,7 +529,29 @@ fn run(cli: Cli, interrupt: &Interrupt) -> Result<(), Failure> {
             println!("{}", serde_json::to_string(&result)?);
             Ok(())
         }
+        Command::PayloadReceiver {
+            path,
+            service,
+            size,
+            count,
+        } => {
+            let received = payload::receive(path, &service, size, count)?;
+            println!("{}", serde_json::to_string(&received)?);
+            Ok(())
+        }
         Command::Bench {
+            payload:
+                Some(BenchCommand::Payload {
+                    path,
+                    sizes,
+                    count,
+                    json,
+                    out,
+                }),
+            ..
+        } => bench_payload(&path, &sizes, count as usize, json, out, interrupt),
+        Command::Bench {
+            payload: None,
             run,
             crunch_ms,
             executor,
@@ -659,8 +724,9 @@ fn bench(
     interrupt: &Interrupt,
 ) -> Result<(), Failure> {
     // Everything that can be refused is checked here, before any run starts.
-    let launch_path = Path::new(&run.topology);
-    let launch = match run.topology.ends_with(".toml") {
+    let topology_name = run.topology()?;
+    let launch_path = Path::new(topology_name);
+    let launch = match topology_name.ends_with(".toml") {
         true => Some(LaunchFile::load(launch_path)?),
         false => None,
     };
@@ -669,7 +735,7 @@ fn bench(
             LaunchTopology::ReferenceSystem(spec) => Topology::ReferenceSystem(spec.clone()),
             LaunchTopology::Nobleo(spec) => Topology::Nobleo(spec.clone()),
         },
-        None => Topology::load(&run.topology)?,
+        None => Topology::load(topology_name)?,
     };
     // A launch file gives each process one executor; `prioritized` is a layout of several.
     let executors: Vec<ExecutorKind> = match &launch {
@@ -710,7 +776,7 @@ fn bench(
                 "{} in {} processes ({})",
                 topology.name(),
                 file.processes.len(),
-                run.topology
+                topology_name
             ),
             None => topology.name(),
         },
@@ -747,7 +813,7 @@ fn bench(
                     interrupt,
                 )
             }
-            None => run_in_child(&run.topology, &config, &label, after, interrupt),
+            None => run_in_child(topology_name, &config, &label, after, interrupt),
         };
         match result {
             Ok(result) => report.runs.push(result),
@@ -788,6 +854,41 @@ fn bench(
     match failures.is_empty() {
         true => Ok(()),
         false => Err(format!("{} of {} runs failed", failures.len(), executors.len()).into()),
+    }
+}
+
+fn bench_payload(
+    paths: &[payload::Path],
+    sizes: &[usize],
+    count: usize,
+    json: Option<PathBuf>,
+    out: Option<PathBuf>,
+    interrupt: &Interrupt,
+) -> Result<(), Failure> {
+    if let Some(path) = &json {
+        check_output_file(path).map_err(|e| format!("--json {}: {e}", path.display()))?;
+    }
+    if let Some(dir) = &out {
+        check_output_dir(dir).map_err(|e| format!("--out {}: {e}", dir.display()))?;
+    }
+    let report = payload::run(paths, sizes, count, interrupt)?;
+    print!("{}", payload::table(&report));
+    if let Some(path) = json {
+        let text = serde_json::to_string_pretty(&report)?;
+        fs::write(&path, text + "\n")
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    if let Some(dir) = out {
+        let written = payload::write_markdown(&report, &dir)
+            .map_err(|e| format!("cannot write the report into {}: {e}", dir.display()))?;
+        println!("report: {}", written.display());
+    }
+    match report.interrupted {
+        true => {
+            eprintln!("tacto: interrupted: the sizes finished are shown above");
+            Err(Failure::Interrupted)
+        }
+        false => Ok(()),
     }
 }
 

@@ -58,7 +58,7 @@ pub fn fill(result: &mut RunResult, start: &Snapshot, end: &Snapshot) {
 }
 
 /// User + system CPU time of the whole process.
-fn process_cpu() -> Duration {
+pub fn process_cpu() -> Duration {
     let mut usage = std::mem::MaybeUninit::<libc::rusage>::uninit();
     // SAFETY: `getrusage` fills the struct it is given, which lives for the call; on success
     // every field is written.

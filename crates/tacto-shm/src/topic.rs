@@ -15,6 +15,7 @@ use iceoryx2::service::builder::publish_subscribe::{
 };
 use iceoryx2::service::port_factory::{event, publish_subscribe};
 use iceoryx2::service::service_hash::ServiceHash;
+use iceoryx2_bb_elementary::package_version::PackageVersion;
 
 use crate::header::SampleHeader;
 use crate::node::{Ipc, ShmNode};
@@ -67,6 +68,20 @@ pub enum TopicError {
         existing: String,
         /// The type asked for here.
         requested: String,
+    },
+    /// The topic's service was created by another iceoryx2 version: every process of a host
+    /// must use the same one.
+    #[error(
+        "topic {topic:?} exists in shared memory, created by iceoryx2 {existing}; this process \
+         has iceoryx2 {ours}: all processes of a host must use the same iceoryx2 version"
+    )]
+    Version {
+        /// The iceoryx2 service.
+        topic: String,
+        /// The version its static config names (`another version` if it cannot be read).
+        existing: String,
+        /// This process's iceoryx2 version.
+        ours: String,
     },
     /// The service exists with a different header or iceoryx2 layout (another tacto-shm or
     /// iceoryx2 version), or was left half-created by a process killed while creating it.
@@ -225,6 +240,16 @@ fn classify(
                 },
             }
         }
+        PublishSubscribeOpenOrCreateError::PublishSubscribeOpenError(E::VersionMismatch) => {
+            let path = static_config_path(node, service_name, MessagingPattern::PublishSubscribe);
+            TopicError::Version {
+                topic: name.to_owned(),
+                existing: (std::fs::read_to_string(path).ok())
+                    .and_then(|config| version_in(&config))
+                    .unwrap_or_else(|| "another version".into()),
+                ours: PackageVersion::get().to_string(),
+            }
+        }
         PublishSubscribeOpenOrCreateError::PublishSubscribeOpenError(
             E::IncompatibleTypes
             | E::DoesNotSupportRequestedMinSubscriberBorrowedSamples
@@ -239,6 +264,26 @@ fn classify(
             source,
         },
     }
+}
+
+/// The iceoryx2 version a service's static config (TOML) names: its `[iceoryx2_version]`
+/// table's `major`, `minor` and `patch`. Read by hand: iceoryx2 itself refuses to read a
+/// config of another version.
+fn version_in(config: &str) -> Option<String> {
+    let table = config.split("[iceoryx2_version]").nth(1)?;
+    let table = table.split("\n[").next()?;
+    let field = |key: &str| {
+        (table.lines())
+            .filter_map(|line| line.split_once('='))
+            .find(|(k, _)| k.trim() == key)
+            .and_then(|(_, v)| v.trim().parse::<u16>().ok())
+    };
+    Some(format!(
+        "{}.{}.{}",
+        field("major")?,
+        field("minor")?,
+        field("patch")?
+    ))
 }
 
 /// The type name the existing service was created with, read from its static config.
@@ -293,4 +338,21 @@ fn static_config_path(node: &ShmNode, service: &ServiceName, pattern: MessagingP
             hash.as_str(),
             global.service.static_config_storage_suffix
         ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::version_in;
+
+    #[test]
+    fn the_version_is_read_from_its_table_only() {
+        let config = "service_hash = \"ab\"\n\n[iceoryx2_version]\nmajor = 0\nminor = 9\npatch = 2\n\n\
+                      [unique_service_id]\npayload_value = 1\n[x]\nmajor = 7\n";
+        assert_eq!(version_in(config).as_deref(), Some("0.9.2"));
+        assert_eq!(
+            version_in("[iceoryx2_version]\nmajor = 1\n[y]\nminor = 2"),
+            None
+        );
+        assert_eq!(version_in("nothing"), None);
+    }
 }

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tacto::msg::builtin_interfaces::Time as TimeMsg;
 use tacto::msg::std_msgs::String as Text;
 use tacto::{History, PublisherId};
-use tacto_shm::{Liveliness, ShmNode, ShmSubscriber, TopicError};
+use tacto_shm::{Liveliness, PublisherError, ShmNode, ShmSubscriber, TopicError};
 
 const ROLE: &str = "TACTO_SHM_ROLE";
 /// How long anything may take on a loaded 2-core machine before the test gives up.
@@ -432,27 +432,11 @@ fn killed_publisher_is_reported_and_the_topic_reconnects() {
 /// here by hand, since a kill lands in that window only now and then (docs/shm.md).
 #[test]
 fn topic_left_half_created_by_a_killed_process_is_recovered() {
-    use iceoryx2::prelude::{MessagingPattern, ServiceName};
-    use iceoryx2::service::service_hash::ServiceHash;
     use std::os::unix::fs::PermissionsExt;
 
     let topic = topic("half_created");
     let node = ShmNode::create("parent").unwrap();
-    let config = iceoryx2::config::Config::global_config();
-    let global = &config.global;
-    let service = ServiceName::new(&format!("rt{topic}")).unwrap();
-    let hash = ServiceHash::new::<<iceoryx2::service::ipc_threadsafe::Service as iceoryx2::service::Service>::ServiceNameHasher>(
-        &service,
-        MessagingPattern::PublishSubscribe,
-    );
-    let path = std::path::PathBuf::from(global.root_path().to_string())
-        .join(global.service.directory.to_string())
-        .join(format!(
-            "{}{}{}",
-            global.prefix,
-            hash.as_str(),
-            global.service.static_config_storage_suffix
-        ));
+    let path = static_config_path(&topic);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, b"").unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
@@ -471,6 +455,62 @@ fn topic_left_half_created_by_a_killed_process_is_recovered() {
     );
     assert_eq!(next(&sub).message.data, "ab");
     child.finish();
+}
+
+/// Where iceoryx2 keeps the static config of `topic`'s publish-subscribe service.
+fn static_config_path(topic: &str) -> std::path::PathBuf {
+    use iceoryx2::prelude::{MessagingPattern, ServiceName};
+    use iceoryx2::service::service_hash::ServiceHash;
+
+    let config = iceoryx2::config::Config::global_config();
+    let global = &config.global;
+    let service = ServiceName::new(&format!("rt{topic}")).unwrap();
+    let hash = ServiceHash::new::<<iceoryx2::service::ipc_threadsafe::Service as iceoryx2::service::Service>::ServiceNameHasher>(
+        &service,
+        MessagingPattern::PublishSubscribe,
+    );
+    std::path::PathBuf::from(global.root_path().to_string())
+        .join(global.service.directory.to_string())
+        .join(format!(
+            "{}{}{}",
+            global.prefix,
+            hash.as_str(),
+            global.service.static_config_storage_suffix
+        ))
+}
+
+/// A topic whose service another iceoryx2 version created (its static config says so) is
+/// refused with both versions named, and nothing of the existing service is touched.
+#[test]
+fn a_topic_of_another_iceoryx2_version_is_refused_naming_both() {
+    let topic = topic("other_version");
+    let node = ShmNode::create("parent").unwrap();
+    let _first = node.subscriber::<Text>(&topic).create().unwrap();
+    let path = static_config_path(&topic);
+    let config = std::fs::read_to_string(&path).unwrap();
+    let table = "[iceoryx2_version]\nmajor = 0\nminor = 10\npatch = 0\n";
+    assert!(config.contains(table), "{config}");
+    // As a process of iceoryx2 0.9.3 would have written it (the file is read-only; root may
+    // write it anyway, and the test restores it before the service is removed).
+    let mut permissions = std::fs::metadata(&path).unwrap().permissions();
+    let other = config.replace(
+        table,
+        "[iceoryx2_version]\nmajor = 0\nminor = 9\npatch = 3\n",
+    );
+    std::fs::write(&path, &other).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+
+    let refused = node.publisher::<Text>(&topic).create();
+    std::fs::write(&path, &config).unwrap();
+    permissions.set_readonly(true);
+    std::fs::set_permissions(&path, permissions).unwrap();
+    match refused {
+        Err(PublisherError::Topic(TopicError::Version { existing, ours, .. })) => {
+            assert_eq!((existing.as_str(), ours.as_str()), ("0.9.3", "0.10.0"));
+        }
+        other => panic!("expected a version error, got {other:?}"),
+    }
+    let message = node.publisher::<Text>(&topic).create().map(drop);
+    assert!(message.is_ok(), "the same version opens again: {message:?}");
 }
 
 /// `kill -9` of a process that keeps creating and dropping a topic: sometimes the kill lands
