@@ -263,6 +263,7 @@ pub fn run_launched(
     let over = match file.transport {
         LaunchTransport::SharedMemory => "shared memory",
         LaunchTransport::Dds => "DDS",
+        LaunchTransport::SharedMemoryAndDds => "shared memory and DDS",
     };
     result.notes.insert(
         0,

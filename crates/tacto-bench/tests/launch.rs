@@ -243,6 +243,25 @@ fn over_dds_samples_flow_between_the_processes_and_each_reports_its_cpu() {
 }
 
 #[test]
+fn over_shm_and_dds_samples_flow_between_the_processes() {
+    let env = dds_env("153");
+    let file = format!("transport = \"shm+dds\"\n{TWO}");
+    let mut launch = launch_with("shm_dds", &file, &env);
+    launch.started("source");
+    launch.started("sink");
+    launch.wait_for("of the sink receiving", |l| {
+        l.starts_with("[sink] receiving: ")
+    });
+    launch.signal(libc::SIGINT);
+    assert_eq!(
+        launch.wait().code(),
+        Some(130),
+        "{}",
+        launch.seen.join("\n")
+    );
+}
+
+#[test]
 fn nobleo_over_dds_each_process_hears_every_topic_of_the_other() {
     let env = dds_env("121");
     let file = r#"

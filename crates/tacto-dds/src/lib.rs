@@ -48,6 +48,7 @@ pub mod retcode;
 mod send_buffer;
 pub mod service;
 mod service_link;
+mod shm_peers;
 mod topic;
 pub mod transport;
 mod untyped;

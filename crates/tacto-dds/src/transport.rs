@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::ptr;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -29,6 +29,7 @@ use crate::reader::{Access, HeldSample, PinnedCdr, next_sample};
 use crate::retcode::DdsStatus;
 use crate::send_buffer::SendBuffer;
 use crate::service_link::{DdsClientLink, DdsServiceLink};
+use crate::shm_peers::{self, ShmWriters};
 use crate::topic::Topic;
 use crate::user_data;
 use crate::writer::{write_cdr, write_in_place};
@@ -56,6 +57,8 @@ pub struct DdsTransport {
     /// The nodes and their endpoints, announced on `ros_discovery_info`; made with the first
     /// endpoint of a node.
     graph: Mutex<Option<Arc<Graph>>>,
+    /// The shared-memory key this process announces, if it has shared memory beside DDS.
+    shm_key: Option<String>,
 }
 
 impl DdsTransport {
@@ -64,6 +67,36 @@ impl DdsTransport {
         Arc::new(DdsTransport {
             participant,
             graph: Mutex::default(),
+            shm_key: None,
+        })
+    }
+
+    /// A transport whose endpoints belong to `participant`, in a process that also reaches
+    /// the tacto processes of its host through shared memory, whose `host_key` is
+    /// `tacto_shm::ShmNode::host_key`: for a context with both transports.
+    ///
+    /// Its endpoints announce the key in their USER_DATA and leave to shared memory the
+    /// endpoints that announce the same: its writers do not send to them (a topic read only
+    /// by such processes is not written to DDS at all) and its readers drop their samples,
+    /// which come through shared memory. Everyone else (rclpy and other ROS 2 nodes, on this
+    /// host too; tacto processes without shared memory) is served over DDS.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use tacto::Context;
+    /// use tacto_dds::{DdsTransport, Participant};
+    /// use tacto_shm::ShmTransport;
+    ///
+    /// let shm = ShmTransport::new("robot")?;
+    /// let dds = DdsTransport::beside_shm(Participant::from_env()?, &shm.node().host_key()?);
+    /// let ctx = Context::builder().transport(shm).transport(dds).create();
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn beside_shm(participant: Participant, host_key: &str) -> Arc<DdsTransport> {
+        Arc::new(DdsTransport {
+            participant,
+            graph: Mutex::default(),
+            shm_key: Some(shm_peers::announced(host_key)),
         })
     }
 
@@ -128,7 +161,8 @@ impl Transport for DdsTransport {
         ros_type: RosType,
         qos: &Qos,
     ) -> Result<Arc<dyn LinkWriter>, LinkError> {
-        let mut writer = DdsLinkWriter::new(&self.participant, topic, ros_type, qos)?;
+        let shm_key = self.shm_key.as_deref();
+        let mut writer = DdsLinkWriter::new(&self.participant, topic, ros_type, qos, shm_key)?;
         writer.entry = self.join(node, Endpoint::Writer, writer.handle)?;
         Ok(Arc::new(writer))
     }
@@ -140,7 +174,8 @@ impl Transport for DdsTransport {
         ros_type: RosType,
         qos: &Qos,
     ) -> Result<Box<dyn LinkReader>, LinkError> {
-        let mut reader = DdsLinkReader::new(&self.participant, topic, ros_type, qos)?;
+        let shm_key = self.shm_key.as_deref();
+        let mut reader = DdsLinkReader::new(&self.participant, topic, ros_type, qos, shm_key)?;
         reader.entry = self.join(node, Endpoint::Reader, reader.handle)?;
         Ok(Box::new(reader))
     }
@@ -237,7 +272,13 @@ struct DdsLinkWriter {
     _participant: Arc<ParticipantInner>,
     /// Remote readers matched now; written by Cyclone's listener thread. Boxed: the listener
     /// holds its address.
-    matched: Box<AtomicU32>,
+    matched: Box<Matched>,
+    /// The process's shared-memory key, if it has shared memory beside DDS: readers that
+    /// announce it are left to shared memory.
+    shm_key: Option<String>,
+    /// Beside shared memory: the matched readers that do not announce the key, counted again
+    /// when `matched` changed.
+    elsewhere: AtomicU32,
     /// Transient local: the writer keeps samples for late joiners, so it writes even with no
     /// reader matched.
     keeps_for_late_joiners: bool,
@@ -249,6 +290,14 @@ struct DdsLinkWriter {
     buffer: Mutex<SendBuffer>,
 }
 
+/// A writer's matched readers, as its listener last saw them.
+#[derive(Debug)]
+struct Matched {
+    count: AtomicU32,
+    /// Set at each change, cleared by whoever counts the readers elsewhere again.
+    changed: AtomicBool,
+}
+
 /// Cyclone's publication-matched callback: stores the current count.
 unsafe extern "C" fn on_publication_matched(
     _writer: dds_entity_t,
@@ -257,8 +306,9 @@ unsafe extern "C" fn on_publication_matched(
 ) {
     // SAFETY: `arg` is the address of the writer's boxed counter, which outlives the writer
     // entity (deleted in Drop before the box is freed; Cyclone waits for running listeners).
-    let matched = unsafe { &*arg.cast::<AtomicU32>() };
-    matched.store(status.current_count, Ordering::Release);
+    let matched = unsafe { &*arg.cast::<Matched>() };
+    matched.count.store(status.current_count, Ordering::Release);
+    matched.changed.store(true, Ordering::Release);
 }
 
 impl DdsLinkWriter {
@@ -267,14 +317,20 @@ impl DdsLinkWriter {
         topic: &str,
         ros_type: RosType,
         qos: &Qos,
+        shm_key: Option<&str>,
     ) -> Result<Self, LinkError> {
         let dds_topic = Topic::new(participant, topic, ros_type.name).map_err(link_error)?;
         let (native, _) = native_qos(qos)?;
-        if let Some(data) = user_data::with_type_hash("", ros_type.hash) {
+        let pairs = shm_key.map(shm_peers::pair).unwrap_or_default();
+        if let Some(data) = user_data::with_type_hash(&pairs, ros_type.hash) {
             native.set_user_data(&data);
         }
-        let matched = Box::new(AtomicU32::new(0));
-        let arg: *const AtomicU32 = &*matched;
+        let matched = Box::new(Matched {
+            count: AtomicU32::new(0),
+            // Readers may match while the writer is made: counted at the first publication.
+            changed: AtomicBool::new(true),
+        });
+        let arg: *const Matched = &*matched;
         // SAFETY: creates a listener object owned here and deleted below (Cyclone copies it
         // into the writer); `arg` stays valid as long as the writer (see the callback).
         let listener = unsafe { cyclors::dds_create_listener(arg.cast_mut().cast()) };
@@ -306,6 +362,8 @@ impl DdsLinkWriter {
             _topic: dds_topic,
             _participant: participant.keep_alive(),
             matched,
+            shm_key: shm_key.map(str::to_owned),
+            elsewhere: AtomicU32::new(0),
             keeps_for_late_joiners: qos.durability == Durability::TransientLocal,
             entry: None,
             buffer: Mutex::default(),
@@ -315,7 +373,19 @@ impl DdsLinkWriter {
 
 impl LinkWriter for DdsLinkWriter {
     fn has_remote_readers(&self) -> bool {
-        self.keeps_for_late_joiners || self.matched.load(Ordering::Acquire) > 0
+        if self.keeps_for_late_joiners {
+            return true;
+        }
+        let Some(key) = &self.shm_key else {
+            return self.matched.count.load(Ordering::Acquire) > 0;
+        };
+        // Asked at each publication: Cyclone is asked only after a match or unmatch.
+        let changed = &self.matched.changed;
+        if changed.load(Ordering::Acquire) && changed.swap(false, Ordering::AcqRel) {
+            let elsewhere = shm_peers::readers_elsewhere(self.handle, key);
+            self.elsewhere.store(elsewhere, Ordering::Release);
+        }
+        self.elsewhere.load(Ordering::Acquire) > 0
     }
 
     fn write(&self, cdr: &[u8]) -> Result<(), LinkError> {
@@ -365,6 +435,10 @@ struct DdsLinkReader {
     wake: OnceLock<Box<Wake>>,
     /// Writer GUIDs by Cyclone's local publication handle, looked up once per writer.
     writers: Mutex<HashMap<u64, PublisherId>>,
+    /// Beside shared memory: the writers whose samples come that way, which the reader's
+    /// topic filter drops. Boxed: the filter and listener hold its address; dropped after
+    /// the reader and its topic.
+    shm_writers: Option<Box<ShmWriters>>,
     /// Its node's entry in the ROS graph.
     entry: Option<GraphEntry>,
 }
@@ -399,28 +473,45 @@ impl DdsLinkReader {
         topic: &str,
         ros_type: RosType,
         qos: &Qos,
+        shm_key: Option<&str>,
     ) -> Result<Self, LinkError> {
         let dds_topic = Topic::new(participant, topic, ros_type.name).map_err(link_error)?;
         let (native, capacity) = native_qos(qos)?;
-        if let Some(data) = user_data::with_type_hash("", ros_type.hash) {
+        let pairs = shm_key.map(shm_peers::pair).unwrap_or_default();
+        if let Some(data) = user_data::with_type_hash(&pairs, ros_type.hash) {
             native.set_user_data(&data);
         }
-        // SAFETY: live participant and topic handles; the QoS is valid for the call and
-        // copied; no listener until a trigger asks (`on_data`).
+        let shm_writers = shm_key.map(|key| Box::new(ShmWriters::new(key)));
+        let listener = match &shm_writers {
+            Some(writers) => {
+                writers.filter(dds_topic.handle()).map_err(link_error)?;
+                Some(ReaderListener::new(writers, None)?)
+            }
+            None => None,
+        };
+        // SAFETY: live participant and topic handles; the QoS and listener (if any) are
+        // valid for the call and copied; no data listener until a trigger asks (`on_data`).
         let handle = unsafe {
             cyclors::dds_create_reader(
                 participant.handle(),
                 dds_topic.handle(),
                 native.as_ptr(),
-                ptr::null(),
+                listener
+                    .as_ref()
+                    .map_or(ptr::null(), ReaderListener::as_ptr),
             )
         };
+        drop(listener);
         let handle = DdsStatus::check(handle).map_err(|status| {
             link_error(format!(
                 "cannot create a DDS reader on {:?}: {status}",
                 dds_topic.dds_name()
             ))
         })?;
+        // Writers matched while the reader was made, when Cyclone could not be asked.
+        if let Some(writers) = &shm_writers {
+            writers.refresh(handle);
+        }
         Ok(DdsLinkReader {
             handle,
             _topic: dds_topic,
@@ -428,6 +519,7 @@ impl DdsLinkReader {
             capacity: capacity as u32,
             wake: OnceLock::new(),
             writers: Mutex::default(),
+            shm_writers,
             entry: None,
         })
     }
@@ -641,20 +733,71 @@ impl LinkReader for DdsLinkReader {
         let Some(wake) = self.wake.get() else {
             return Err(link_error("the reader lost its callback"));
         };
-        let arg: *const Wake = &**wake;
-        // SAFETY: a new listener object, deleted below once the reader copied it; `arg`
-        // stays valid as long as the reader (see the callback).
+        let wake: &Wake = wake;
+        // The whole listener is replaced: a filtering reader's matched callback stays in it.
+        let listener = match &self.shm_writers {
+            Some(writers) => ReaderListener::new(writers, Some(wake))?,
+            None => ReaderListener::data_only(wake)?,
+        };
+        // SAFETY: our live reader and a valid listener, which Cyclone copies.
+        let ret = unsafe { cyclors::dds_set_listener(self.handle, listener.as_ptr()) };
+        DdsStatus::check(ret).map(drop).map_err(link_error)
+    }
+}
+
+/// A reader's Cyclone listener object, deleted on drop (Cyclone copies it into the reader).
+struct ReaderListener(*mut cyclors::dds_listener_t);
+
+impl ReaderListener {
+    /// Calls `writers` back at each match and unmatch, and `wake` (if any) when data arrives.
+    fn new(writers: &ShmWriters, wake: Option<&Wake>) -> Result<Self, LinkError> {
+        let listener = match wake {
+            Some(wake) => Self::data_only(wake)?,
+            None => Self::empty(std::ptr::null())?,
+        };
+        let arg: *const ShmWriters = writers;
+        // SAFETY: a live listener; the callback has the signature Cyclone expects, and
+        // `arg` outlives the reader (see the callback).
+        unsafe {
+            cyclors::dds_lset_subscription_matched_arg(
+                listener.0,
+                Some(shm_peers::on_subscription_matched),
+                arg.cast_mut().cast(),
+                true,
+            )
+        };
+        Ok(listener)
+    }
+
+    /// Calls `wake` when data arrives.
+    fn data_only(wake: &Wake) -> Result<Self, LinkError> {
+        let listener = Self::empty(wake)?;
+        // SAFETY: a live listener; the callback has the signature Cyclone expects.
+        unsafe { cyclors::dds_lset_data_available(listener.0, Some(on_data_available)) };
+        Ok(listener)
+    }
+
+    /// A listener of nothing yet, with `arg` (the address of a reader's boxed callback) as
+    /// its argument.
+    fn empty(arg: *const Wake) -> Result<Self, LinkError> {
+        // SAFETY: a new listener object, deleted on drop; `arg` stays valid as long as the
+        // reader (see the callbacks).
         let listener = unsafe { cyclors::dds_create_listener(arg.cast_mut().cast()) };
         if listener.is_null() {
             return Err(link_error("Cyclone could not allocate a listener"));
         }
-        // SAFETY: a live listener; the callback has the signature Cyclone expects.
-        unsafe { cyclors::dds_lset_data_available(listener, Some(on_data_available)) };
-        // SAFETY: our live reader and a valid listener, which Cyclone copies.
-        let ret = unsafe { cyclors::dds_set_listener(self.handle, listener) };
+        Ok(ReaderListener(listener))
+    }
+
+    fn as_ptr(&self) -> *const cyclors::dds_listener_t {
+        self.0
+    }
+}
+
+impl Drop for ReaderListener {
+    fn drop(&mut self) {
         // SAFETY: our listener object, deleted once.
-        unsafe { cyclors::dds_delete_listener(listener) };
-        DdsStatus::check(ret).map(drop).map_err(link_error)
+        unsafe { cyclors::dds_delete_listener(self.0) };
     }
 }
 

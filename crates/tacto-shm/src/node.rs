@@ -127,6 +127,28 @@ impl ShmNode {
         SubscriberBuilder::new(self, topic)
     }
 
+    /// What tells this node's shared memory from another's: the host's boot id (a new one at
+    /// each boot, as `/dev/shm` starts empty) and iceoryx2's root path and file prefix. Two
+    /// processes with the same key reach each other through shared memory; a network
+    /// transport that announces it (`tacto_dds::DdsTransport::beside_shm`) leaves them to it.
+    ///
+    /// # Examples
+    /// ```
+    /// let node = tacto_shm::ShmNode::create("doc_host_key")?;
+    /// assert_eq!(node.host_key()?, node.host_key()?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn host_key(&self) -> std::io::Result<String> {
+        let boot_id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id")?;
+        let global = &self.config().global;
+        Ok(format!(
+            "{}:{}:{}",
+            boot_id.trim(),
+            global.root_path(),
+            global.prefix
+        ))
+    }
+
     pub(crate) fn inner(&self) -> &Node<Ipc> {
         &self.node
     }

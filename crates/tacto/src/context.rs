@@ -16,8 +16,8 @@ use crate::node::{Node, NodeCreateError};
 use crate::publisher::Publisher;
 use crate::qos::Qos;
 use crate::subscription::Subscription;
-use crate::transport::Transport;
 use crate::transport::intra::{LocalDelivery, Topic, TopicCore};
+use crate::transport::{Combined, Transport};
 
 /// A graph of nodes that can talk to each other, with its clocks.
 ///
@@ -75,8 +75,18 @@ impl ContextBuilder {
     /// With a transport, the context also publishes the figures of the executors that run its
     /// nodes on the [stats topic](crate::msg::tacto_msgs::ExecutorStats), once a second while
     /// someone subscribes (`tacto top` does), from a thread of its own.
+    ///
+    /// Called twice, the context links each topic through both (e.g. shared memory for the
+    /// processes of this host, DDS for everyone else): a publisher writes to each transport
+    /// that has a reader for it, a subscription reads from both in publication order. The
+    /// transports must divide the peers between them so that no sample comes both ways
+    /// (`tacto_dds::DdsTransport::beside_shm` does, beside `tacto_shm::ShmTransport`).
+    /// Services go through the first that carries them. A third call adds a third.
     pub fn transport(mut self, transport: Arc<dyn Transport>) -> Self {
-        self.transport = Some(transport);
+        self.transport = Some(match self.transport.take() {
+            None => transport,
+            Some(first) => Arc::new(Combined::new(first, transport)),
+        });
         self
     }
 

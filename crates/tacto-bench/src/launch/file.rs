@@ -109,7 +109,8 @@ impl LaunchTopology {
     }
 }
 
-/// How the processes of a launch reach each other (`transport = "shm"` or `"dds"`).
+/// How the processes of a launch reach each other (`transport = "shm"`, `"dds"` or
+/// `"shm+dds"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LaunchTransport {
     /// Shared memory (iceoryx2), the default: processes of this host only.
@@ -117,6 +118,9 @@ pub enum LaunchTransport {
     /// DDS (Cyclone), in the ROS 2 domain of the environment (`ROS_DOMAIN_ID` and the rest):
     /// across hosts, and visible to ROS 2's tools.
     Dds,
+    /// Both: shared memory between the tacto processes of this host, DDS for everyone else
+    /// (ROS 2 nodes, other hosts), each sample one way only.
+    SharedMemoryAndDds,
 }
 
 /// What the launch does when a process ends on its own.
@@ -270,10 +274,13 @@ impl LaunchFile {
         let transport = match raw.transport.as_ref().map(|t| (t.get_ref().as_str(), t)) {
             None | Some(("shm", _)) => LaunchTransport::SharedMemory,
             Some(("dds", _)) => LaunchTransport::Dds,
+            Some(("shm+dds", _)) => LaunchTransport::SharedMemoryAndDds,
             Some((other, t)) => {
                 return Err(invalid(
                     t.span(),
-                    format!("transport: {other:?} is not one: give \"shm\" or \"dds\""),
+                    format!(
+                        "transport: {other:?} is not one: give \"shm\", \"dds\" or \"shm+dds\""
+                    ),
                 ));
             }
         };
@@ -493,6 +500,8 @@ mod tests {
         assert_eq!(file.transport, LaunchTransport::SharedMemory);
         let dds = parse(&format!("transport = \"dds\"\n{ONE}")).unwrap();
         assert_eq!(dds.transport, LaunchTransport::Dds);
+        let both = parse(&format!("transport = \"shm+dds\"\n{ONE}")).unwrap();
+        assert_eq!(both.transport, LaunchTransport::SharedMemoryAndDds);
     }
 
     #[test]
@@ -538,7 +547,7 @@ mod tests {
             ),
             (
                 format!("transport = \"udp\"\n{ONE}"),
-                "t.toml:1:13: transport: \"udp\" is not one: give \"shm\" or \"dds\"",
+                "t.toml:1:13: transport: \"udp\" is not one: give \"shm\", \"dds\" or \"shm+dds\"",
             ),
         ];
         for (text, expected) in cases {

@@ -34,6 +34,9 @@ pub enum ProcessError {
     /// The DDS transport could not join its domain.
     #[error("the DDS transport: {0}")]
     Dds(#[from] tacto_dds::ParticipantError),
+    /// Beside DDS, the shared-memory transport could not name this host's shared memory.
+    #[error("this host's shared-memory key: {0}")]
+    HostKey(#[from] std::io::Error),
     /// The nodes could not be built, their thread started (a CPU set or priority the OS
     /// refuses, say) or run.
     #[error(transparent)]
@@ -158,6 +161,12 @@ fn start(
     let ctx = match file.transport {
         LaunchTransport::SharedMemory => Context::builder().transport(ShmTransport::new(name)?),
         LaunchTransport::Dds => Context::builder().transport(DdsTransport::from_env()?),
+        LaunchTransport::SharedMemoryAndDds => {
+            let shm = ShmTransport::new(name)?;
+            let participant = tacto_dds::Participant::from_env()?;
+            let dds = DdsTransport::beside_shm(participant, &shm.node().host_key()?);
+            Context::builder().transport(shm).transport(dds)
+        }
     }
     .create();
     let mut thread = ExecutorThread::builder().name("tacto-launch");

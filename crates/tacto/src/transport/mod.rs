@@ -36,8 +36,11 @@
 //! service) and a [`ClientLink`] per client (used only while no service of this context has
 //! the name); the defaults of [`Transport::service`] and [`Transport::client`] carry none.
 
+mod combined;
 pub(crate) mod intra;
 mod link;
+
+pub(crate) use combined::Combined;
 
 pub use link::{
     ClientLink, LinkError, LinkReader, LinkWriter, LoanedSlot, ReadOp, RemoteBytes,

@@ -4,6 +4,8 @@
 //! a reader is a bounded cache with DDS sample states, as a DDS reader's is. Nothing here
 //! knows about Cyclone or shared memory, so the tests that use it check the seam itself.
 
+#![allow(dead_code)] // each test file uses its own part of this module
+
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
@@ -32,12 +34,16 @@ impl Hub {
 
     /// A context of a new "process" on this hub.
     pub fn context(self: &Arc<Self>) -> Context {
+        Context::builder().transport(self.transport()).create()
+    }
+
+    /// The transport of a new "process" on this hub.
+    pub fn transport(self: &Arc<Self>) -> Arc<dyn Transport> {
         let process = self.processes.fetch_add(1, Ordering::Relaxed) + 1;
-        let transport = Arc::new(Loopback {
+        Arc::new(Loopback {
             hub: self.clone(),
             process,
-        });
-        Context::builder().transport(transport).create()
+        })
     }
 
     /// Received samples whose bytes are still held: by a reader's cache, or by a
