@@ -81,7 +81,9 @@ impl ContextBuilder {
     /// that has a reader for it, a subscription reads from both in publication order. The
     /// transports must divide the peers between them so that no sample comes both ways
     /// (`tacto_dds::DdsTransport::beside_shm` does, beside `tacto_shm::ShmTransport`).
-    /// Services go through the first that carries them. A third call adds a third.
+    /// Services go through one of them: the last given that carries services (give the
+    /// network transport last: it reaches ROS 2 nodes and this host's processes alike). A
+    /// third call adds a third.
     pub fn transport(mut self, transport: Arc<dyn Transport>) -> Self {
         self.transport = Some(match self.transport.take() {
             None => transport,

@@ -138,3 +138,116 @@ fn only_a_triggering_subscription_is_woken_by_either_link() {
         }
     }
 }
+
+/// A transport that links topics through `inner` and refuses services and clients in its own
+/// name, to show which transport a two-transport context asks for them.
+#[derive(Debug)]
+struct NamedServices {
+    inner: Arc<dyn tacto::transport::Transport>,
+    name: &'static str,
+}
+
+impl tacto::transport::Transport for NamedServices {
+    fn writer(
+        &self,
+        node: Option<&str>,
+        topic: &str,
+        ros_type: tacto::transport::RosType,
+        qos: &tacto::Qos,
+    ) -> Result<Arc<dyn tacto::transport::LinkWriter>, tacto::transport::LinkError> {
+        self.inner.writer(node, topic, ros_type, qos)
+    }
+
+    fn reader(
+        &self,
+        node: Option<&str>,
+        topic: &str,
+        ros_type: tacto::transport::RosType,
+        qos: &tacto::Qos,
+    ) -> Result<Box<dyn tacto::transport::LinkReader>, tacto::transport::LinkError> {
+        self.inner.reader(node, topic, ros_type, qos)
+    }
+
+    fn service(
+        &self,
+        _: &str,
+        _: &str,
+        _: tacto::transport::RosType,
+        _: tacto::transport::RosType,
+    ) -> Result<Option<Box<dyn tacto::transport::ServiceLink>>, tacto::transport::LinkError> {
+        Err(tacto::transport::LinkError(format!("{} serves", self.name)))
+    }
+
+    fn client(
+        &self,
+        _: &str,
+        _: &str,
+        _: tacto::transport::RosType,
+        _: tacto::transport::RosType,
+        _: Arc<dyn Fn(i64, Vec<u8>) + Send + Sync>,
+    ) -> Result<Option<Box<dyn tacto::transport::ClientLink>>, tacto::transport::LinkError> {
+        Err(tacto::transport::LinkError(format!("{} calls", self.name)))
+    }
+}
+
+/// Services and clients go through the transport given last (the network one beside shared
+/// memory), which reaches every peer; the first is asked only if the last carries none.
+#[test]
+fn services_and_clients_go_through_the_transport_given_last() {
+    struct TriggerSrv;
+    impl tacto::ServiceType for TriggerSrv {
+        const TYPE_NAME: &'static str = "test_msgs/srv/Ask";
+        type Request = Text;
+        type Response = Text;
+    }
+
+    let hubs = [loopback::Hub::new(), loopback::Hub::new()];
+    let named = |i: usize, name| -> Arc<dyn tacto::transport::Transport> {
+        Arc::new(NamedServices {
+            inner: hubs[i].transport(),
+            name,
+        })
+    };
+    let ctx = Context::builder()
+        .transport(named(0, "host"))
+        .transport(named(1, "network"))
+        .create();
+    let mut node = ctx.node("both").unwrap();
+    let service = node.service::<TriggerSrv>("ask").create().map(drop);
+    let error = format!("{:?}", service.expect_err("the network transport refuses"));
+    assert!(error.contains("network serves"), "{error}");
+    let client = node.client::<TriggerSrv>("ask").create().map(drop);
+    let error = format!("{:?}", client.expect_err("the network transport refuses"));
+    assert!(error.contains("network calls"), "{error}");
+
+    // The loopback hubs carry no services: the first of two such transports is asked next,
+    // and neither has one, so the service is this process's alone.
+    let plain = Context::builder()
+        .transport(hubs[0].transport())
+        .transport(named(1, "network"))
+        .create();
+    let refused = plain
+        .node("n")
+        .unwrap()
+        .service::<TriggerSrv>("ask")
+        .create()
+        .map(drop);
+    assert!(
+        format!("{refused:?}").contains("network serves"),
+        "{refused:?}"
+    );
+    let alone = Context::builder()
+        .transport(named(0, "host"))
+        .transport(hubs[1].transport())
+        .create();
+    let refused = alone
+        .node("n")
+        .unwrap()
+        .service::<TriggerSrv>("ask")
+        .create()
+        .map(drop);
+    assert!(
+        format!("{refused:?}").contains("host serves"),
+        "{refused:?}"
+    );
+}

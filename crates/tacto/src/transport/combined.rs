@@ -90,8 +90,11 @@ impl Transport for Combined {
         }))
     }
 
-    /// Through the first transport that carries services: a service is one endpoint, which
-    /// cannot answer a request twice.
+    /// Through one transport only, since a service is one endpoint, which cannot answer a
+    /// request twice: the second given to the builder if it carries services, else the first.
+    /// The second is the network transport (DDS beside shared memory), which reaches every
+    /// peer, ROS 2 nodes and this host's tacto processes alike; the host transport alone
+    /// would hide the service from the rest.
     fn service(
         &self,
         node: &str,
@@ -99,16 +102,13 @@ impl Transport for Combined {
         request_type: RosType,
         response_type: RosType,
     ) -> Result<Option<Box<dyn ServiceLink>>, LinkError> {
-        match self
-            .first
-            .service(node, service, request_type, response_type)?
-        {
+        match (self.second).service(node, service, request_type, response_type)? {
             Some(link) => Ok(Some(link)),
-            None => (self.second).service(node, service, request_type, response_type),
+            None => (self.first).service(node, service, request_type, response_type),
         }
     }
 
-    /// As [`service`](Self::service): the first transport that carries clients.
+    /// As [`service`](Self::service): the second transport if it carries clients.
     fn client(
         &self,
         node: &str,
@@ -117,11 +117,11 @@ impl Transport for Combined {
         response_type: RosType,
         deliver: Arc<dyn Fn(i64, Vec<u8>) + Send + Sync>,
     ) -> Result<Option<Box<dyn ClientLink>>, LinkError> {
-        let first =
-            (self.first).client(node, service, request_type, response_type, deliver.clone());
-        match first? {
+        let second =
+            (self.second).client(node, service, request_type, response_type, deliver.clone());
+        match second? {
             Some(link) => Ok(Some(link)),
-            None => (self.second).client(node, service, request_type, response_type, deliver),
+            None => (self.first).client(node, service, request_type, response_type, deliver),
         }
     }
 
