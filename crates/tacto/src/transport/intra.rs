@@ -179,6 +179,27 @@ impl TopicCore {
     }
 }
 
+/// A flat message's own bytes, viewed where the `Arc` keeps them (aligned for `T`); `None`
+/// for other types.
+fn flat_bytes<T: Message>(msg: &Arc<T>) -> Option<RemoteBytes> {
+    let layout = T::FLAT_LAYOUT?;
+    msg.flat_bytes()?;
+    Some(RemoteBytes::flat(
+        layout,
+        RemoteBytes::new(FlatValue(msg.clone())),
+    ))
+}
+
+/// Holds a flat message for [`flat_bytes`].
+struct FlatValue<T>(Arc<T>);
+
+impl<T: Message> AsRef<[u8]> for FlatValue<T> {
+    fn as_ref(&self) -> &[u8] {
+        // Made only for a message that has flat bytes.
+        self.0.flat_bytes().unwrap_or_default()
+    }
+}
+
 /// A link writer shared by the publishers of one node with one QoS: (node, QoS, writer).
 type SharedWriter = (Option<String>, Qos, Weak<dyn LinkWriter>);
 
@@ -262,17 +283,24 @@ impl<T: Message> Topic<T> {
                 .filter(|fanout| fanout.subscriber_count() > 0)
         };
         let shared = self.core.delivery == LocalDelivery::Shared;
-        let bytes = match shared && others().next().is_none() {
-            // Other types publish on the topic, but none subscribes.
+        // Serialized, a flat message reaches its own type's subscriptions as its own bytes,
+        // read in place, as shared memory delivers it; other types always get CDR.
+        let flat = match shared {
             true => None,
-            false => Some(RemoteBytes::from(crate::cdr::to_vec(&*msg)?)),
+            false => flat_bytes(&msg),
+        };
+        let bytes = match others().next().is_some() || (!shared && flat.is_none()) {
+            true => Some(RemoteBytes::from(crate::cdr::to_vec(&*msg)?)),
+            // No other type subscribes, and this type's subscriptions need no CDR.
+            false => None,
         };
         let info = {
             let subscribers = self.subscribers.lock();
             let info = stamp();
             for inbox in subscribers.iter() {
-                match &bytes {
-                    Some(bytes) if !shared => inbox.deliver_serialized(bytes.clone(), info),
+                match (&flat, &bytes) {
+                    (Some(flat), _) => inbox.deliver_serialized(flat.clone(), info),
+                    (None, Some(bytes)) if !shared => inbox.deliver_serialized(bytes.clone(), info),
                     _ => inbox.deliver(msg.clone(), info),
                 }
             }
