@@ -53,6 +53,10 @@ struct Held {
     waiting: VecDeque<Request>,
     /// Taken, not yet answered.
     taken: HashMap<RequestId, Request>,
+    /// Received since the last drain of the wake-up, by it or by any other look (a
+    /// trigger's check of its rule too, which may move a request in before its notification
+    /// is drained): the drain announces them, else such a request would wait with no run.
+    unannounced: usize,
 }
 
 impl ShmServiceLink {
@@ -88,6 +92,7 @@ impl ShmServiceLink {
             held.waiting.push_back(request);
             received += 1;
         }
+        held.unannounced += received;
         (held, received)
     }
 }
@@ -150,6 +155,11 @@ impl ServiceLink for ShmServiceLink {
         if let Some(wake) = self.wake.get() {
             let _ = wake.drain();
         }
-        self.held().1
+        let (mut held, _) = self.held();
+        // Those still waiting: a request taken meanwhile needs no run (at worst, an older
+        // waiting one makes a run that finds it).
+        let arrived = held.unannounced.min(held.waiting.len());
+        held.unannounced = 0;
+        arrived
     }
 }

@@ -291,10 +291,23 @@ struct ShmLinkReader {
 
 #[derive(Debug, Default)]
 struct Cache {
-    /// Oldest first, each with its READ state.
-    samples: VecDeque<(RemoteSample, bool)>,
+    /// Oldest first.
+    samples: VecDeque<Cached>,
     /// Samples the history policy evicted unread or refused.
     dropped: u64,
+}
+
+/// A sample in the cache, with its READ state, and whether a wake-up announced it.
+///
+/// Any operation moves what waits in the port into the cache (a trigger's check of its rule
+/// too), so a sample may be moved before its notification is drained; the drain that follows
+/// moves nothing then. It counts the samples no drain announced yet, still unread, instead:
+/// else such a sample would sit unread with no run to take it.
+#[derive(Debug)]
+struct Cached {
+    sample: RemoteSample,
+    read: bool,
+    announced: bool,
 }
 
 impl ShmLinkReader {
@@ -328,10 +341,10 @@ impl ShmLinkReader {
                 History::KeepAll { .. } => {}
                 History::KeepLast(n) => {
                     while cache.samples.len() >= n {
-                        let Some((_, read)) = cache.samples.pop_front() else {
+                        let Some(evicted) = cache.samples.pop_front() else {
                             break;
                         };
-                        cache.dropped += u64::from(!read);
+                        cache.dropped += u64::from(!evicted.read);
                     }
                 }
             }
@@ -347,7 +360,11 @@ impl ShmLinkReader {
                 Some(layout) => RemoteBytes::flat(layout, bytes),
                 None => bytes,
             };
-            cache.samples.push_back((RemoteSample { cdr, info }, false));
+            cache.samples.push_back(Cached {
+                sample: RemoteSample { cdr, info },
+                read: false,
+                announced: false,
+            });
             stored += 1;
         }
         stored
@@ -406,36 +423,32 @@ impl LinkReader for ShmLinkReader {
         let mut cache = self.cache();
         let samples = &mut cache.samples;
         match op {
-            ReadOp::PeekNewest => samples.back().map(|(s, _)| s.clone()),
+            ReadOp::PeekNewest => samples.back().map(|c| c.sample.clone()),
             ReadOp::Latest => {
-                samples.iter_mut().for_each(|(_, read)| *read = true);
-                samples.back().map(|(s, _)| s.clone())
+                samples.iter_mut().for_each(|c| c.read = true);
+                samples.back().map(|c| c.sample.clone())
             }
-            ReadOp::Take => samples.pop_front().map(|(s, _)| s),
+            ReadOp::Take => samples.pop_front().map(|c| c.sample),
             ReadOp::TakeNew => {
-                let at = samples.iter().position(|(_, read)| !read)?;
-                samples.remove(at).map(|(s, _)| s)
+                let at = samples.iter().position(|c| !c.read)?;
+                samples.remove(at).map(|c| c.sample)
             }
             ReadOp::ReadNew => {
-                let (sample, read) = samples.iter_mut().find(|(_, read)| !read)?;
-                *read = true;
-                Some(sample.clone())
+                let cached = samples.iter_mut().find(|c| !c.read)?;
+                cached.read = true;
+                Some(cached.sample.clone())
             }
         }
     }
 
     fn oldest_info(&self, new_only: bool) -> Option<SampleInfo> {
         let cache = self.cache();
-        let mut candidates = cache.samples.iter().filter(|(_, read)| !new_only || !read);
-        candidates.next().map(|(s, _)| s.info)
+        let mut candidates = cache.samples.iter().filter(|c| !new_only || !c.read);
+        candidates.next().map(|c| c.sample.info)
     }
 
     fn unread(&self) -> usize {
-        self.cache()
-            .samples
-            .iter()
-            .filter(|(_, read)| !read)
-            .count()
+        self.cache().samples.iter().filter(|c| !c.read).count()
     }
 
     fn len(&self) -> usize {
@@ -471,12 +484,20 @@ impl LinkReader for ShmLinkReader {
 
     fn drain_wake(&self) -> usize {
         // Drained first, then the port read: a sample whose notification was drained here
-        // was sent before, so it is pulled now; a later one notifies again.
+        // was sent before, so it is in the cache now; a later one notifies again.
         if let Some(wake) = self.wake.get() {
             let _ = wake.drain();
         }
         let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
-        self.pull(&mut cache)
+        self.pull(&mut cache);
+        // What arrived since the last drain, moved by it or by any other operation (see
+        // `Cached`), and not read yet: a sample already taken needs no run.
+        let mut arrived = 0;
+        for cached in cache.samples.iter_mut().filter(|c| !c.announced) {
+            cached.announced = true;
+            arrived += usize::from(!cached.read);
+        }
+        arrived
     }
 
     fn dropped(&self) -> u64 {
