@@ -3,8 +3,6 @@
 //! builds its own context on shared memory. Topic names carry the parent's pid and the test's
 //! name, so parallel runs never share a service.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -16,11 +14,10 @@ use tacto::{
 };
 use tacto_shm::{MAX_HELD, ShmTransport};
 
+mod child;
+use child::{Child, PATIENCE, SAY};
+
 const ROLE: &str = "TACTO_SHM_CONTEXT_ROLE";
-/// How long anything may take on a loaded 2-core machine before the test gives up.
-const PATIENCE: Duration = Duration::from_secs(60);
-/// What a child prints for the parent, to tell its lines from libtest's.
-const SAY: &str = "shm-child:";
 
 fn topic(test: &str) -> String {
     format!("/c{}_{test}", std::process::id())
@@ -143,60 +140,10 @@ fn pattern(len: usize) -> String {
         .collect()
 }
 
-/// A child process running `child_role`; killed if the test fails before it finishes.
-struct Child {
-    process: std::process::Child,
-    said: mpsc::Receiver<String>,
-}
-
-impl Child {
-    fn spawn(role: &str, topic: &str, count: usize) -> Child {
-        let mut process = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "child_role", "--nocapture", "--test-threads=1"])
-            .env(ROLE, role)
-            .env("TOPIC", topic)
-            .env("COUNT", count.to_string())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stdout = BufReader::new(process.stdout.take().unwrap());
-        let (tx, said) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in stdout.lines().map_while(Result::ok) {
-                if let Some((_, words)) = line.split_once(SAY) {
-                    let _ = tx.send(words.trim().to_owned());
-                }
-            }
-        });
-        Child { process, said }
-    }
-
-    fn next_line(&self) -> String {
-        self.said
-            .recv_timeout(PATIENCE)
-            .expect("the child said nothing (it died or hangs)")
-    }
-
-    fn tell(&mut self, line: &str) {
-        let stdin = self.process.stdin.as_mut().unwrap();
-        writeln!(stdin, "{line}").unwrap();
-    }
-
-    fn finish(mut self) {
-        drop(self.process.stdin.take());
-        let status = self.process.wait().unwrap();
-        assert!(status.success(), "child failed: {status}");
-    }
-}
-
-impl Drop for Child {
-    fn drop(&mut self) {
-        if let Ok(None) = self.process.try_wait() {
-            let _ = self.process.kill();
-            let _ = self.process.wait();
-        }
-    }
+/// This test's other process (`child_role`, see `child/`).
+fn spawn(role: &str, topic: &str, count: usize) -> Child {
+    let env = [("TOPIC", topic.into()), ("COUNT", count.to_string())];
+    Child::spawn(ROLE, role, &env)
 }
 
 /// Spins `executor` in short windows until `done` holds; returns the number of windows.
@@ -245,7 +192,7 @@ fn every_sample_in_order(name: &str, executor: &mut dyn Executor) {
     executor.add(node).unwrap();
 
     let before = now_ns();
-    let child = Child::spawn("publish", &topic, 10);
+    let child = spawn("publish", &topic, 10);
     let id = child.next_line();
     assert_eq!(
         child.next_line(),
@@ -299,7 +246,7 @@ fn a_polling_subscription_reads_the_latest_and_its_samples_wake_nothing() {
     executor.add(reactor).unwrap();
 
     let count = 20;
-    let mut child = Child::spawn("two_phases", &topic, count);
+    let mut child = spawn("two_phases", &topic, count);
     // Phase 0: paced samples on the polled topic only.
     child.tell("go");
     let last = format!("p0-{count}");
@@ -351,7 +298,7 @@ fn a_process_never_receives_its_own_samples_through_shared_memory() {
     );
     assert_eq!(local.take().unwrap().data, "m0");
 
-    let child = Child::spawn("subscribe", &topic, 3);
+    let child = spawn("subscribe", &topic, 3);
     assert_eq!(child.next_line(), "ready");
     for i in 1..=3 {
         publisher.publish(Text {
@@ -397,7 +344,7 @@ fn a_killed_publisher_leaves_the_subscriber_running() {
     let publishers = || watch.remote_publishers().expect("shared memory tells");
     assert_eq!(publishers(), RemotePublishers { alive: 0, gone: 0 });
 
-    let mut burst = Child::spawn("burst", &topic, 0);
+    let mut burst = spawn("burst", &topic, 0);
     assert_eq!(burst.next_line(), "bursting");
     spin_until(&mut executor, "burst samples", || {
         rx.try_iter().any(|data| data == "burst")
@@ -414,7 +361,7 @@ fn a_killed_publisher_leaves_the_subscriber_running() {
     // The executor goes on, and a new publisher process reaches it.
     executor.spin_for(Duration::from_millis(50)).unwrap();
     rx.try_iter().for_each(drop);
-    let child = Child::spawn("publish", &topic, 3);
+    let child = spawn("publish", &topic, 3);
     child.next_line();
     assert_eq!(child.next_line(), "sent 3");
     let mut received = Vec::new();
@@ -452,7 +399,7 @@ fn a_message_of_several_mib_arrives_byte_identical() {
         .history(History::KeepLast(4))
         .create()
         .unwrap();
-    let child = Child::spawn("large", &topic, size);
+    let child = spawn("large", &topic, size);
     assert_eq!(child.next_line(), "sent 1");
     let expected = pattern(size);
     let latest = poll("the large sample", || sub.latest());
@@ -483,7 +430,7 @@ fn a_held_sample_of_a_killed_publisher_stays_readable() {
         .history(History::KeepLast(4))
         .create()
         .unwrap();
-    let mut child = Child::spawn("large", &topic, size);
+    let mut child = spawn("large", &topic, size);
     assert_eq!(child.next_line(), "sent 1");
     let expected = pattern(size);
     // Read, not taken: the sample stays in the cache, its slot held.
@@ -502,7 +449,7 @@ fn a_held_sample_of_a_killed_publisher_stays_readable() {
     assert!(taken.data == expected, "readable after its publisher died");
     drop(taken); // its slot returned to a publisher that is gone: no crash
 
-    let child = Child::spawn("large", &topic, 64);
+    let child = spawn("large", &topic, 64);
     assert_eq!(child.next_line(), "sent 1");
     let fresh = poll("the new publisher's sample", || sub.take());
     assert_eq!(fresh.data, pattern(64));
@@ -522,7 +469,7 @@ fn a_subscription_holding_its_samples_keeps_receiving_and_counts_drops() {
         .history(History::KeepLast(MAX_HELD))
         .create()
         .unwrap();
-    let mut child = Child::spawn("on_demand", &topic, 0);
+    let mut child = spawn("on_demand", &topic, 0);
     // Paced: each sample read (kept, marked read) before the next is sent.
     for i in 1..=2 * MAX_HELD {
         child.tell("send 1");
@@ -569,7 +516,7 @@ fn a_history_deeper_than_the_held_slots_keeps_every_sample() {
         .history(History::KeepLast(depth))
         .create()
         .unwrap();
-    let mut child = Child::spawn("on_demand", &topic, 0);
+    let mut child = spawn("on_demand", &topic, 0);
     for i in 1..=depth {
         child.tell("send 1");
         assert_eq!(child.next_line(), format!("sent {i}"));
@@ -597,7 +544,7 @@ fn samples_moved_into_the_local_history_count_against_the_held_slots() {
         .history(History::KeepLast(depth))
         .create()
         .unwrap();
-    let mut child = Child::spawn("on_demand", &topic, 0);
+    let mut child = spawn("on_demand", &topic, 0);
     for i in 1..=depth {
         child.tell("send 1");
         assert_eq!(child.next_line(), format!("sent {i}"));
@@ -630,7 +577,7 @@ fn a_sample_moved_in_before_its_wake_up_is_drained_still_runs_the_code() {
         .history(History::KeepLast(16))
         .create()
         .unwrap();
-    let child = std::sync::Arc::new(std::sync::Mutex::new(Child::spawn("on_demand", &topic, 0)));
+    let child = std::sync::Arc::new(std::sync::Mutex::new(spawn("on_demand", &topic, 0)));
     let (tx, rx) = mpsc::channel::<Vec<String>>();
     let asking = child.clone();
     node.execute(Trigger::on(&sub), move |_| {

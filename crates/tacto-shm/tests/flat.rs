@@ -3,19 +3,15 @@
 //! other process (`child_role`, selected by `TACTO_SHM_FLAT_ROLE`); topic names carry the
 //! parent's pid and the test's name, so parallel runs never share a service.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use tacto::{Context, FlatString, History};
 use tacto_shm::ShmTransport;
 
+mod child;
+use child::{Child, PATIENCE, SAY};
+
 const ROLE: &str = "TACTO_SHM_FLAT_ROLE";
-/// How long anything may take on a loaded 2-core machine before the test gives up.
-const PATIENCE: Duration = Duration::from_secs(60);
-/// What a child prints for the parent, to tell its lines from libtest's.
-const SAY: &str = "flat-child:";
 /// Several MiB: far more than a thread's stack, so the message is never built on one.
 const PIXELS: usize = (4 << 20) + 8;
 
@@ -134,54 +130,9 @@ fn child_role() {
     }
 }
 
-/// A child process running `child_role`; killed if the test fails before it finishes.
-struct Child {
-    process: std::process::Child,
-    said: mpsc::Receiver<String>,
-}
-
-impl Child {
-    fn spawn(role: &str, topic: &str) -> Child {
-        let mut process = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "child_role", "--nocapture", "--test-threads=1"])
-            .env(ROLE, role)
-            .env("TOPIC", topic)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stdout = BufReader::new(process.stdout.take().unwrap());
-        let (tx, said) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in stdout.lines().map_while(Result::ok) {
-                if let Some((_, words)) = line.split_once(SAY) {
-                    let _ = tx.send(words.trim().to_owned());
-                }
-            }
-        });
-        Child { process, said }
-    }
-
-    fn next_line(&self) -> String {
-        self.said
-            .recv_timeout(PATIENCE)
-            .expect("the child said nothing (it died or hangs)")
-    }
-
-    fn finish(mut self) {
-        drop(self.process.stdin.take());
-        let status = self.process.wait().unwrap();
-        assert!(status.success(), "child failed: {status}");
-    }
-}
-
-impl Drop for Child {
-    fn drop(&mut self) {
-        if let Ok(None) = self.process.try_wait() {
-            let _ = self.process.kill();
-            let _ = self.process.wait();
-        }
-    }
+/// This test's other process (`child_role`, see `child/`).
+fn spawn(role: &str, topic: &str) -> Child {
+    Child::spawn(ROLE, role, &[("TOPIC", topic.into())])
 }
 
 /// Polls `read` every millisecond until it returns something.
@@ -225,7 +176,7 @@ fn a_loaned_flat_message_of_several_mib_is_read_in_place() {
         .history(History::KeepLast(2))
         .create()
         .unwrap();
-    let child = Child::spawn("image", &topic);
+    let child = spawn("image", &topic);
     assert_eq!(child.next_line(), "sent 1");
     let image = poll("the image", || sub.take());
     assert_eq!(image.stamp, 42);
@@ -260,7 +211,7 @@ fn a_loaned_slot_reaches_the_other_process_and_a_copy_this_one() {
     assert_eq!(*local.take().expect("the heap loan"), pose());
     assert_eq!(publisher.remote_writes(), 0);
 
-    let child = Child::spawn("listen", &topic);
+    let child = spawn("listen", &topic);
     assert_eq!(child.next_line(), "ready");
     // A loan dropped unpublished gives its slot back: iceoryx2 lends a publisher only a few
     // at once, so a leak would end in heap loans here.
@@ -303,7 +254,7 @@ fn a_flat_sample_of_another_layout_is_counted_as_malformed() {
     let mut node = ctx.node("listener").unwrap();
     let renamed = node.subscription::<PoseRenamed>(&topic).create().unwrap();
     let cdr = node.subscription::<PoseCdr>(&topic).create().unwrap();
-    let child = Child::spawn("pose", &topic);
+    let child = spawn("pose", &topic);
     assert_eq!(child.next_line(), "sent 1");
     poll("the flat sample, refused", || {
         assert!(renamed.take().is_none(), "never read as another layout");
@@ -325,7 +276,7 @@ fn a_flat_subscription_decodes_cdr_and_reads_flat_samples_in_place() {
         let ctx = context("flat_parent");
         let mut node = ctx.node("listener").unwrap();
         let sub = node.subscription::<Pose>(&topic).create().unwrap();
-        let child = Child::spawn(role, &topic);
+        let child = spawn(role, &topic);
         assert_eq!(child.next_line(), "sent 1");
         let got = poll("the pose", || sub.take());
         assert_eq!(*got, pose(), "{role}");

@@ -3,10 +3,7 @@
 //! is a subscriber here and a publisher there. Topic names carry the parent's pid and the
 //! test's name, so parallel runs never share a service.
 
-use std::io::{BufRead, BufReader};
 use std::os::fd::AsRawFd;
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use tacto::msg::builtin_interfaces::Time as TimeMsg;
@@ -14,11 +11,10 @@ use tacto::msg::std_msgs::String as Text;
 use tacto::{History, PublisherId};
 use tacto_shm::{Liveliness, PublisherError, ShmNode, ShmSubscriber, TopicError};
 
+mod child;
+use child::{Child, PATIENCE, SAY};
+
 const ROLE: &str = "TACTO_SHM_ROLE";
-/// How long anything may take on a loaded 2-core machine before the test gives up.
-const PATIENCE: Duration = Duration::from_secs(60);
-/// What a child prints for the parent, to tell its lines from libtest's.
-const SAY: &str = "shm-child:";
 
 fn topic(test: &str) -> String {
     format!("/t{}_{test}", std::process::id())
@@ -122,59 +118,11 @@ fn child_role() {
     drop(keep);
 }
 
-/// A child process running `child_role`; killed if the test fails before it finishes.
-struct Child {
-    process: std::process::Child,
-    said: mpsc::Receiver<String>,
-}
-
-impl Child {
-    fn spawn(role: &str, topic: &str, id: u8, env: &[(&str, String)]) -> Child {
-        let mut process = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "child_role", "--nocapture", "--test-threads=1"])
-            .env(ROLE, role)
-            .env("TOPIC", topic)
-            .env("ID", id.to_string())
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stdout = BufReader::new(process.stdout.take().unwrap());
-        let (tx, said) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in stdout.lines().map_while(Result::ok) {
-                // libtest may have printed "test child_role ... " before it on the line.
-                if let Some((_, words)) = line.split_once(SAY) {
-                    let _ = tx.send(words.trim().to_owned());
-                }
-            }
-        });
-        Child { process, said }
-    }
-
-    /// The child's next line for the parent.
-    fn next_line(&self) -> String {
-        self.said
-            .recv_timeout(PATIENCE)
-            .expect("the child said nothing (it died or hangs)")
-    }
-
-    /// Lets the child exit and checks it succeeded.
-    fn finish(mut self) {
-        drop(self.process.stdin.take());
-        let status = self.process.wait().unwrap();
-        assert!(status.success(), "child failed: {status}");
-    }
-}
-
-impl Drop for Child {
-    fn drop(&mut self) {
-        if let Ok(None) = self.process.try_wait() {
-            let _ = self.process.kill();
-            let _ = self.process.wait();
-        }
-    }
+/// This test's other process (`child_role`, see `child/`), with `env` beside its topic and id.
+fn spawn(role: &str, topic: &str, id: u8, env: &[(&str, String)]) -> Child {
+    let mut all = vec![("TOPIC", topic.to_owned()), ("ID", id.to_string())];
+    all.extend(env.iter().cloned());
+    Child::spawn(ROLE, role, &all)
 }
 
 /// Takes the next sample, waiting for one to arrive.
@@ -210,7 +158,7 @@ fn string_round_trip_with_sample_info() {
     let node = ShmNode::create("parent").unwrap();
     let sub = node.subscriber::<Text>(&topic).create().unwrap();
     let before = now_ns();
-    let child = Child::spawn(
+    let child = spawn(
         "publish",
         &topic,
         7,
@@ -237,7 +185,7 @@ fn four_mib_payload_round_trip() {
     let topic = topic("four_mib");
     let node = ShmNode::create("parent").unwrap();
     let sub = node.subscriber::<Text>(&topic).create().unwrap();
-    let child = Child::spawn(
+    let child = spawn(
         "publish",
         &topic,
         1,
@@ -266,7 +214,7 @@ fn own_samples_are_not_echoed() {
             .subscribers,
         1
     );
-    let child = Child::spawn(
+    let child = spawn(
         "publish",
         &topic,
         2,
@@ -288,7 +236,7 @@ fn slow_subscriber_loses_oldest_and_counts_them() {
         .history(History::KeepLast(4))
         .create()
         .unwrap();
-    let child = Child::spawn(
+    let child = spawn(
         "publish",
         &topic,
         3,
@@ -309,7 +257,7 @@ fn malformed_payload_is_counted_and_skipped() {
     let topic = topic("malformed");
     let node = ShmNode::create("parent").unwrap();
     let sub = node.subscriber::<Text>(&topic).create().unwrap();
-    let child = Child::spawn("malformed", &topic, 4, &[]);
+    let child = spawn("malformed", &topic, 4, &[]);
     let received = next(&sub);
     assert_eq!(received.message.data, "ok");
     assert_eq!(received.info.sequence, 2);
@@ -321,7 +269,7 @@ fn malformed_payload_is_counted_and_skipped() {
 fn another_type_on_the_topic_is_refused_naming_both() {
     let topic = topic("mismatch");
     // Another process made the topic, for std_msgs/String.
-    let child = Child::spawn(
+    let child = spawn(
         "publish",
         &topic,
         12,
@@ -361,7 +309,7 @@ fn only_subscribers_that_asked_are_woken() {
     assert!(polled.wake_up().is_none());
     let wake_up = woken.wake_up().unwrap();
 
-    let child = Child::spawn("wake", &topic_woken, 5, &[("TOPIC_POLLED", topic_polled)]);
+    let child = spawn("wake", &topic_woken, 5, &[("TOPIC_POLLED", topic_polled)]);
     assert_eq!(child.next_line(), "reached 1 1");
     // The publisher of the polled topic found no listener and notified nobody.
     assert_eq!(child.next_line(), "woken 1 0");
@@ -390,7 +338,7 @@ fn killed_publisher_is_reported_and_the_topic_reconnects() {
         .history(History::KeepLast(4))
         .create()
         .unwrap();
-    let mut burst = Child::spawn("burst", &topic, 6, &[]);
+    let mut burst = spawn("burst", &topic, 6, &[]);
     assert_eq!(burst.next_line(), "burst");
     assert_eq!(next(&sub).info.publisher, PublisherId([6; 16]));
     assert_eq!(sub.publishers().unwrap(), Liveliness { alive: 1, dead: 0 });
@@ -410,7 +358,7 @@ fn killed_publisher_is_reported_and_the_topic_reconnects() {
     });
 
     // The subscriber still works, and a new publisher process reaches it.
-    let child = Child::spawn(
+    let child = spawn(
         "publish",
         &topic,
         8,
@@ -447,7 +395,7 @@ fn topic_left_half_created_by_a_killed_process_is_recovered() {
         finished, 0o400,
         "a complete service's static config is read-only"
     );
-    let child = Child::spawn(
+    let child = spawn(
         "publish",
         &topic,
         9,
@@ -520,7 +468,7 @@ fn a_topic_of_another_iceoryx2_version_is_refused_naming_both() {
 fn topic_reopens_after_kills_during_creation() {
     for trial in 0..10 {
         let topic = topic(&format!("churn{trial}"));
-        let mut churn = Child::spawn("churn", &topic, 10, &[]);
+        let mut churn = spawn("churn", &topic, 10, &[]);
         assert_eq!(churn.next_line(), "churning");
         // Let it go round a few times; where it is when killed varies from trial to trial.
         std::thread::sleep(Duration::from_millis(5 + 7 * trial));
@@ -528,7 +476,7 @@ fn topic_reopens_after_kills_during_creation() {
         churn.process.wait().unwrap();
         let node = ShmNode::create("parent").unwrap();
         let sub = node.subscriber::<Text>(&topic).create().unwrap();
-        let child = Child::spawn(
+        let child = spawn(
             "publish",
             &topic,
             11,

@@ -3,10 +3,8 @@
 //! context on shared memory. Service names carry the parent's pid and the test's name, so
 //! parallel runs never share a service.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use iceoryx2::prelude::{NodeBuilder, ServiceName, SignalHandlingMode, ZeroCopySend};
@@ -19,11 +17,10 @@ use tacto::{
 };
 use tacto_shm::{MAX_IN_FLIGHT, ShmTransport};
 
+mod child;
+use child::{Child, PATIENCE, SAY};
+
 const ROLE: &str = "TACTO_SHM_SERVICE_ROLE";
-/// How long anything may take on a loaded 2-core machine before the test gives up.
-const PATIENCE: Duration = Duration::from_secs(60);
-/// What a child prints for the parent, to tell its lines from libtest's.
-const SAY: &str = "shm-child:";
 
 #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(crate = "tacto::serde")]
@@ -224,78 +221,22 @@ fn child_role() {
     }
 }
 
-/// A child process running `child_role`; killed if the test fails before it finishes.
-struct Child {
-    process: std::process::Child,
-    said: mpsc::Receiver<String>,
+/// This test's other process (`child_role`, see `child/`), once it said it is ready.
+fn spawn(role: &str, service: &str) -> Child {
+    spawn_with(role, service, 0)
 }
 
-impl Child {
-    fn spawn(role: &str, service: &str) -> Child {
-        Child::spawn_with(role, service, 0)
-    }
-
-    fn spawn_with(role: &str, service: &str, count: usize) -> Child {
-        let mut process = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "child_role", "--nocapture", "--test-threads=1"])
-            .env(ROLE, role)
-            .env("SERVICE", service)
-            .env("COUNT", count.to_string())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stdout = BufReader::new(process.stdout.take().unwrap());
-        let (tx, said) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in stdout.lines().map_while(Result::ok) {
-                if let Some((_, words)) = line.split_once(SAY) {
-                    let _ = tx.send(words.trim().to_owned());
-                }
-            }
-        });
-        let child = Child { process, said };
-        assert_eq!(child.next_line(), "ready");
-        child
-    }
-
-    fn next_line(&self) -> String {
-        self.said
-            .recv_timeout(PATIENCE)
-            .expect("the child said nothing (it died or hangs)")
-    }
-
-    fn tell(&mut self, line: &str) {
-        let stdin = self.process.stdin.as_mut().unwrap();
-        writeln!(stdin, "{line}").unwrap();
-    }
-
-    fn kill(&mut self) {
-        // std's kill is SIGKILL: the server gets no chance to clean up.
-        self.process.kill().unwrap();
-        self.process.wait().unwrap();
-    }
-
-    fn finish(mut self) {
-        drop(self.process.stdin.take());
-        let status = self.process.wait().unwrap();
-        assert!(status.success(), "child failed: {status}");
-    }
-}
-
-impl Drop for Child {
-    fn drop(&mut self) {
-        if let Ok(None) = self.process.try_wait() {
-            let _ = self.process.kill();
-            let _ = self.process.wait();
-        }
-    }
+fn spawn_with(role: &str, service: &str, count: usize) -> Child {
+    let env = [("SERVICE", service.into()), ("COUNT", count.to_string())];
+    let child = Child::spawn(ROLE, role, &env);
+    assert_eq!(child.next_line(), "ready");
+    child
 }
 
 #[test]
 fn a_client_calls_a_service_in_another_process() {
     let name = service_name("call");
-    let server = Child::spawn("serve", &name);
+    let server = spawn("serve", &name);
     let ctx = context("parent");
     let mut node = ctx.node("caller").unwrap();
     let client = node.client::<AddTwoInts>(&name).create().unwrap();
@@ -310,7 +251,7 @@ fn a_client_calls_a_service_in_another_process() {
 #[test]
 fn many_concurrent_calls_get_their_own_responses() {
     let name = service_name("many");
-    let server = Child::spawn("serve", &name);
+    let server = spawn("serve", &name);
     let ctx = context("parent");
     let mut node = ctx.node("callers").unwrap();
     let clients: Vec<_> = (0..4)
@@ -406,7 +347,7 @@ fn requests_to_a_polled_service_wake_nothing_a_triggered_one_runs_its_code() {
 
     // Fewer than a client's window: none is forgotten.
     let count = 10;
-    let mut client = Child::spawn_with("two_phases", &name, count);
+    let mut client = spawn_with("two_phases", &name, count);
     // Phase 0: paced requests to the polled service only.
     client.tell("go");
     let start = executor.stats();
@@ -449,7 +390,7 @@ fn a_killed_server_fails_the_pending_call_and_a_restarted_one_answers() {
     let ctx = context("parent");
     let mut node = ctx.node("caller").unwrap();
     let client = Arc::new(node.client::<AddTwoInts>(&name).create().unwrap());
-    let mut holder = Child::spawn("hold", &name);
+    let mut holder = spawn("hold", &name);
     assert!(client.wait_for_service(PATIENCE));
     let calling = client.clone();
     let call =
@@ -460,7 +401,7 @@ fn a_killed_server_fails_the_pending_call_and_a_restarted_one_answers() {
     assert!(matches!(call.join().unwrap(), Err(CallError::Timeout(_))));
 
     // A new server process is reached by the same client.
-    let server = Child::spawn("serve", &name);
+    let server = spawn("serve", &name);
     let response = client.call(AddRequest { a: 20, b: 22 }, PATIENCE).unwrap();
     assert_eq!(response.sum, 42);
     server.finish();
@@ -469,7 +410,7 @@ fn a_killed_server_fails_the_pending_call_and_a_restarted_one_answers() {
 #[test]
 fn a_full_server_queue_refuses_requests_and_never_blocks_the_client() {
     let name = service_name("full");
-    let mut server = Child::spawn("later", &name);
+    let mut server = spawn("later", &name);
     let ctx = context("parent");
     let mut node = ctx.node("caller").unwrap();
     let client = (node.client::<AddTwoInts>(&name).history(window()))
@@ -709,7 +650,7 @@ fn a_request_moved_in_before_its_wake_up_is_drained_still_runs_the_code() {
     .unwrap();
     let mut executor = WaitSetExecutor::new().unwrap();
     executor.add(node).unwrap();
-    *client.lock().unwrap() = Some(Child::spawn("on_demand", &name));
+    *client.lock().unwrap() = Some(spawn("on_demand", &name));
     let tell = |line: &str| client.lock().unwrap().as_mut().unwrap().tell(line);
     let next_line = || client.lock().unwrap().as_ref().unwrap().next_line();
 

@@ -1,0 +1,81 @@
+//! The other process of a test: the test binary re-executed to run its `child_role` test,
+//! which reads its role from an environment variable. Shared by the test files of this crate
+//! (each uses what it needs of it).
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// How long anything a test waits for may take on a loaded 2-core machine.
+pub const PATIENCE: Duration = Duration::from_secs(60);
+
+/// What starts a child's line meant for the parent (libtest may print before it on the line).
+pub const SAY: &str = "shm-child:";
+
+/// A child process running `child_role`; killed if the test fails before it finishes.
+pub struct Child {
+    pub process: std::process::Child,
+    /// What the child said, line by line, without the [`SAY`] prefix.
+    pub said: mpsc::Receiver<String>,
+}
+
+impl Child {
+    /// Runs this test binary's `child_role` with `role` in the variable `role_var`, and `env`.
+    pub fn spawn(role_var: &str, role: &str, env: &[(&str, String)]) -> Child {
+        let mut process = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "child_role", "--nocapture", "--test-threads=1"])
+            .env(role_var, role)
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = BufReader::new(process.stdout.take().unwrap());
+        let (tx, said) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines().map_while(Result::ok) {
+                if let Some((_, words)) = line.split_once(SAY) {
+                    let _ = tx.send(words.trim().to_owned());
+                }
+            }
+        });
+        Child { process, said }
+    }
+
+    /// The child's next line for the parent.
+    pub fn next_line(&self) -> String {
+        self.said
+            .recv_timeout(PATIENCE)
+            .expect("the child said nothing (it died or hangs)")
+    }
+
+    /// Writes a line to the child's stdin.
+    pub fn tell(&mut self, line: &str) {
+        let stdin = self.process.stdin.as_mut().unwrap();
+        writeln!(stdin, "{line}").unwrap();
+    }
+
+    /// SIGKILL: the child gets no chance to clean up.
+    pub fn kill(&mut self) {
+        self.process.kill().unwrap();
+        self.process.wait().unwrap();
+    }
+
+    /// Lets the child exit (its stdin closed) and checks it succeeded.
+    pub fn finish(mut self) {
+        drop(self.process.stdin.take());
+        let status = self.process.wait().unwrap();
+        assert!(status.success(), "child failed: {status}");
+    }
+}
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        if let Ok(None) = self.process.try_wait() {
+            let _ = self.process.kill();
+            let _ = self.process.wait();
+        }
+    }
+}
