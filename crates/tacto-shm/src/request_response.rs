@@ -3,8 +3,6 @@
 //! for wake-ups, `rq/<service>` (a client wakes the servers) and `rr/<service>` (a server
 //! wakes the clients).
 
-use std::time::Duration;
-
 use iceoryx2::port::client::Client;
 use iceoryx2::port::listener::ListenerCreateError;
 use iceoryx2::port::notifier::{Notifier, NotifierCreateError};
@@ -25,7 +23,7 @@ use iceoryx2_bb_elementary::package_version::PackageVersion;
 use tacto::RequestId;
 
 use crate::node::{Ipc, ShmNode};
-use crate::topic::{remove_half_created, static_config_path, version_in};
+use crate::topic::{remove_half_created, retry, static_config_path, version_in};
 use crate::wake_up::WakeUp;
 
 /// Servers of one service name on this host, all processes together. A request goes to every
@@ -45,10 +43,6 @@ const INITIAL_SLOT: usize = 4096;
 /// The attributes holding the ROS type names (`pkg/srv/T_Request`, `pkg/srv/T_Response`).
 const REQUEST_TYPE_KEY: &str = "ros_request_type";
 const RESPONSE_TYPE_KEY: &str = "ros_response_type";
-
-/// How often opening is retried while another process removes the same service.
-const OPEN_ATTEMPTS: u32 = 100;
-const OPEN_RETRY_PAUSE: Duration = Duration::from_millis(10);
 
 /// Who sent a request: the client port's id and the tacto client's sequence number, so that
 /// the server names it with a [`RequestId`] (iceoryx2 routes the response to the client's
@@ -252,22 +246,33 @@ impl RequestResponse {
         }
 
         let open_data = || {
-            retry(|| {
-                node.inner()
-                    .service_builder(&service_name)
-                    .request_response::<[u8], [u8]>()
-                    .request_user_header::<RequestHeader>()
-                    .max_servers(MAX_SERVERS)
-                    .max_clients(MAX_CLIENTS)
-                    .max_active_requests_per_client(MAX_IN_FLIGHT)
-                    // A full server buffer refuses (the client's send reports it), a full
-                    // response buffer drops: nobody ever waits on the other side.
-                    .enable_safe_overflow_for_requests(false)
-                    .enable_safe_overflow_for_responses(false)
-                    // A request whose client gave up is not served.
-                    .enable_fire_and_forget_requests(false)
-                    .open_or_create_with_attributes(&verifier)
-            })
+            retry(
+                || {
+                    node.inner()
+                        .service_builder(&service_name)
+                        .request_response::<[u8], [u8]>()
+                        .request_user_header::<RequestHeader>()
+                        .max_servers(MAX_SERVERS)
+                        .max_clients(MAX_CLIENTS)
+                        .max_active_requests_per_client(MAX_IN_FLIGHT)
+                        // A full server buffer refuses (the client's send reports it), a full
+                        // response buffer drops: nobody ever waits on the other side.
+                        .enable_safe_overflow_for_requests(false)
+                        .enable_safe_overflow_for_responses(false)
+                        // A request whose client gave up is not served.
+                        .enable_fire_and_forget_requests(false)
+                        .open_or_create_with_attributes(&verifier)
+                },
+                |e| {
+                    matches!(
+                        e,
+                        RequestResponseOpenOrCreateError::SystemInFlux
+                            | RequestResponseOpenOrCreateError::RequestResponseOpenError(
+                                RequestResponseOpenError::IsMarkedForDestruction,
+                            )
+                    )
+                },
+            )
         };
         let data = match open_data() {
             Err(RequestResponseOpenOrCreateError::RequestResponseOpenError(
@@ -408,28 +413,6 @@ fn open_events(
         service: name.to_owned(),
         source,
     })
-}
-
-/// Opens, retrying while the outcome says another process is removing or re-creating the
-/// service (iceoryx2 reports that as transient: repeat after a short pause).
-fn retry<R>(
-    mut open: impl FnMut() -> Result<R, RequestResponseOpenOrCreateError>,
-) -> Result<R, RequestResponseOpenOrCreateError> {
-    let mut attempt = 1;
-    loop {
-        match open() {
-            Err(
-                RequestResponseOpenOrCreateError::SystemInFlux
-                | RequestResponseOpenOrCreateError::RequestResponseOpenError(
-                    RequestResponseOpenError::IsMarkedForDestruction,
-                ),
-            ) if attempt < OPEN_ATTEMPTS => {
-                attempt += 1;
-                std::thread::sleep(OPEN_RETRY_PAUSE);
-            }
-            outcome => return outcome,
-        }
-    }
 }
 
 /// Turns iceoryx2's open failure into the error that names what differs.

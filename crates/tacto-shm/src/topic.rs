@@ -147,19 +147,30 @@ impl Topic {
             })?;
 
         let open_data = || {
-            retry(|| {
-                node.inner()
-                    .service_builder(&service_name)
-                    .publish_subscribe::<[u8]>()
-                    .user_header::<SampleHeader>()
-                    .max_publishers(MAX_PUBLISHERS)
-                    .max_subscribers(MAX_SUBSCRIBERS)
-                    .subscriber_max_buffer_size(MAX_DEPTH)
-                    .subscriber_max_borrowed_samples(MAX_HELD + 1)
-                    .history_size(0)
-                    .enable_safe_overflow(true)
-                    .open_or_create_with_attributes(&verifier)
-            })
+            retry(
+                || {
+                    node.inner()
+                        .service_builder(&service_name)
+                        .publish_subscribe::<[u8]>()
+                        .user_header::<SampleHeader>()
+                        .max_publishers(MAX_PUBLISHERS)
+                        .max_subscribers(MAX_SUBSCRIBERS)
+                        .subscriber_max_buffer_size(MAX_DEPTH)
+                        .subscriber_max_borrowed_samples(MAX_HELD + 1)
+                        .history_size(0)
+                        .enable_safe_overflow(true)
+                        .open_or_create_with_attributes(&verifier)
+                },
+                |e| {
+                    matches!(
+                        e,
+                        PublishSubscribeOpenOrCreateError::SystemInFlux
+                            | PublishSubscribeOpenOrCreateError::PublishSubscribeOpenError(
+                                PublishSubscribeOpenError::IsMarkedForDestruction,
+                            )
+                    )
+                },
+            )
         };
         let data = match open_data() {
             Err(PublishSubscribeOpenOrCreateError::PublishSubscribeOpenError(
@@ -196,19 +207,15 @@ impl Topic {
 }
 
 /// Opens, retrying while the outcome says another process is removing or re-creating the
-/// service (iceoryx2 reports that as transient: repeat after a short pause).
-fn retry<R>(
-    mut open: impl FnMut() -> Result<R, PublishSubscribeOpenOrCreateError>,
-) -> Result<R, PublishSubscribeOpenOrCreateError> {
+/// service (`transient`: iceoryx2 reports that as transient, repeat after a short pause).
+pub(crate) fn retry<R, E>(
+    mut open: impl FnMut() -> Result<R, E>,
+    transient: impl Fn(&E) -> bool,
+) -> Result<R, E> {
     let mut attempt = 1;
     loop {
         match open() {
-            Err(
-                PublishSubscribeOpenOrCreateError::SystemInFlux
-                | PublishSubscribeOpenOrCreateError::PublishSubscribeOpenError(
-                    PublishSubscribeOpenError::IsMarkedForDestruction,
-                ),
-            ) if attempt < OPEN_ATTEMPTS => {
+            Err(e) if transient(&e) && attempt < OPEN_ATTEMPTS => {
                 attempt += 1;
                 std::thread::sleep(OPEN_RETRY_PAUSE);
             }
