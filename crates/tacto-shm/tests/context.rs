@@ -14,8 +14,8 @@ use tacto::{
 };
 use tacto_shm::{MAX_HELD, ShmTransport};
 
-mod child;
-use child::{Child, PATIENCE, SAY};
+mod support;
+use support::{Child, PATIENCE, SAY, spin_until};
 
 const ROLE: &str = "TACTO_SHM_CONTEXT_ROLE";
 
@@ -140,22 +140,10 @@ fn pattern(len: usize) -> String {
         .collect()
 }
 
-/// This test's other process (`child_role`, see `child/`).
+/// This test's other process (`child_role`, see `support/`).
 fn spawn(role: &str, topic: &str, count: usize) -> Child {
     let env = [("TOPIC", topic.into()), ("COUNT", count.to_string())];
     Child::spawn(ROLE, role, &env)
-}
-
-/// Spins `executor` in short windows until `done` holds; returns the number of windows.
-fn spin_until(executor: &mut dyn Executor, what: &str, mut done: impl FnMut() -> bool) -> u64 {
-    let start = Instant::now();
-    let mut windows = 0;
-    while !done() {
-        assert!(start.elapsed() < PATIENCE, "timed out waiting until {what}");
-        executor.spin_for(Duration::from_millis(20)).unwrap();
-        windows += 1;
-    }
-    windows
 }
 
 #[test]

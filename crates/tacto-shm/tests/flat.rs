@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use tacto::{Context, FlatString, History};
 use tacto_shm::ShmTransport;
 
-mod child;
-use child::{Child, PATIENCE, SAY};
+mod support;
+use support::{Child, PATIENCE, SAY};
 
 const ROLE: &str = "TACTO_SHM_FLAT_ROLE";
 /// Several MiB: far more than a thread's stack, so the message is never built on one.
@@ -130,7 +130,7 @@ fn child_role() {
     }
 }
 
-/// This test's other process (`child_role`, see `child/`).
+/// This test's other process (`child_role`, see `support/`).
 fn spawn(role: &str, topic: &str) -> Child {
     Child::spawn(ROLE, role, &[("TOPIC", topic.into())])
 }

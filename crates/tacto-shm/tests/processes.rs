@@ -11,8 +11,8 @@ use tacto::msg::std_msgs::String as Text;
 use tacto::{History, PublisherId};
 use tacto_shm::{Liveliness, PublisherError, ShmNode, ShmSubscriber, TopicError};
 
-mod child;
-use child::{Child, PATIENCE, SAY};
+mod support;
+use support::{Child, PATIENCE, SAY};
 
 const ROLE: &str = "TACTO_SHM_ROLE";
 
@@ -118,7 +118,7 @@ fn child_role() {
     drop(keep);
 }
 
-/// This test's other process (`child_role`, see `child/`), with `env` beside its topic and id.
+/// This test's other process (`child_role`, see `support/`), with `env` beside its topic and id.
 fn spawn(role: &str, topic: &str, id: u8, env: &[(&str, String)]) -> Child {
     let mut all = vec![("TOPIC", topic.to_owned()), ("ID", id.to_string())];
     all.extend(env.iter().cloned());

@@ -17,8 +17,8 @@ use tacto::{
 };
 use tacto_shm::{MAX_IN_FLIGHT, ShmTransport};
 
-mod child;
-use child::{Child, PATIENCE, SAY};
+mod support;
+use support::{Child, PATIENCE, SAY, spin_until};
 
 const ROLE: &str = "TACTO_SHM_SERVICE_ROLE";
 
@@ -221,7 +221,7 @@ fn child_role() {
     }
 }
 
-/// This test's other process (`child_role`, see `child/`), once it said it is ready.
+/// This test's other process (`child_role`, see `support/`), once it said it is ready.
 fn spawn(role: &str, service: &str) -> Child {
     spawn_with(role, service, 0)
 }
@@ -302,18 +302,6 @@ fn many_concurrent_calls_get_their_own_responses() {
     got.sort();
     assert_eq!(got, sent);
     server.finish();
-}
-
-/// Spins `executor` in short windows until `done` holds; returns the number of windows.
-fn spin_until(executor: &mut WaitSetExecutor, what: &str, mut done: impl FnMut() -> bool) -> u64 {
-    let start = Instant::now();
-    let mut windows = 0;
-    while !done() {
-        assert!(start.elapsed() < PATIENCE, "timed out waiting until {what}");
-        executor.spin_for(Duration::from_millis(20)).unwrap();
-        windows += 1;
-    }
-    windows
 }
 
 #[test]

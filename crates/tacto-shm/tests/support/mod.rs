@@ -1,12 +1,14 @@
-//! The other process of a test: the test binary re-executed to run its `child_role` test,
-//! which reads its role from an environment variable. Shared by the test files of this crate
-//! (each uses what it needs of it).
+//! What the test files of this crate share (each uses what it needs of it): the other
+//! process of a test, which is the test binary re-executed to run its `child_role` test with
+//! a role from an environment variable, and spinning an executor until something holds.
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use tacto::Executor;
 
 /// How long anything a test waits for may take on a loaded 2-core machine.
 pub const PATIENCE: Duration = Duration::from_secs(60);
@@ -78,4 +80,16 @@ impl Drop for Child {
             let _ = self.process.wait();
         }
     }
+}
+
+/// Spins `executor` in short windows until `done` holds; returns the number of windows.
+pub fn spin_until(executor: &mut dyn Executor, what: &str, mut done: impl FnMut() -> bool) -> u64 {
+    let start = Instant::now();
+    let mut windows = 0;
+    while !done() {
+        assert!(start.elapsed() < PATIENCE, "timed out waiting until {what}");
+        executor.spin_for(Duration::from_millis(20)).unwrap();
+        windows += 1;
+    }
+    windows
 }
