@@ -6,13 +6,14 @@
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use iceoryx2::prelude::MessagingPattern;
 use tacto::msg::builtin_interfaces::Time as TimeMsg;
 use tacto::msg::std_msgs::String as Text;
 use tacto::{History, PublisherId};
 use tacto_shm::{Liveliness, PublisherError, ShmNode, ShmSubscriber, TopicError};
 
 mod support;
-use support::{Child, PATIENCE, SAY};
+use support::{Child, PATIENCE, SAY, static_config_path};
 
 const ROLE: &str = "TACTO_SHM_ROLE";
 
@@ -384,7 +385,7 @@ fn topic_left_half_created_by_a_killed_process_is_recovered() {
 
     let topic = topic("half_created");
     let node = ShmNode::create("parent").unwrap();
-    let path = static_config_path(&topic);
+    let path = static_config_path(&format!("rt{topic}"), MessagingPattern::PublishSubscribe);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, b"").unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
@@ -405,28 +406,6 @@ fn topic_left_half_created_by_a_killed_process_is_recovered() {
     child.finish();
 }
 
-/// Where iceoryx2 keeps the static config of `topic`'s publish-subscribe service.
-fn static_config_path(topic: &str) -> std::path::PathBuf {
-    use iceoryx2::prelude::{MessagingPattern, ServiceName};
-    use iceoryx2::service::service_hash::ServiceHash;
-
-    let config = iceoryx2::config::Config::global_config();
-    let global = &config.global;
-    let service = ServiceName::new(&format!("rt{topic}")).unwrap();
-    let hash = ServiceHash::new::<<iceoryx2::service::ipc_threadsafe::Service as iceoryx2::service::Service>::ServiceNameHasher>(
-        &service,
-        MessagingPattern::PublishSubscribe,
-    );
-    std::path::PathBuf::from(global.root_path().to_string())
-        .join(global.service.directory.to_string())
-        .join(format!(
-            "{}{}{}",
-            global.prefix,
-            hash.as_str(),
-            global.service.static_config_storage_suffix
-        ))
-}
-
 /// A topic whose service another iceoryx2 version created (its static config says so) is
 /// refused with both versions named, and nothing of the existing service is touched.
 #[test]
@@ -434,7 +413,7 @@ fn a_topic_of_another_iceoryx2_version_is_refused_naming_both() {
     let topic = topic("other_version");
     let node = ShmNode::create("parent").unwrap();
     let _first = node.subscriber::<Text>(&topic).create().unwrap();
-    let path = static_config_path(&topic);
+    let path = static_config_path(&format!("rt{topic}"), MessagingPattern::PublishSubscribe);
     let config = std::fs::read_to_string(&path).unwrap();
     let table = "[iceoryx2_version]\nmajor = 0\nminor = 10\npatch = 0\n";
     assert!(config.contains(table), "{config}");

@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use iceoryx2::prelude::{NodeBuilder, ServiceName, SignalHandlingMode, ZeroCopySend};
+use iceoryx2::prelude::{
+    MessagingPattern, NodeBuilder, ServiceName, SignalHandlingMode, ZeroCopySend,
+};
 use iceoryx2::service::ipc_threadsafe;
 use tacto::client::{CallError, ClientCreateError, SendRequestError};
 use tacto::serde::{Deserialize, Serialize};
@@ -18,7 +20,7 @@ use tacto::{
 use tacto_shm::{MAX_IN_FLIGHT, ShmTransport};
 
 mod support;
-use support::{Child, PATIENCE, SAY, spin_until};
+use support::{Child, PATIENCE, SAY, spin_until, static_config_path};
 
 const ROLE: &str = "TACTO_SHM_SERVICE_ROLE";
 
@@ -467,27 +469,6 @@ fn a_service_of_other_types_is_refused_by_name() {
     assert!(other.client::<AddTwoInts>(&name).create().is_ok());
 }
 
-/// Where iceoryx2 keeps the static config of the request-response service of `service`.
-fn static_config_path(service: &str) -> std::path::PathBuf {
-    use iceoryx2::prelude::MessagingPattern;
-    use iceoryx2::service::service_hash::ServiceHash;
-
-    let config = iceoryx2::config::Config::global_config();
-    let global = &config.global;
-    let name = ServiceName::new(&format!("rq{service}")).unwrap();
-    let hash = ServiceHash::new::<
-        <ipc_threadsafe::Service as iceoryx2::service::Service>::ServiceNameHasher,
-    >(&name, MessagingPattern::RequestResponse);
-    std::path::PathBuf::from(global.root_path().to_string())
-        .join(global.service.directory.to_string())
-        .join(format!(
-            "{}{}{}",
-            global.prefix,
-            hash.as_str(),
-            global.service.static_config_storage_suffix
-        ))
-}
-
 /// A service that another iceoryx2 version created (its static config says so) is refused
 /// with both versions named, and nothing of the existing service is touched.
 #[test]
@@ -496,7 +477,7 @@ fn a_service_of_another_iceoryx2_version_is_refused_naming_both() {
     let serving = context("serving");
     let mut node = serving.node("server").unwrap();
     let _service = node.service::<AddTwoInts>(&name).create().unwrap();
-    let path = static_config_path(&name);
+    let path = static_config_path(&format!("rq{name}"), MessagingPattern::RequestResponse);
     let config = std::fs::read_to_string(&path).unwrap();
     let table = "[iceoryx2_version]\nmajor = 0\nminor = 10\npatch = 0\n";
     assert!(config.contains(table), "{config}");

@@ -1,6 +1,7 @@
 //! What the test files of this crate share (each uses what it needs of it): the other
 //! process of a test, which is the test binary re-executed to run its `child_role` test with
-//! a role from an environment variable, and spinning an executor until something holds.
+//! a role from an environment variable, spinning an executor until something holds, and
+//! where iceoryx2 keeps a service's static config (tests that forge one).
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Write};
@@ -92,4 +93,28 @@ pub fn spin_until(executor: &mut dyn Executor, what: &str, mut done: impl FnMut(
         windows += 1;
     }
     windows
+}
+
+/// Where iceoryx2 keeps the static config of the service `name` (`rt/<topic>`,
+/// `rq/<service>`) of messaging pattern `pattern` (`<root>/services/iox2_<hash>.service`).
+pub fn static_config_path(
+    name: &str,
+    pattern: iceoryx2::prelude::MessagingPattern,
+) -> std::path::PathBuf {
+    use iceoryx2::service::Service;
+
+    let config = iceoryx2::config::Config::global_config();
+    let global = &config.global;
+    let name = iceoryx2::prelude::ServiceName::new(name).unwrap();
+    let hash = iceoryx2::service::service_hash::ServiceHash::new::<
+        <iceoryx2::service::ipc_threadsafe::Service as Service>::ServiceNameHasher,
+    >(&name, pattern);
+    std::path::PathBuf::from(global.root_path().to_string())
+        .join(global.service.directory.to_string())
+        .join(format!(
+            "{}{}{}",
+            global.prefix,
+            hash.as_str(),
+            global.service.static_config_storage_suffix
+        ))
 }

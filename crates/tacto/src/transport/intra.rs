@@ -181,7 +181,7 @@ impl TopicCore {
 
 /// A flat message's own bytes, viewed where the `Arc` keeps them (aligned for `T`); `None`
 /// for other types.
-fn flat_bytes<T: Message>(msg: &Arc<T>) -> Option<RemoteBytes> {
+fn flat_payload<T: Message>(msg: &Arc<T>) -> Option<RemoteBytes> {
     let layout = T::FLAT_LAYOUT?;
     msg.flat_bytes()?;
     Some(RemoteBytes::flat(
@@ -190,7 +190,7 @@ fn flat_bytes<T: Message>(msg: &Arc<T>) -> Option<RemoteBytes> {
     ))
 }
 
-/// Holds a flat message for [`flat_bytes`].
+/// Holds a flat message for [`flat_payload`].
 struct FlatValue<T>(Arc<T>);
 
 impl<T: Message> AsRef<[u8]> for FlatValue<T> {
@@ -287,7 +287,7 @@ impl<T: Message> Topic<T> {
         // read in place, as shared memory delivers it; other types always get CDR.
         let flat = match shared {
             true => None,
-            false => flat_bytes(&msg),
+            false => flat_payload(&msg),
         };
         let bytes = match others().next().is_some() || (!shared && flat.is_none()) {
             true => Some(RemoteBytes::from(crate::cdr::to_vec(&*msg)?)),
@@ -382,7 +382,6 @@ impl<T: Message> Topic<T> {
         drop(removed);
     }
 
-    /// Subscriptions of the topic in this process, of every Rust type.
     /// Stamps a sample that goes to no subscription of this process (a flat message sent
     /// from its shared-memory slot), under the locks [`deliver`](Self::deliver) would take,
     /// so that the publisher's samples keep their sequence order.
@@ -392,6 +391,7 @@ impl<T: Message> Topic<T> {
         stamp();
     }
 
+    /// Subscriptions of the topic in this process, of every Rust type.
     pub(crate) fn subscriber_count(&self) -> usize {
         (self.core.typed.load().iter())
             .filter_map(|t| t.fanout.upgrade())
