@@ -32,6 +32,7 @@
 
 mod client;
 mod header;
+pub mod limits;
 pub mod node;
 pub mod publisher;
 mod request_response;
@@ -42,13 +43,14 @@ pub mod topic;
 pub mod transport;
 pub mod wake_up;
 
-pub use node::{Cleanup, NodeError, ShmNode};
+pub use limits::{Limit, LimitsError, ShmLimits};
+pub use node::{Cleanup, NodeError, ShmNode, ShmNodeBuilder};
 pub use publisher::{Delivery, PublishError, PublisherBuilder, PublisherError, ShmPublisher};
 pub use request_response::{MAX_CLIENTS, MAX_IN_FLIGHT, MAX_SERVERS, ServiceError};
 pub use subscriber::{
     Liveliness, LivelinessError, Received, ShmStats, ShmSubscriber, SubscriberBuilder,
     SubscriberError, TakeError,
 };
-pub use topic::{MAX_DEPTH, MAX_HELD, MAX_PUBLISHERS, MAX_SUBSCRIBERS, TopicError};
-pub use transport::ShmTransport;
+pub use topic::TopicError;
+pub use transport::{ShmTransport, ShmTransportBuilder};
 pub use wake_up::{DrainError, WakeUp};
