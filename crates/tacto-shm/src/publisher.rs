@@ -33,7 +33,7 @@ pub enum PublisherError {
     /// The topic has as many publishers on this host as it was created for.
     #[error(
         "topic {topic:?} already has its {limit} publishers on this host; raise \
-         max_publishers (ShmLimits::publishers, in every process)"
+         max_publishers in every process (ShmLimits::publishers; a launch file's [shm] table)"
     )]
     Full {
         /// The iceoryx2 service.

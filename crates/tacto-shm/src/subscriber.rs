@@ -39,7 +39,7 @@ pub enum SubscriberError {
     /// The topic has as many subscribers on this host as it was created for.
     #[error(
         "topic {topic:?} already has its {limit} subscribers on this host; raise \
-         max_subscribers (ShmLimits::subscribers, in every process)"
+         max_subscribers in every process (ShmLimits::subscribers; a launch file's [shm] table)"
     )]
     Full {
         /// The iceoryx2 service.
