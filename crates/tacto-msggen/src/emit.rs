@@ -302,7 +302,7 @@ impl Scope<'_> {
         let flat = self.flat.get(type_name);
         let summary = match flat {
             Some(layout) => format!(
-                "{summary}, flat (`tacto::Flat`: `#[repr(C)]`, {} bytes, read in place from \
+                "{summary}, flat (`tacto::Flat`: `#[repr(C)]` of size {}, read in place from \
                  shared memory)",
                 layout.size
             ),
