@@ -7,7 +7,8 @@
 //! implements `tacto::ServiceType`. Every type implements `tacto::Message`, encodes to the
 //! CDR rclcpp and rclpy send (through `tacto::cdr`), has the `.msg` file's constants as
 //! associated consts and its default values in `Default`, and checks its bounds when encoding
-//! and decoding (see `tacto::idl`).
+//! and decoding (see `tacto::idl`). A message asked for with [`Generator::flat`] is also a
+//! flat message (`tacto::Flat`), read in place from shared memory.
 //!
 //! In `build.rs` (with `tacto-msggen` as a build-dependency), the whole `main`:
 //! ```no_run
