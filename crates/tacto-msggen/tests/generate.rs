@@ -646,3 +646,32 @@ fn only_messages_of_the_packages_given_can_be_asked_for_flat() {
         );
     }
 }
+
+#[test]
+fn a_flat_type_may_nest_a_flat_type_of_another_package_generated_here() {
+    let other = Package::new(
+        "flat-other",
+        "other_msgs",
+        &[("msg/Stamp.msg", "int64 ns\n")],
+    );
+    let demo = Package::new(
+        "flat-demo",
+        "demo_msgs",
+        &[("msg/Frame.msg", "other_msgs/Stamp stamp\nuint8[8] data\n")],
+    );
+    let generator = Generator::new()
+        .package(demo.dir("demo_msgs"))
+        .package(other.dir("other_msgs"))
+        .flat("demo_msgs/msg/Frame");
+    let error = generator.clone().generate().unwrap_err();
+    assert!(
+        matches!(&error, GenerateError::Flat { reason: NotFlat::NestedNotFlat(n), .. } if n == "other_msgs/msg/Stamp"),
+        "{error}"
+    );
+    let code = generator.flat("other_msgs/msg/Stamp").generate().unwrap();
+    assert!(
+        code.contains("pub stamp: super::super::other_msgs::msg::Stamp,"),
+        "{code}"
+    );
+    assert_eq!(code.matches(", flat)]").count(), 2, "{code}");
+}
