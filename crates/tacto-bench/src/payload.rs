@@ -752,7 +752,7 @@ fn flat_sender<T: Stamped>(service: &str) -> Result<FlatSend, String> {
         .map_err(|e| text(&e))?;
     Ok(Box::new(move |payload: &[u8]| {
         let _keep = &ctx;
-        let mut message = publisher.loan_flat();
+        let mut message = publisher.loan_flat_reused();
         if !message.is_in_place() {
             return Err("the flat loan is not a shared-memory slot".into());
         }
