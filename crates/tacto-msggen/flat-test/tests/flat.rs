@@ -121,11 +121,24 @@ fn a_flat_string_is_a_bounded_string_on_the_wire() {
     let bytes = tacto::cdr::to_vec(&plain).unwrap();
     let camera_at = 4 + 8; // encapsulation header, then the 8 bytes of `stamp`
     assert_eq!(&bytes[camera_at..camera_at + 4], &6u32.to_le_bytes());
-    // 16 bytes longer, so that the fields after it keep their alignment.
-    let mut long = bytes[..camera_at].to_vec();
-    long.extend_from_slice(&22u32.to_le_bytes());
-    long.extend_from_slice(b"twenty-one characters\0");
-    long.extend_from_slice(&bytes[camera_at + 4 + 6..]);
+    // A string 8 or 16 bytes longer keeps the fields after it aligned.
+    let with_camera = |camera: &[u8]| {
+        let mut spliced = bytes[..camera_at].to_vec();
+        spliced.extend_from_slice(&(camera.len() as u32 + 1).to_le_bytes());
+        spliced.extend_from_slice(camera);
+        spliced.push(0);
+        spliced.extend_from_slice(&bytes[camera_at + 4 + 6..]);
+        spliced
+    };
+    let fits = with_camera(b"thirteen char");
+    assert_eq!(
+        tacto::cdr::from_bytes::<flat::Frame>(&fits)
+            .unwrap()
+            .camera
+            .as_str(),
+        Ok("thirteen char")
+    );
+    let long = with_camera(b"twenty-one characters");
     assert!(tacto::cdr::from_bytes::<flat::Frame>(&long).is_err());
     assert!(tacto::cdr::from_bytes::<plain::Frame>(&long).is_err());
 }
