@@ -23,7 +23,7 @@ use iceoryx2_bb_elementary::package_version::PackageVersion;
 use tacto::RequestId;
 
 use crate::node::{Ipc, ShmNode};
-use crate::topic::{remove_half_created, retry, static_config_path, version_in};
+use crate::topic::{EVENT_ID_MAX, remove_half_created, retry, static_config_path, version_in};
 use crate::wake_up::WakeUp;
 
 /// Servers of one service name on this host, all processes together. A request goes to every
@@ -397,6 +397,7 @@ fn open_events(
         node.inner()
             .service_builder(&service_name)
             .event()
+            .event_id_max_value(EVENT_ID_MAX)
             .max_notifiers(notifiers)
             .max_listeners(listeners)
             .open_or_create()
