@@ -75,7 +75,11 @@ fn a_sample_left_in_the_transports_cache_is_decoded_once_however_often_it_is_rea
     assert_eq!(sub.take().unwrap().data, "a");
     let taken = sub.take().unwrap();
     assert!(std::ptr::eq(&*newer, &*taken), "a take shares it too");
-    assert_eq!(hub.samples_held(), 0, "taken: no bytes held for it any more");
+    assert_eq!(
+        hub.samples_held(),
+        0,
+        "taken: no bytes held for it any more"
+    );
 }
 
 /// A talker in one "process" and a context for the listener in another, on one hub.
