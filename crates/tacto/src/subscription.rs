@@ -193,7 +193,8 @@ impl<T: Message> Inbox<T> {
     fn decode_remote(&self, sample: RemoteSample, kept: bool) -> Option<Sample<T>> {
         let info = sample.info;
         let bytes = sample.cdr;
-        {
+        // A flat sample is viewed in place, never decoded: nothing to share.
+        if bytes.flat_layout().is_none() {
             let mut decoded = self.decoded.lock();
             let same = |(seen, _): &(RemoteBytes, Arc<T>)| {
                 (seen.as_ptr(), seen.len()) == (bytes.as_ptr(), bytes.len())
