@@ -15,6 +15,11 @@
 //! (the intra-process path delivered them). A subscriber that asks for wake-ups gets a
 //! [`WakeUp`] fd for an epoll set; the publisher notifies only when such listeners exist.
 //!
+//! A topic serves a bounded number of publishers and subscribers on the host, each subscriber
+//! a bounded buffer: [`ShmLimits`], given to [`ShmNode::builder`] or
+//! [`ShmTransport::builder`]. The process that creates a topic sets its limits; another that
+//! asks for more is refused with [`TopicError::Limits`], naming both.
+//!
 //! ```
 //! use tacto::msg::std_msgs::String as Text;
 //! use tacto_shm::ShmNode;
