@@ -186,7 +186,8 @@ fn expand(args: &Args, input: &DeriveInput) -> syn::Result<TokenStream2> {
     let hash = args.hash.as_ref().map(|hash| {
         quote! { const TYPE_HASH: ::core::option::Option<&'static str> = ::core::option::Option::Some(#hash); }
     });
-    let Some((flat_attrs, flat_items, flat_impl)) = args.flat.then(|| flat(input, type_name))
+    let Some((flat_attrs, flat_items, flat_impl)) =
+        args.flat.then(|| flat(input, type_name)).transpose()?
     else {
         return Ok(quote! {
             #[derive(::tacto::serde::Serialize, ::tacto::serde::Deserialize)]
@@ -218,7 +219,14 @@ fn expand(args: &Args, input: &DeriveInput) -> syn::Result<TokenStream2> {
 /// What `flat` adds: attributes on the struct (`#[repr(C)]` if missing, bytemuck's derives
 /// through `tacto::bytemuck`, which refuse padding and fields that are not `Pod`), the hidden
 /// items of `Message`, and the `Flat` impl with the layout, whose alignment is checked.
-fn flat(input: &DeriveInput, type_name: &LitStr) -> (TokenStream2, TokenStream2, TokenStream2) {
+///
+/// The `CdrInPlace` impl decodes CDR into the message where it lies, field by field through
+/// the codec each field's `#[serde(with = "...")]` names (or the field type's own), so that a
+/// flat message of any size comes from CDR without passing the stack.
+fn flat(
+    input: &DeriveInput,
+    type_name: &LitStr,
+) -> syn::Result<(TokenStream2, TokenStream2, TokenStream2)> {
     let ident = &input.ident;
     let has_repr_c = input.attrs.iter().any(|attr| {
         attr.path().is_ident("repr")
@@ -236,6 +244,7 @@ fn flat(input: &DeriveInput, type_name: &LitStr) -> (TokenStream2, TokenStream2,
     };
     // Field names and types as written: two types declared alike hash alike.
     let mut fields = String::new();
+    let mut reads = Vec::new();
     if let Data::Struct(data) = &input.data {
         for (i, field) in data.fields.iter().enumerate() {
             let name = field
@@ -244,6 +253,18 @@ fn flat(input: &DeriveInput, type_name: &LitStr) -> (TokenStream2, TokenStream2,
                 .map_or_else(|| i.to_string(), ToString::to_string);
             let ty = &field.ty;
             fields.push_str(&format!("{name}:{};", quote!(#ty)));
+            let member = field.ident.clone().map_or_else(
+                || syn::Member::Unnamed(syn::Index::from(i)),
+                syn::Member::Named,
+            );
+            reads.push(match serde_codec(field)? {
+                Some(codec) => quote! {
+                    <#codec as ::tacto::flat::CodecInPlace<#ty>>::read_cdr(&mut self.#member, reader)?;
+                },
+                None => quote! {
+                    <#ty as ::tacto::flat::CdrInPlace>::read_cdr(&mut self.#member, reader)?;
+                },
+            });
         }
     }
     let items = quote! {
@@ -257,6 +278,14 @@ fn flat(input: &DeriveInput, type_name: &LitStr) -> (TokenStream2, TokenStream2,
         fn flat_view(bytes: &[u8]) -> ::core::option::Option<&Self> {
             ::tacto::flat::view(bytes)
         }
+        #[inline(always)]
+        fn flat_from_cdr(
+            bytes: &[u8],
+        ) -> ::core::option::Option<
+            ::core::result::Result<::std::sync::Arc<Self>, ::tacto::cdr::DecodeError>,
+        > {
+            ::core::option::Option::Some(::tacto::flat::shared_from_cdr(bytes))
+        }
     };
     let flat_impl = quote! {
         impl ::tacto::Flat for #ident {
@@ -268,13 +297,57 @@ fn flat(input: &DeriveInput, type_name: &LitStr) -> (TokenStream2, TokenStream2,
             );
         }
 
+        impl ::tacto::flat::CdrInPlace for #ident {
+            fn read_cdr(
+                &mut self,
+                reader: &mut ::tacto::cdr::Reader<'_>,
+            ) -> ::core::result::Result<(), ::tacto::cdr::DecodeError> {
+                #(#reads)*
+                ::core::result::Result::Ok(())
+            }
+        }
+
         const _: () = ::core::assert!(
             ::core::mem::align_of::<#ident>() <= ::tacto::flat::MAX_ALIGN,
             "a flat message's alignment must be at most tacto::flat::MAX_ALIGN (16): the \
              shared-memory slot is aligned to that"
         );
     };
-    (attrs, items, flat_impl)
+    Ok((attrs, items, flat_impl))
+}
+
+/// The codec a flat message's field names in `#[serde(with = "...")]`, as a type. Only
+/// `with` (an `idl` codec such as `tacto::idl::Array::<tacto::idl::Plain>`) and `rename`
+/// may appear there: the others (`skip`, `default`, `deserialize_with`, ...) change the CDR
+/// in ways the in-place decoder could not follow.
+fn serde_codec(field: &syn::Field) -> syn::Result<Option<syn::Type>> {
+    let mut codec = None;
+    for attr in field
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("serde"))
+    {
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("with") {
+                let path: LitStr = meta.value()?.parse()?;
+                codec = Some(path.parse::<syn::Type>()?);
+                return Ok(());
+            }
+            if meta.path.is_ident("rename") {
+                return match meta.input.peek(Token![=]) {
+                    true => meta.value()?.parse::<LitStr>().map(drop),
+                    false => {
+                        meta.parse_nested_meta(|inner| inner.value()?.parse::<LitStr>().map(drop))
+                    }
+                };
+            }
+            Err(meta.error(
+                "a flat message's fields go on the wire as they are: #[serde(..)] on them \
+                 may only be `with` (a `tacto::idl` codec) or `rename`",
+            ))
+        })?;
+    }
+    Ok(codec)
 }
 
 /// Checks `package/msg/Type`, and says what is wrong otherwise.

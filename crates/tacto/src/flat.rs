@@ -9,6 +9,12 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use crate::message::Message;
 
+mod in_place;
+
+pub use in_place::from_cdr;
+#[doc(hidden)]
+pub use in_place::{CdrInPlace, CodecInPlace, shared_from_cdr};
+
 /// The strictest alignment a flat type may have: a shared-memory slot's payload is aligned
 /// to it (the sample header before it is aligned so), whatever the type. 16 covers every
 /// primitive (`u128` included) and so every [`Pod`](bytemuck::Pod) type without an
@@ -73,7 +79,7 @@ pub const MAX_ALIGN: usize = 16;
 ///     on: bool,
 /// }
 /// ```
-pub trait Flat: Message + bytemuck::Pod {
+pub trait Flat: Message + bytemuck::Pod + CdrInPlace {
     /// What a receiver checks before it reads a sample's bytes as this type.
     const LAYOUT: FlatLayout;
 }
