@@ -23,9 +23,11 @@ use syn::{Data, DeriveInput, Ident, LitStr, Token, parse_macro_input};
 /// `tacto::Flat` message, sent between processes as its own bytes and read in place: the
 /// macro adds `#[repr(C)]` if missing, derives bytemuck's `Pod` and `Zeroable` through
 /// `tacto::bytemuck` (the type must derive `Clone` and `Copy` itself) and implements `Flat`
-/// with the layout's identity (size, alignment, type name, field names and types). A field
-/// that is not `Pod` (`String`, `Vec`, `bool`, ...), padding, or an alignment above 16 is a
-/// compile error. See `tacto::Flat`.
+/// with the layout's identity (size, alignment, type name, field names and types), and a
+/// decoder of its CDR in place (field by field, through each field's `#[serde(with = ...)]`
+/// codec; see `tacto::flat::from_cdr`). A field that is not `Pod` (`String`, `Vec`, `bool`,
+/// ...), padding, an alignment above 16, or a field attribute other than
+/// `#[serde(with = ...)]` and `#[serde(rename = ...)]` is a compile error. See `tacto::Flat`.
 ///
 /// Checked at compile time, each with its own error:
 /// - the name has the form `package/msg/Type`: a package name of lowercase letters, digits

@@ -31,7 +31,8 @@ pub const MAX_ALIGN: usize = 16;
 /// this trait: a field that is not flat (`String`, `Vec`, `bool`, a reference) or padding
 /// between fields is a compile error. Strings go inline as [`FlatString<N>`]; arrays longer
 /// than 32 need [`idl::Array`](crate::idl::Array) for their CDR form, which other transports
-/// (DDS) still use.
+/// (DDS) still use. A flat message that arrives as CDR is decoded in place, on the heap, at
+/// any size ([`from_cdr`]).
 ///
 /// # Examples
 /// ```
@@ -77,6 +78,18 @@ pub const MAX_ALIGN: usize = 16;
 /// #[derive(Clone, Copy)]
 /// struct Switch {
 ///     on: bool,
+/// }
+/// ```
+///
+/// Nor does a field attribute that changes the CDR behind the in-place decoder's back (only
+/// `with`, naming an [`idl`](crate::idl) codec, and `rename` are taken):
+/// ```compile_fail
+/// #[tacto::message("my_msgs/msg/Hidden", flat)]
+/// #[derive(Clone, Copy)]
+/// struct Hidden {
+///     #[serde(skip)]
+///     secret: u64,
+///     value: u64,
 /// }
 /// ```
 pub trait Flat: Message + bytemuck::Pod + CdrInPlace {
