@@ -140,7 +140,7 @@ enum BenchCommand {
     /// One-way latency by payload size through each path, one message in flight: in one
     /// process, and between two through raw iceoryx2 and through tacto on shared memory.
     Payload {
-        /// Paths, comma-separated: intra, raw, shm.
+        /// Paths, comma-separated.
         #[arg(long, value_enum, value_delimiter = ',', default_values_t = payload::Path::ALL)]
         path: Vec<payload::Path>,
         /// Payload sizes, comma-separated: 64, 4K, 1M, ... (binary units).

@@ -479,7 +479,10 @@ fn ack_port(
     service: &str,
 ) -> Result<iceoryx2::service::port_factory::event::PortFactory<ipc::Service>, String> {
     let name = ServiceName::new(&format!("{service}/ack")).map_err(|e| e.to_string())?;
-    (node.service_builder(&name).event().open_or_create()).map_err(|e| e.to_string())
+    (node.service_builder(&name).event())
+        .event_id_max_value(0)
+        .open_or_create()
+        .map_err(|e| e.to_string())
 }
 
 /// Waits for one event: `Err(None)` on a signal, `Err(Some(reason))` after [`PATIENCE`].
@@ -512,7 +515,12 @@ fn raw_services(node: &Node<ipc::Service>, service: &str) -> Result<(RawData, Ra
     let data = (node.service_builder(&name).publish_subscribe::<[u8]>())
         .open_or_create()
         .map_err(|e| text(&e))?;
-    let events = (node.service_builder(&name).event().open_or_create()).map_err(|e| text(&e))?;
+    // One event id, as tacto's topics have: iceoryx2's default of 256 makes every drain swap
+    // 256 counters, which raw would pay and tacto not.
+    let events = (node.service_builder(&name).event())
+        .event_id_max_value(0)
+        .open_or_create()
+        .map_err(|e| text(&e))?;
     Ok((data, events))
 }
 
@@ -752,7 +760,7 @@ fn flat_sender<T: Stamped>(service: &str) -> Result<FlatSend, String> {
         .map_err(|e| text(&e))?;
     Ok(Box::new(move |payload: &[u8]| {
         let _keep = &ctx;
-        let mut message = publisher.loan_flat();
+        let mut message = publisher.loan_flat_reused();
         if !message.is_in_place() {
             return Err("the flat loan is not a shared-memory slot".into());
         }

@@ -4,22 +4,23 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
+use crate::flat::Layout;
 use crate::parse::{self, BaseType, Container, Field, MessageDef, Primitive, Value};
 use crate::type_hash::TypeDescriptions;
 use crate::{GenerateError, Problem};
 
 /// One package as read from its folder.
 pub(crate) struct Package {
-    name: String,
-    messages: Vec<TypeFile>,
+    pub(crate) name: String,
+    pub(crate) messages: Vec<TypeFile>,
     services: Vec<TypeFile>,
 }
 
 /// A `.msg` (one definition) or `.srv` (request and response) file.
-struct TypeFile {
-    name: String,
-    path: PathBuf,
-    defs: Vec<MessageDef>,
+pub(crate) struct TypeFile {
+    pub(crate) name: String,
+    pub(crate) path: PathBuf,
+    pub(crate) defs: Vec<MessageDef>,
 }
 
 /// Reads and parses the `.msg` and `.srv` files of the package in `dir`.
@@ -154,11 +155,13 @@ pub(crate) fn check_types(
     Ok(())
 }
 
-/// The Rust source of all `packages`, whose types' hashes are in `hashes` (by full type name).
+/// The Rust source of all `packages`, whose types' hashes are in `hashes` and the layouts of
+/// those generated flat in `flat` (by full type name).
 pub(crate) fn emit(
     packages: &[Package],
     externs: &BTreeMap<String, String>,
     hashes: &BTreeMap<String, String>,
+    flat: &BTreeMap<String, Layout>,
 ) -> String {
     let generated: BTreeSet<&str> = packages.iter().map(|p| p.name.as_str()).collect();
     let mut out = String::from(
@@ -178,6 +181,7 @@ pub(crate) fn emit(
             generated: &generated,
             externs,
             hashes,
+            flat,
         };
         if !package.messages.is_empty() {
             let names = package.messages.iter().map(|m| m.name.clone()).collect();
@@ -235,6 +239,8 @@ struct Scope<'a> {
     generated: &'a BTreeSet<&'a str>,
     externs: &'a BTreeMap<String, String>,
     hashes: &'a BTreeMap<String, String>,
+    /// The layouts of the messages generated flat.
+    flat: &'a BTreeMap<String, Layout>,
 }
 
 impl Scope<'_> {
@@ -293,18 +299,40 @@ impl Scope<'_> {
             &def.fields
         };
         out.push('\n');
-        doc(out, "", summary, &def.comment);
-        let defaults: Vec<Option<String>> = fields.iter().map(|f| self.default_expr(f)).collect();
+        let flat = self.flat.get(type_name);
+        let summary = match flat {
+            Some(layout) => format!(
+                "{summary}, flat (`tacto::Flat`: `#[repr(C)]` of size {}, read in place from \
+                 shared memory)",
+                layout.size
+            ),
+            None => summary.to_owned(),
+        };
+        doc(out, "", &summary, &def.comment);
+        let flat = flat.is_some();
+        let defaults: Vec<Option<String>> =
+            fields.iter().map(|f| self.default_expr(f, flat)).collect();
         let derive_default = defaults.iter().all(Option::is_none);
         if name.contains('_') {
             out.push_str("#[allow(non_camel_case_types)] // ROS 2 names it so\n");
         }
-        let _ = writeln!(
-            out,
-            "#[derive(Debug, Clone, PartialEq{}, ::tacto::serde::Serialize, ::tacto::serde::Deserialize)]",
-            if derive_default { ", Default" } else { "" }
-        );
-        out.push_str("#[serde(crate = \"::tacto::serde\")]\n");
+        let default_derive = if derive_default { ", Default" } else { "" };
+        if flat {
+            // The macro derives serde's traits, implements `Message` and `Flat`, and refuses
+            // at compile time what the generator should have refused already.
+            let _ = writeln!(
+                out,
+                "#[::tacto::message({type_name:?}, hash = {:?}, flat)]\n\
+                 #[derive(Debug, Clone, Copy, PartialEq{default_derive})]",
+                self.hashes[type_name]
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "#[derive(Debug, Clone, PartialEq{default_derive}, ::tacto::serde::Serialize, ::tacto::serde::Deserialize)]"
+            );
+            out.push_str("#[serde(crate = \"::tacto::serde\")]\n");
+        }
         let _ = writeln!(out, "pub struct {name} {{");
         for field in fields {
             doc(
@@ -313,22 +341,24 @@ impl Scope<'_> {
                 &format!("`{}`", field.declaration),
                 &field.comment,
             );
-            if let Some(codec) = self.field_codec(&field.ty) {
+            if let Some(codec) = self.field_codec(&field.ty, flat) {
                 let _ = writeln!(out, "    #[serde(with = \"{codec}\")]");
             }
             let _ = writeln!(
                 out,
                 "    pub {}: {},",
                 rust_ident(&field.name),
-                self.rust_type(&field.ty)
+                self.rust_type(&field.ty, flat)
             );
         }
-        out.push_str("}\n\n");
-        let _ = writeln!(
-            out,
-            "impl ::tacto::Message for {name} {{\n    const TYPE_NAME: &'static str = {type_name:?};\n    const TYPE_HASH: Option<&'static str> = Some({:?});\n}}",
-            self.hashes[type_name]
-        );
+        out.push_str("}\n");
+        if !flat {
+            let _ = writeln!(
+                out,
+                "\nimpl ::tacto::Message for {name} {{\n    const TYPE_NAME: &'static str = {type_name:?};\n    const TYPE_HASH: Option<&'static str> = Some({:?});\n}}",
+                self.hashes[type_name]
+            );
+        }
         if !derive_default {
             let default = self.prelude("Default");
             let _ = writeln!(
@@ -396,9 +426,11 @@ impl Scope<'_> {
         );
     }
 
-    fn element_type(&self, base: &BaseType) -> String {
+    /// The Rust type of one element; in a `flat` message, a bounded string is a `FlatString`.
+    fn element_type(&self, base: &BaseType, flat: bool) -> String {
         match base {
             BaseType::Primitive(p) => p.rust().to_owned(),
+            BaseType::String(Some(n)) if flat => format!("::tacto::FlatString<{n}>"),
             BaseType::String(_) | BaseType::WString(_) => self.prelude("String"),
             BaseType::Named { package, name } => {
                 let target = package.as_deref().unwrap_or(self.package);
@@ -417,8 +449,8 @@ impl Scope<'_> {
         }
     }
 
-    fn rust_type(&self, ty: &parse::FieldType) -> String {
-        let element = self.element_type(&ty.base);
+    fn rust_type(&self, ty: &parse::FieldType, flat: bool) -> String {
+        let element = self.element_type(&ty.base, flat);
         match ty.container {
             Container::Single => element,
             Container::Array(n) => format!("[{element}; {n}]"),
@@ -428,10 +460,11 @@ impl Scope<'_> {
         }
     }
 
-    /// The `tacto::idl` codec a field needs, if its Rust type does not say everything.
-    fn field_codec(&self, ty: &parse::FieldType) -> Option<String> {
+    /// The `tacto::idl` codec a field needs, if its Rust type does not say everything (a
+    /// `FlatString`, in a `flat` message, checks its own bound).
+    fn field_codec(&self, ty: &parse::FieldType, flat: bool) -> Option<String> {
         let element = match &ty.base {
-            BaseType::String(Some(n)) => Some(format!("idl::BoundedString<{n}>")),
+            BaseType::String(Some(n)) if !flat => Some(format!("idl::BoundedString<{n}>")),
             BaseType::WString(None) => Some("idl::WString".to_owned()),
             BaseType::WString(Some(n)) => Some(format!("idl::BoundedWString<{n}>")),
             _ => None,
@@ -460,7 +493,7 @@ impl Scope<'_> {
     }
 
     /// The field's value in `Default`, or `None` where `Default::default()` is right.
-    fn default_expr(&self, field: &Field) -> Option<String> {
+    fn default_expr(&self, field: &Field, flat: bool) -> Option<String> {
         let ty = &field.ty;
         // A default that is the type's own (`bool x false`) keeps `#[derive(Default)]`.
         let own_default = match (&field.default, ty.container) {
@@ -471,16 +504,17 @@ impl Scope<'_> {
         };
         if let Some(value) = field.default.as_ref().filter(|_| !own_default) {
             return Some(match (ty.container, value) {
-                (Container::Single, value) => self.value_expr(&ty.base, value),
+                (Container::Single, value) => self.value_expr(&ty.base, value, flat),
                 (container, Value::List(items)) => {
-                    let items: Vec<String> =
-                        items.iter().map(|v| self.value_expr(&ty.base, v)).collect();
+                    let items: Vec<String> = (items.iter())
+                        .map(|v| self.value_expr(&ty.base, v, flat))
+                        .collect();
                     match container {
                         Container::Array(_) => format!("[{}]", items.join(", ")),
                         _ => format!("vec![{}]", items.join(", ")),
                     }
                 }
-                (_, value) => self.value_expr(&ty.base, value),
+                (_, value) => self.value_expr(&ty.base, value, flat),
             });
         }
         match (ty.container, &ty.base) {
@@ -496,9 +530,13 @@ impl Scope<'_> {
         }
     }
 
-    fn value_expr(&self, base: &BaseType, value: &Value) -> String {
+    fn value_expr(&self, base: &BaseType, value: &Value, flat: bool) -> String {
         match base {
             BaseType::Primitive(p) => literal(*p, value),
+            BaseType::String(Some(_)) if flat => format!(
+                "::tacto::FlatString::try_from({:?}).expect(\"checked by tacto-msggen: fits, no NUL\")",
+                str_value(value)
+            ),
             _ => format!("{:?}.to_owned()", str_value(value)),
         }
     }

@@ -7,7 +7,8 @@
 //! implements `tacto::ServiceType`. Every type implements `tacto::Message`, encodes to the
 //! CDR rclcpp and rclpy send (through `tacto::cdr`), has the `.msg` file's constants as
 //! associated consts and its default values in `Default`, and checks its bounds when encoding
-//! and decoding (see `tacto::idl`).
+//! and decoding (see `tacto::idl`). A message asked for with [`Generator::flat`] is also a
+//! flat message (`tacto::Flat`), read in place from shared memory.
 //!
 //! In `build.rs` (with `tacto-msggen` as a build-dependency), the whole `main`:
 //! ```no_run
@@ -21,13 +22,15 @@
 //! `docs/messages.md`.
 
 mod emit;
+mod flat;
 pub mod parse;
 pub mod shipped;
 pub mod type_hash;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+pub use flat::NotFlat;
 use type_hash::TypeDescriptions;
 
 /// Why the types could not be generated.
@@ -80,6 +83,26 @@ pub enum GenerateError {
     /// [`Generator::extern_package`]), so its type hash cannot be computed.
     #[error("{0}: add its package with .package, .extern_package or .tacto_msgs")]
     TypeHash(#[from] type_hash::UnknownType),
+    /// A type asked for flat with [`Generator::flat`] is not a message (`pkg/msg/Type`) of the
+    /// packages given with [`Generator::package`].
+    #[error(
+        "{0:?} was asked for flat but is no message of the packages given (`package/msg/Type`)"
+    )]
+    UnknownFlat(String),
+    /// A type asked for flat with [`Generator::flat`] cannot be: a field of it is not flat.
+    #[error("{}:{line}: {type_name} cannot be flat: field `{field}` {reason}", path.display())]
+    Flat {
+        /// The type's file.
+        path: PathBuf,
+        /// The field's line, counted from 1.
+        line: usize,
+        /// The type, `pkg/msg/Type`.
+        type_name: String,
+        /// The field.
+        field: String,
+        /// Why it is not flat.
+        reason: NotFlat,
+    },
     /// `write_to_out_dir` was called outside a build script.
     #[error("OUT_DIR is not set: write_to_out_dir is meant for build scripts")]
     NoOutDir,
@@ -158,6 +181,8 @@ pub struct Generator {
     externs: BTreeMap<String, String>,
     /// The folders of external packages, read for the type hashes of the types using them.
     extern_dirs: Vec<PathBuf>,
+    /// The messages to generate flat, `pkg/msg/Type`.
+    flat: BTreeSet<String>,
 }
 
 /// The packages `tacto-msgs` ships.
@@ -210,6 +235,44 @@ impl Generator {
         self
     }
 
+    /// Generates message `type_name` (`"my_msgs/msg/Frame"`, of a package given with
+    /// [`package`](Self::package)) as a flat message: `#[tacto::message(.., flat)]`, `Clone`
+    /// and `Copy`, which shared memory carries as its own bytes and a subscriber of another
+    /// process reads in place (`tacto::Flat`). Its CDR stays that of the `.msg` file; its
+    /// `string<=N` fields become `tacto::FlatString<N>` instead of `String`. It qualifies if
+    /// every field is a number (`bool` is not flat), a `string<=N`, a message itself asked
+    /// for flat, or a fixed array `T[N]` of those, with no padding between or after the fields
+    /// under `#[repr(C)]`; [`generate`](Self::generate) says which field does not otherwise
+    /// ([`GenerateError::Flat`]).
+    ///
+    /// # Examples
+    /// ```
+    /// let dir = std::env::temp_dir().join(format!("msggen-flat-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(dir.join("demo_msgs/msg")).unwrap();
+    /// let frame = "int64 stamp_ns\nstring<=16 camera\nuint8[64] pixels\n";
+    /// std::fs::write(dir.join("demo_msgs/msg/Frame.msg"), frame).unwrap();
+    ///
+    /// let code = tacto_msggen::Generator::new()
+    ///     .package(dir.join("demo_msgs"))
+    ///     .flat("demo_msgs/msg/Frame")
+    ///     .generate()
+    ///     .unwrap();
+    /// assert!(code.contains("pub camera: ::tacto::FlatString<16>,"));
+    ///
+    /// std::fs::write(dir.join("demo_msgs/msg/Frame.msg"), "uint8 id\nfloat64 value\n").unwrap();
+    /// let error = tacto_msggen::Generator::new()
+    ///     .package(dir.join("demo_msgs"))
+    ///     .flat("demo_msgs/msg/Frame")
+    ///     .generate()
+    ///     .unwrap_err();
+    /// assert!(error.to_string().contains("field `value` would need 7 bytes of padding"));
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
+    pub fn flat(mut self, type_name: &str) -> Generator {
+        self.flat.insert(type_name.to_owned());
+        self
+    }
+
     /// The Rust code: one module per package.
     pub fn generate(&self) -> Result<String, GenerateError> {
         let packages = self
@@ -218,6 +281,7 @@ impl Generator {
             .map(|dir| emit::load_package(dir))
             .collect::<Result<Vec<_>, _>>()?;
         emit::check_types(&packages, &self.externs)?;
+        let flat = flat::check(&packages, &self.flat)?;
         let mut descriptions = TypeDescriptions::new();
         shipped::add_descriptions(&mut descriptions);
         for dir in &self.extern_dirs {
@@ -233,7 +297,7 @@ impl Generator {
                 hashes.insert(type_name, hash);
             }
         }
-        Ok(emit::emit(&packages, &self.externs, &hashes))
+        Ok(emit::emit(&packages, &self.externs, &hashes, &flat))
     }
 
     /// Generates the code into `$OUT_DIR/<file_name>` and tells Cargo to run the build script

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tacto_msggen::{GenerateError, Generator, Problem};
+use tacto_msggen::{GenerateError, Generator, NotFlat, Problem};
 
 /// A package folder under the target directory, removed when dropped.
 struct Package {
@@ -349,4 +349,329 @@ fn every_type_carries_its_hash_even_through_an_external_package() {
         error.to_string().contains("ghost_msgs/msg/Ghost"),
         "{error}"
     );
+}
+
+/// `demo_msgs` with `files`, generated with `flat` asked for flat.
+fn generate_flat(
+    test: &str,
+    files: &[(&str, &str)],
+    flat: &[&str],
+) -> Result<String, GenerateError> {
+    let package = Package::new(test, "demo_msgs", files);
+    flat.iter()
+        .fold(
+            Generator::new().package(package.dir("demo_msgs")),
+            |g, t| g.flat(t),
+        )
+        .tacto_msgs()
+        .generate()
+}
+
+#[test]
+fn a_flat_type_is_generated_with_the_macro_and_flat_strings_and_the_rest_is_unchanged() {
+    let files = [
+        (
+            "msg/Frame.msg",
+            "Stamp stamp\nstring<=16 camera \"front\"\nstring<=4[40] tags\nuint8[64] pixels\n\
+             char[8] tag\nuint8 MONO=1\n",
+        ),
+        ("msg/Stamp.msg", "int32 sec\nuint32 nanosec\n"),
+        ("msg/Log.msg", "Stamp stamp\nstring<=16 text\n"),
+        ("msg/Empty.msg", ""),
+        ("srv/Get.srv", "string<=16 camera\n---\nStamp stamp\n"),
+    ];
+    let flat = [
+        "demo_msgs/msg/Frame",
+        "demo_msgs/msg/Stamp",
+        "demo_msgs/msg/Empty",
+    ];
+    let code = generate_flat("flat", &files, &flat).unwrap();
+    for expected in [
+        "/// `demo_msgs/msg/Frame`, flat (`tacto::Flat`: `#[repr(C)]` of size 256, read in place \
+         from shared memory)"
+            .to_owned(),
+        "#[::tacto::message(\"demo_msgs/msg/Frame\", hash = \"RIHS01_".to_owned(),
+        "\", flat)]\n        #[derive(Debug, Clone, Copy, PartialEq)]\n        pub struct Frame {"
+            .to_owned(),
+        "pub stamp: Stamp,".to_owned(),
+        "pub camera: ::tacto::FlatString<16>,".to_owned(),
+        // The bound is FlatString's own; only the length of the array needs a codec.
+        "#[serde(with = \"idl::Array::<idl::Plain>\")]\n            pub tags: [::tacto::FlatString<4>; 40],"
+            .to_owned(),
+        "#[serde(with = \"idl::Array::<idl::Plain>\")]\n            pub pixels: [u8; 64],".to_owned(),
+        "pub tag: [u8; 8],".to_owned(),
+        "camera: ::tacto::FlatString::try_from(\"front\").expect(".to_owned(),
+        "tags: ::std::array::from_fn(|_| Default::default()),".to_owned(),
+        "pixels: [0; 64],".to_owned(),
+        "pub const MONO: u8 = 1;".to_owned(),
+        "#[derive(Debug, Clone, Copy, PartialEq, Default)]\n        pub struct Stamp {".to_owned(),
+        "flat)]\n        #[derive(Debug, Clone, Copy, PartialEq, Default)]\n        pub struct Empty {\n"
+            .to_owned(),
+    ] {
+        assert!(code.contains(&expected), "missing {expected:?} in:\n{code}");
+    }
+    // Types not asked for keep their `String`s and their own `Message` impl, as without flat.
+    let plain = generate_flat("flat-none", &files, &[]).unwrap();
+    assert!(
+        !plain.contains("flat") && !plain.contains("FlatString"),
+        "{plain}"
+    );
+    let section = |code: &str, from: &str, to: &str| {
+        let start = code.find(from).unwrap();
+        code[start..start + code[start..].find(to).unwrap()].to_owned()
+    };
+    for (from, to) in [
+        ("pub struct Log {", "impl ::tacto::Message for Log"),
+        ("pub mod srv", "pub struct Get;"),
+    ] {
+        let log = section(&code, from, to);
+        assert!(
+            log.contains("String") && !log.contains("FlatString"),
+            "{log}"
+        );
+        assert_eq!(log, section(&plain, from, to));
+    }
+}
+
+/// The refusal of `demo_msgs/msg/Bad` (with `files` besides) asked for flat, and its message.
+fn not_flat(
+    test: &str,
+    text: &str,
+    files: &[(&str, &str)],
+    also: &[&str],
+) -> (usize, String, NotFlat, String) {
+    let files: Vec<_> = [("msg/Bad.msg", text)]
+        .into_iter()
+        .chain(files.iter().copied())
+        .collect();
+    let flat: Vec<_> = ["demo_msgs/msg/Bad"]
+        .into_iter()
+        .chain(also.iter().copied())
+        .collect();
+    match generate_flat(test, &files, &flat) {
+        Err(
+            ref error @ GenerateError::Flat {
+                ref path,
+                line,
+                ref type_name,
+                ref field,
+                ref reason,
+            },
+        ) => {
+            assert!(
+                path.ends_with("demo_msgs/msg/Bad.msg"),
+                "{}",
+                path.display()
+            );
+            assert_eq!(type_name, "demo_msgs/msg/Bad");
+            let shown = error.to_string();
+            assert!(
+                shown.starts_with(&format!(
+                    "{}:{line}: demo_msgs/msg/Bad cannot be flat: field `{field}` ",
+                    path.display()
+                )),
+                "{shown}"
+            );
+            (line, field.clone(), reason.clone(), shown)
+        }
+        other => panic!("{text:?}: expected a refusal, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_type_that_cannot_be_flat_is_refused_naming_the_field_and_why() {
+    let stamp = [("msg/Stamp.msg", "int32 sec\nuint32 nanosec\n")];
+    for (text, line, field, reason, says) in [
+        (
+            "int32 a\nbool on\n",
+            2,
+            "on",
+            NotFlat::Bool,
+            "only the bytes 0 and 1 are valid bools",
+        ),
+        (
+            "string name\n",
+            1,
+            "name",
+            NotFlat::UnboundedString,
+            "is an unbounded `string`: a flat type holds its strings inline",
+        ),
+        (
+            "wstring<=4 name\n",
+            1,
+            "name",
+            NotFlat::WString,
+            "is a `wstring`",
+        ),
+        (
+            "int32[<=4] values\n",
+            1,
+            "values",
+            NotFlat::Sequence,
+            "is a sequence",
+        ),
+        (
+            "float64[] values\n",
+            1,
+            "values",
+            NotFlat::Sequence,
+            "is a sequence",
+        ),
+        (
+            "# id first\nuint8 id\nfloat64 value\n",
+            3,
+            "value",
+            NotFlat::Padding {
+                offset: 1,
+                bytes: 7,
+                align: 8,
+            },
+            "would need 7 bytes of padding before it (at offset 1, to align it to 8)",
+        ),
+        (
+            "float64 value\nuint16[3] ids\n",
+            2,
+            "ids",
+            NotFlat::TrailingPadding {
+                size: 14,
+                bytes: 2,
+                align: 8,
+            },
+            "ends the type at 14 bytes, which repr(C) pads with 2 bytes",
+        ),
+        (
+            "string<=3 tag\nStamp stamp\n",
+            2,
+            "stamp",
+            NotFlat::Padding {
+                offset: 3,
+                bytes: 1,
+                align: 4,
+            },
+            "1 bytes of padding",
+        ),
+        (
+            "geometry_msgs/Point p\n",
+            1,
+            "p",
+            NotFlat::External("geometry_msgs/msg/Point".into()),
+            "of a package not generated here",
+        ),
+        (
+            "string<=4 tag \"a\0\"\n",
+            1,
+            "tag",
+            NotFlat::NulInDefault,
+            "a NUL byte",
+        ),
+    ] {
+        let (at, named, why, shown) = not_flat("not-flat", text, &stamp, &["demo_msgs/msg/Stamp"]);
+        assert_eq!(
+            (at, named.as_str(), &why),
+            (line, field, &reason),
+            "{text:?}"
+        );
+        assert!(shown.contains(says), "{shown}");
+    }
+
+    // A nested type must be asked for flat too.
+    let (line, field, reason, shown) = not_flat("nested", "int64 a\nStamp s\n", &stamp, &[]);
+    assert_eq!((line, field.as_str()), (2, "s"));
+    assert_eq!(reason, NotFlat::NestedNotFlat("demo_msgs/msg/Stamp".into()));
+    assert!(
+        shown.ends_with("ask for it too, .flat(\"demo_msgs/msg/Stamp\")"),
+        "{shown}"
+    );
+
+    // A nested type's own refusal names its file and field.
+    let error = generate_flat(
+        "nested-bad",
+        &[
+            ("msg/Outer.msg", "Inner i\n"),
+            ("msg/Inner.msg", "bool b\n"),
+        ],
+        &["demo_msgs/msg/Outer", "demo_msgs/msg/Inner"],
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&error, GenerateError::Flat { type_name, field, reason: NotFlat::Bool, .. } if type_name == "demo_msgs/msg/Inner" && field == "b"),
+        "{error}"
+    );
+
+    // A type that holds itself has no size: refused, not a stack overflow.
+    let error = generate_flat(
+        "cycle",
+        &[("msg/A.msg", "B b\n"), ("msg/B.msg", "A a\n")],
+        &["demo_msgs/msg/A", "demo_msgs/msg/B"],
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            &error,
+            GenerateError::Flat {
+                reason: NotFlat::ContainsItself(_),
+                ..
+            }
+        ),
+        "{error}"
+    );
+}
+
+#[test]
+fn only_messages_of_the_packages_given_can_be_asked_for_flat() {
+    for name in [
+        "demo_msgs/msg/Nope",
+        "demo_msgs/srv/Get_Request",
+        "std_msgs/msg/Header",
+        "Frame",
+    ] {
+        let error = generate_flat(
+            "unknown-flat",
+            &[
+                ("msg/Frame.msg", "int32 a\n"),
+                ("srv/Get.srv", "int32 a\n---\n"),
+            ],
+            &[name],
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&error, GenerateError::UnknownFlat(n) if n == name),
+            "{error}"
+        );
+        assert!(
+            error
+                .to_string()
+                .contains("is no message of the packages given"),
+            "{error}"
+        );
+    }
+}
+
+#[test]
+fn a_flat_type_may_nest_a_flat_type_of_another_package_generated_here() {
+    let other = Package::new(
+        "flat-other",
+        "other_msgs",
+        &[("msg/Stamp.msg", "int64 ns\n")],
+    );
+    let demo = Package::new(
+        "flat-demo",
+        "demo_msgs",
+        &[("msg/Frame.msg", "other_msgs/Stamp stamp\nuint8[8] data\n")],
+    );
+    let generator = Generator::new()
+        .package(demo.dir("demo_msgs"))
+        .package(other.dir("other_msgs"))
+        .flat("demo_msgs/msg/Frame");
+    let error = generator.clone().generate().unwrap_err();
+    assert!(
+        matches!(&error, GenerateError::Flat { reason: NotFlat::NestedNotFlat(n), .. } if n == "other_msgs/msg/Stamp"),
+        "{error}"
+    );
+    let code = generator.flat("other_msgs/msg/Stamp").generate().unwrap();
+    assert!(
+        code.contains("pub stamp: super::super::other_msgs::msg::Stamp,"),
+        "{code}"
+    );
+    assert_eq!(code.matches(", flat)]").count(), 2, "{code}");
 }

@@ -6,7 +6,9 @@
 use std::collections::VecDeque;
 use std::os::fd::{AsRawFd, RawFd};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
+use iceoryx2::config::Config;
 use iceoryx2::pending_response::PendingResponse;
 use iceoryx2::port::notifier::Notifier;
 use tacto::transport::{ClientLink, LinkError};
@@ -20,6 +22,10 @@ use crate::wake_up::WakeUp;
 
 /// A request sent and not answered yet; dropping it tells the server not to answer.
 type Pending = PendingResponse<Ipc, [u8], RequestHeader, [u8], ()>;
+
+/// How long a count of live servers stands: counting lists the host's nodes (file-system
+/// calls), and `is_ready` is asked before every request.
+const LIVE_SERVERS_FOR: Duration = Duration::from_millis(100);
 
 /// Where a client's responses go: the tacto client's queue, by sequence number.
 type Deliver = Arc<dyn Fn(i64, Vec<u8>) + Send + Sync>;
@@ -38,6 +44,10 @@ type Deliver = Arc<dyn Fn(i64, Vec<u8>) + Send + Sync>;
 ///   the `rr/<name>` event that every server notifies after answering: the link receives what
 ///   its pending responses got, hands each to `deliver` with its sequence number, and forgets
 ///   those answered or whose server is gone (a killed server's calls time out).
+/// - **Ready** while a server's process is alive: a server killed with `kill -9` stays
+///   listed on the service until a dead-node cleanup, but is not counted (the count stands
+///   for [`LIVE_SERVERS_FOR`]), so requests fail at once with "no service" rather than wait
+///   for their timeout.
 #[derive(Debug)]
 pub(crate) struct ShmClientLink {
     // Before `responses`: leaves the epoll set before the wake-up's fd is closed.
@@ -45,6 +55,17 @@ pub(crate) struct ShmClientLink {
     wake_servers: Notifier<Ipc>,
     responses: Arc<Responses>,
     service: RequestResponse,
+    config: Config,
+    live_servers: Mutex<Option<LiveServers>>,
+}
+
+/// The live servers last counted.
+#[derive(Debug, Clone, Copy)]
+struct LiveServers {
+    at: Instant,
+    /// The servers listed then, alive or not.
+    listed: usize,
+    live: usize,
 }
 
 /// The response side of a client link: what the response thread wakes.
@@ -96,6 +117,8 @@ impl ShmClientLink {
             wake_servers,
             responses,
             service,
+            config: node.config().clone(),
+            live_servers: Mutex::new(None),
         })
     }
 }
@@ -135,7 +158,27 @@ impl Woken for Responses {
 
 impl ClientLink for ShmClientLink {
     fn is_ready(&self) -> bool {
-        self.service.servers() > 0
+        let listed = self.service.servers();
+        if listed == 0 {
+            return false;
+        }
+        let mut counted = (self.live_servers.lock()).unwrap_or_else(PoisonError::into_inner);
+        let now = Instant::now();
+        match *counted {
+            // A server that came or went changes the listing: counted again at once.
+            Some(count) if count.listed == listed && now - count.at < LIVE_SERVERS_FOR => {
+                count.live > 0
+            }
+            _ => {
+                let live = self.service.live_servers(&self.config);
+                *counted = Some(LiveServers {
+                    at: now,
+                    listed,
+                    live,
+                });
+                live > 0
+            }
+        }
     }
 
     fn send(&self, sequence: i64, cdr: &[u8]) -> Result<(), LinkError> {

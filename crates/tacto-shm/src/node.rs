@@ -2,14 +2,16 @@
 //! other processes see die when this one is killed.
 
 use iceoryx2::config::Config;
-use iceoryx2::node::{Node, NodeBuilder, NodeCreationFailure};
+use iceoryx2::identifiers::UniqueNodeId;
+use iceoryx2::node::{Node, NodeBuilder, NodeCreationFailure, NodeState, NodeView};
+use iceoryx2::prelude::CallbackProgression;
 use iceoryx2::prelude::NodeName;
 use iceoryx2::prelude::{LogLevel, SignalHandlingMode, set_log_level_from_env_or};
 use iceoryx2::service::ipc_threadsafe;
 use tacto::Message;
 
 use crate::publisher::PublisherBuilder;
-use crate::subscriber::SubscriberBuilder;
+use crate::subscriber::{Liveliness, LivelinessError, SubscriberBuilder};
 
 /// The iceoryx2 service kind tacto uses: inter-process, ports `Send + Sync` (a tacto
 /// publisher or subscription is shared between threads).
@@ -156,4 +158,32 @@ impl ShmNode {
     pub(crate) fn config(&self) -> &Config {
         self.node.config()
     }
+}
+
+/// Splits ports by their node (`nodes`, one entry per port) into those of live processes and
+/// those of dead ones, as iceoryx2 lists this host's nodes.
+pub(crate) fn liveliness(
+    config: &Config,
+    nodes: &[UniqueNodeId],
+) -> Result<Liveliness, LivelinessError> {
+    let mut liveliness = Liveliness { alive: 0, dead: 0 };
+    if nodes.is_empty() {
+        return Ok(liveliness);
+    }
+    Node::<Ipc>::list(config, |state| {
+        let (id, alive) = match &state {
+            NodeState::Alive(view) => (*view.id(), true),
+            NodeState::Dead(view) => (*view.id(), false),
+            NodeState::Inaccessible(id) | NodeState::Undefined(id) => (*id, false),
+        };
+        let ports = nodes.iter().filter(|node| **node == id).count();
+        if alive {
+            liveliness.alive += ports;
+        } else {
+            liveliness.dead += ports;
+        }
+        CallbackProgression::Continue
+    })
+    .map_err(LivelinessError::List)?;
+    Ok(liveliness)
 }

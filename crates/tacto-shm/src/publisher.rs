@@ -331,15 +331,18 @@ impl Port {
         self.send_filled(sample, publish_time_ns, sequence, publisher, flat)
     }
 
-    /// A zeroed slot of `len` bytes, for a flat message written in place and sent with
-    /// [`send_filled`](Self::send_filled).
-    pub(crate) fn loan_zeroed(&self, len: usize) -> Result<Filled, PublishError> {
-        let mut sample = self
+    /// A slot of `len` bytes as its last use left it (an earlier sample's bytes, or zeros),
+    /// for a flat message written in place and sent with [`send_filled`](Self::send_filled).
+    pub(crate) fn loan_as_left(&self, len: usize) -> Result<Filled, PublishError> {
+        let sample = self
             .port
             .loan_slice_uninit(len)
             .map_err(|source| PublishError::Loan { len, source })?;
-        sample.payload_mut().fill(MaybeUninit::new(0));
-        // SAFETY: every byte of the payload was just written (zero).
+        // SAFETY: the payload lies in this publisher's data segment, a shared-memory file
+        // mapped with mmap: its bytes are defined, zero where the kernel backs a page afresh
+        // and otherwise what an earlier sample wrote. No Rust allocation's uninitialized
+        // bytes are here; `MaybeUninit` is iceoryx2's contract for payload types in general,
+        // and every bit pattern is a valid `u8`.
         Ok(unsafe { sample.assume_init() })
     }
 

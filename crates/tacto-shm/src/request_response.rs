@@ -3,12 +3,13 @@
 //! for wake-ups, `rq/<service>` (a client wakes the servers) and `rr/<service>` (a server
 //! wakes the clients).
 
+use iceoryx2::config::Config;
 use iceoryx2::port::client::Client;
 use iceoryx2::port::listener::ListenerCreateError;
 use iceoryx2::port::notifier::{Notifier, NotifierCreateError};
 use iceoryx2::prelude::{
-    AllocationStrategy, AttributeVerifier, MessagingPattern, PortFactory as _, ServiceName,
-    ZeroCopySend,
+    AllocationStrategy, AttributeVerifier, CallbackProgression, MessagingPattern, PortFactory as _,
+    ServiceName, ZeroCopySend,
 };
 use iceoryx2::service::Service as _;
 use iceoryx2::service::attribute::{AttributeKey, AttributeValue};
@@ -22,8 +23,8 @@ use iceoryx2::service::port_factory::{event, request_response};
 use iceoryx2_bb_elementary::package_version::PackageVersion;
 use tacto::RequestId;
 
-use crate::node::{Ipc, ShmNode};
-use crate::topic::{remove_half_created, retry, static_config_path, version_in};
+use crate::node::{Ipc, ShmNode, liveliness};
+use crate::topic::{EVENT_ID_MAX, remove_half_created, retry, static_config_path, version_in};
 use crate::wake_up::WakeUp;
 
 /// Servers of one service name on this host, all processes together. A request goes to every
@@ -366,6 +367,18 @@ impl RequestResponse {
     pub(crate) fn servers(&self) -> usize {
         self.data.dynamic_config().number_of_servers()
     }
+
+    /// Servers listed on the service whose process is alive: a server killed with
+    /// `kill -9` stays listed until a dead-node cleanup, and is not counted. If the host's
+    /// nodes cannot be listed, every listed server counts.
+    pub(crate) fn live_servers(&self, config: &Config) -> usize {
+        let mut nodes = Vec::new();
+        self.data.dynamic_config().list_servers(|server| {
+            nodes.push(server.node_id);
+            CallbackProgression::Continue
+        });
+        liveliness(config, &nodes).map_or(nodes.len(), |servers| servers.alive)
+    }
 }
 
 fn service_name(name: &str) -> Result<ServiceName, ServiceError> {
@@ -397,6 +410,7 @@ fn open_events(
         node.inner()
             .service_builder(&service_name)
             .event()
+            .event_id_max_value(EVENT_ID_MAX)
             .max_notifiers(notifiers)
             .max_listeners(listeners)
             .open_or_create()

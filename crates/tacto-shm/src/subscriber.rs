@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use iceoryx2::node::{Node, NodeListFailure, NodeState, NodeView};
+use iceoryx2::node::NodeListFailure;
 use iceoryx2::port::ReceiveError;
 use iceoryx2::port::listener::ListenerCreateError;
 use iceoryx2::port::subscriber::{Subscriber, SubscriberCreateError};
@@ -14,7 +14,7 @@ use iceoryx2::sample::Sample;
 use tacto::{History, Message, SampleInfo, Time};
 
 use crate::header::SampleHeader;
-use crate::node::{Ipc, ShmNode};
+use crate::node::{Ipc, ShmNode, liveliness};
 use crate::topic::{MAX_DEPTH, MAX_PUBLISHERS, Topic, TopicError};
 use crate::wake_up::WakeUp;
 
@@ -151,12 +151,12 @@ pub struct ShmStats {
     pub own_dropped: u64,
 }
 
-/// The publishers of a topic as this subscriber's host sees them.
+/// The publishers of a topic as this subscriber's host sees them (or a service's servers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Liveliness {
-    /// Publishers whose process is alive.
+    /// Ports whose process is alive.
     pub alive: usize,
-    /// Publishers whose process died without cleaning up (e.g. `kill -9`); they disappear
+    /// Ports whose process died without cleaning up (e.g. `kill -9`); they disappear
     /// once a node cleans up dead nodes ([`ShmNode::cleanup_dead_nodes`], or iceoryx2 itself
     /// when a node or service is created).
     pub dead: usize,
@@ -353,26 +353,7 @@ impl Inlet {
                 nodes.push(publisher.node_id);
                 CallbackProgression::Continue
             });
-        let mut liveliness = Liveliness { alive: 0, dead: 0 };
-        if nodes.is_empty() {
-            return Ok(liveliness);
-        }
-        Node::<Ipc>::list(&self.config, |state| {
-            let (id, alive) = match &state {
-                NodeState::Alive(view) => (*view.id(), true),
-                NodeState::Dead(view) => (*view.id(), false),
-                NodeState::Inaccessible(id) | NodeState::Undefined(id) => (*id, false),
-            };
-            let ports = nodes.iter().filter(|node| **node == id).count();
-            if alive {
-                liveliness.alive += ports;
-            } else {
-                liveliness.dead += ports;
-            }
-            CallbackProgression::Continue
-        })
-        .map_err(LivelinessError::List)?;
-        Ok(liveliness)
+        liveliness(&self.config, &nodes)
     }
 }
 

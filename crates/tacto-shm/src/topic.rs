@@ -124,6 +124,12 @@ pub(crate) struct Topic {
 /// The one event every notification carries: "data arrived".
 pub(crate) const DATA_EVENT: EventId = EventId::new(0);
 
+/// The greatest event id of tacto's event services: they notify only [`DATA_EVENT`].
+/// iceoryx2 keeps a counter per id, and every listener's drain swaps each one to zero: with
+/// its default of 256 ids that was the largest single cost of a wake-up's receive path
+/// (docs/benchmarks.md, "One event id").
+pub(crate) const EVENT_ID_MAX: usize = 0;
+
 impl Topic {
     /// Opens topic `ros_name` of type `type_name`, creating its services if no process has.
     pub(crate) fn open(
@@ -186,6 +192,7 @@ impl Topic {
             node.inner()
                 .service_builder(&service_name)
                 .event()
+                .event_id_max_value(EVENT_ID_MAX)
                 .max_notifiers(MAX_PUBLISHERS)
                 .max_listeners(MAX_SUBSCRIBERS)
                 .open_or_create()

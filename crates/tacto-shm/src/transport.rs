@@ -223,11 +223,11 @@ impl LinkWriter for ShmLinkWriter {
             .map_err(link_error)
     }
 
-    /// A zeroed slot of the message's size, aligned for it (see `SampleHeader`); `None` if
-    /// shared memory has none to lend now, and the publisher uses the heap.
+    /// A slot of the message's size, aligned for it (see `SampleHeader`), as its last sample
+    /// left it; `None` if shared memory has none to lend now, and the publisher uses the heap.
     fn loan_flat(&self, layout: FlatLayout) -> Option<Box<dyn LoanedSlot>> {
         let len = usize::try_from(layout.size).ok()?;
-        let sample = self.port.loan_zeroed(len).ok()?;
+        let sample = self.port.loan_as_left(len).ok()?;
         Some(Box::new(ShmSlot {
             sample,
             layout,

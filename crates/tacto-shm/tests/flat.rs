@@ -196,7 +196,7 @@ fn a_loaned_flat_message_of_several_mib_is_read_in_place() {
 
 /// A publisher loaning a slot while subscriptions of both processes listen: the other
 /// process gets the slot, this one a copy, with the same facts. Before, with nobody outside,
-/// the loan is on the heap; loans dropped unpublished return their slots.
+/// the loan is on the heap; loans dropped unpublished return their slots, as they were left.
 #[test]
 fn a_loaned_slot_reaches_the_other_process_and_a_copy_this_one() {
     let topic = topic("loan");
@@ -224,6 +224,20 @@ fn a_loaned_slot_reaches_the_other_process_and_a_copy_this_one() {
         0,
         "nothing sent by the dropped loans"
     );
+    // `loan_flat_reused` lends a slot as it was left; `loan_flat` zeroes it. iceoryx2 lends
+    // the slot returned last first, so the dirty one comes back.
+    let mut dirty = publisher.loan_flat_reused();
+    assert!(dirty.is_in_place());
+    tacto::bytemuck::bytes_of_mut(&mut *dirty).fill(0xFF);
+    drop(dirty);
+    let reused = publisher.loan_flat_reused();
+    assert!(
+        tacto::bytemuck::bytes_of(&*reused)
+            .iter()
+            .all(|&b| b == 0xFF),
+        "the slot as it was left"
+    );
+    drop(reused);
     let mut loan = publisher.loan_flat();
     assert!(loan.is_in_place(), "another process subscribes: a slot");
     assert_eq!(*loan, bytemuck_zeroed(), "lent zeroed");

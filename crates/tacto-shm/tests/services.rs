@@ -375,7 +375,7 @@ fn requests_to_a_polled_service_wake_nothing_a_triggered_one_runs_its_code() {
 }
 
 #[test]
-fn a_killed_server_fails_the_pending_call_and_a_restarted_one_answers() {
+fn a_killed_server_fails_the_pending_call_is_not_ready_and_a_restarted_one_answers() {
     let name = service_name("killed");
     let ctx = context("parent");
     let mut node = ctx.node("caller").unwrap();
@@ -389,6 +389,12 @@ fn a_killed_server_fails_the_pending_call_and_a_restarted_one_answers() {
     assert_eq!(holder.next_line(), "took 1");
     holder.kill();
     assert!(matches!(call.join().unwrap(), Err(CallError::Timeout(_))));
+    // Still listed on the service (nobody cleaned up after it), but its process is dead.
+    assert!(!client.service_is_ready(), "a killed server is not ready");
+    assert!(matches!(
+        client.call(AddRequest { a: 1, b: 2 }, Duration::from_millis(300)),
+        Err(CallError::NoService(_))
+    ));
 
     // A new server process is reached by the same client.
     let server = spawn("serve", &name);

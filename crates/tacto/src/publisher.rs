@@ -146,12 +146,9 @@ impl<T: Message> Publisher<T> {
     where
         T: Default,
     {
-        let reusable = {
-            let mut pool = self.shared.loans.lock();
-            let found = pool.slots.iter().position(|m| Arc::strong_count(m) == 1);
-            found.map(|i| pool.slots.swap_remove(i))
-        };
-        let msg = reusable.unwrap_or_else(|| Arc::new(T::default()));
+        let msg = self
+            .reusable_loan()
+            .unwrap_or_else(|| Arc::new(T::default()));
         Loan {
             publisher: self,
             msg,
@@ -161,11 +158,12 @@ impl<T: Message> Publisher<T> {
     /// Lends a zeroed [`Flat`] message to fill in place: while a subscription of another
     /// process listens on a transport with slots of its own (shared memory), the transport's
     /// slot itself, which [`FlatLoan::publish`] sends as it is, with no copy and no encoding;
-    /// subscriptions of this process then get one copy of it. Otherwise a zeroed message on
-    /// the heap (never on the stack, however large), published as
-    /// [`publish_shared`](Self::publish_shared) would.
+    /// subscriptions of this process then get one copy of it. Otherwise a message on the heap
+    /// (never on the stack, however large), published as [`publish_shared`](Self::publish_shared)
+    /// would.
     ///
-    /// A loan not published returns its slot when dropped.
+    /// A loan not published returns its slot when dropped. A publisher that writes every
+    /// byte it sends can skip the zeroing with [`loan_flat_reused`](Self::loan_flat_reused).
     ///
     /// # Examples
     /// ```
@@ -195,6 +193,44 @@ impl<T: Message> Publisher<T> {
     where
         T: Flat,
     {
+        let mut loan = self.loan_flat_reused();
+        bytemuck::bytes_of_mut(&mut *loan).fill(0);
+        loan
+    }
+
+    /// [`loan_flat`](Self::loan_flat) without the zeroing, as [`loan`](Self::loan) reuses a
+    /// message: the loan holds the bytes of a message this publisher sent before (in a
+    /// shared-memory slot, or a heap message every subscriber has released), or zeros. Write
+    /// every field you publish. For a camera driver that fills whole frames this saves
+    /// writing each frame's memory twice (`tacto bench payload`'s `flat` path uses it).
+    ///
+    /// # Examples
+    /// ```
+    /// use tacto::Context;
+    ///
+    /// #[tacto::message("my_msgs/msg/Frame", flat)]
+    /// #[derive(Clone, Copy)]
+    /// struct Frame {
+    ///     #[serde(with = "tacto::idl::Array::<tacto::idl::Plain>")]
+    ///     pixels: [u8; 1 << 16],
+    /// }
+    ///
+    /// let ctx = Context::new();
+    /// let mut node = ctx.node("camera").unwrap();
+    /// let publisher = node.publisher::<Frame>("frame").create().unwrap();
+    /// let sub = node.subscription::<Frame>("frame").create().unwrap();
+    ///
+    /// for shade in [1, 2] {
+    ///     let mut frame = publisher.loan_flat_reused();
+    ///     frame.pixels.fill(shade); // every byte written
+    ///     frame.publish();
+    ///     assert!(sub.take().unwrap().pixels.iter().all(|&p| p == shade));
+    /// }
+    /// ```
+    pub fn loan_flat_reused(&self) -> FlatLoan<'_, T>
+    where
+        T: Flat,
+    {
         let slot = (self.shared.link.as_ref())
             .filter(|link| link.has_remote_readers())
             .and_then(|link| link.loan_flat(T::LAYOUT))
@@ -203,7 +239,10 @@ impl<T: Message> Publisher<T> {
             .filter(|slot| bytemuck::try_from_bytes::<T>(slot.bytes()).is_ok());
         let place = match slot {
             Some(slot) => Place::Slot(slot),
-            None => Place::Heap(bytemuck::zeroed_arc()),
+            None => Place::Heap(
+                self.reusable_loan()
+                    .unwrap_or_else(|| bytemuck::zeroed_arc()),
+            ),
         };
         FlatLoan {
             publisher: self,
@@ -256,6 +295,13 @@ impl<T: Message> Publisher<T> {
 
     pub(crate) fn output(&self) -> Arc<dyn Output> {
         self.shared.clone()
+    }
+
+    /// A published loan that every subscriber has released, taken out of the pool.
+    fn reusable_loan(&self) -> Option<Arc<T>> {
+        let mut pool = self.shared.loans.lock();
+        let found = pool.slots.iter().position(|m| Arc::strong_count(m) == 1);
+        found.map(|i| pool.slots.swap_remove(i))
     }
 
     fn publish_loan(&self, msg: Arc<T>) {
@@ -363,8 +409,9 @@ impl<T: Message + fmt::Debug> fmt::Debug for Loan<'_, T> {
     }
 }
 
-/// A [`Flat`] message lent by [`Publisher::loan_flat`]: a transport's slot or a heap value,
-/// zeroed; dereferences to the message for filling it in.
+/// A [`Flat`] message lent by [`Publisher::loan_flat`] (zeroed) or
+/// [`Publisher::loan_flat_reused`]: a transport's slot or a heap value; dereferences to the
+/// message for filling it in.
 #[must_use = "a loan publishes nothing until `publish` is called"]
 pub struct FlatLoan<'a, T: Flat> {
     publisher: &'a Publisher<T>,
@@ -390,7 +437,7 @@ impl<T: Flat> FlatLoan<'_, T> {
     pub fn publish(self) {
         let publisher = self.publisher;
         match self.place {
-            Place::Heap(msg) => publisher.publish_shared(msg),
+            Place::Heap(msg) => publisher.publish_loan(msg),
             Place::Slot(slot) => publisher.shared.send_slot(slot),
         }
     }

@@ -44,6 +44,11 @@ pub(crate) struct Inbox<T> {
     topic: String,
     /// The topic's flag of that line logged, shared by its subscriptions.
     malformed_logged: Arc<AtomicBool>,
+    /// The last sample decoded from the transport by a read that left it there (`latest`
+    /// on a node's timer, `read`), with its bytes: read again, it shares this value instead
+    /// of being decoded again. One sample at most; holding its bytes keeps their address
+    /// from naming another sample.
+    decoded: PiMutex<Option<(RemoteBytes, Arc<T>)>>,
 }
 
 impl<T> fmt::Debug for Inbox<T> {
@@ -68,6 +73,7 @@ impl<T: Message> Inbox<T> {
             remote_arrivals: Arc::default(),
             topic: topic.to_owned(),
             malformed_logged,
+            decoded: PiMutex::new(None),
         }
     }
 
@@ -129,7 +135,7 @@ impl<T: Message> Inbox<T> {
             (Some(local), Some(remote)) if remote.info.publish_time < local.info.publish_time => {
                 Some(local)
             }
-            (local, Some(remote)) => self.decode_remote(remote).or(local),
+            (local, Some(remote)) => self.decode_remote(remote, true).or(local),
             (local, None) => local,
         }
     }
@@ -175,20 +181,48 @@ impl<T: Message> Inbox<T> {
                 return self.get(keeps, local);
             };
             // A malformed one was taken or marked read: the next call moves on.
-            if let Some(sample) = self.decode_remote(sample) {
+            if let Some(sample) = self.decode_remote(sample, keeps) {
                 return Some(sample);
             }
         }
     }
 
     /// Decodes a sample from the transport; `None` if it is malformed, which is counted.
+    /// `kept`: the transport still holds it, so it may be read again (see `decoded`).
     #[cold]
-    fn decode_remote(&self, sample: RemoteSample) -> Option<Sample<T>> {
-        match body::<T>(sample.cdr) {
-            Ok(msg) => Some(Sample {
-                msg,
-                info: sample.info,
-            }),
+    fn decode_remote(&self, sample: RemoteSample, kept: bool) -> Option<Sample<T>> {
+        let info = sample.info;
+        let bytes = sample.cdr;
+        // A flat sample is viewed in place, never decoded: nothing to share.
+        if bytes.flat_layout().is_none() {
+            let mut decoded = self.decoded.lock();
+            let same = |(seen, _): &(RemoteBytes, Arc<T>)| {
+                (seen.as_ptr(), seen.len()) == (bytes.as_ptr(), bytes.len())
+            };
+            if decoded.as_ref().is_some_and(same) {
+                let msg = match kept {
+                    true => decoded.as_ref().map(|(_, msg)| msg.clone()),
+                    // Taken: the transport lets go of it, and so does the memo.
+                    false => decoded.take().map(|(_, msg)| msg),
+                };
+                if let Some(msg) = msg {
+                    return Some(Sample {
+                        msg: Body::Shared(msg),
+                        info,
+                    });
+                }
+            }
+        }
+        match body::<T>(bytes.clone()) {
+            Ok(msg) => {
+                // A flat sample read in place stays as it is: viewing it again costs nothing.
+                if let (true, Body::Shared(msg)) = (kept, &msg) {
+                    let old = self.decoded.lock().replace((bytes, msg.clone()));
+                    // Freed after the lock: it may be a large message.
+                    drop(old);
+                }
+                Some(Sample { msg, info })
+            }
             Err(error) => {
                 self.cache().count_malformed();
                 self.log_malformed(&error);

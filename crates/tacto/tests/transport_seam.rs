@@ -48,6 +48,40 @@ fn a_remote_samples_bytes_stay_with_the_transport_until_taken_then_are_released(
     assert_eq!(hub.samples_held(), 0, "a reader gone releases what it held");
 }
 
+/// A node reading the latest value on its own timer reads the same remote sample many times:
+/// it is decoded once, and later reads share that value, until another sample is newest. A
+/// taken sample lets go of its bytes.
+#[test]
+fn a_sample_left_in_the_transports_cache_is_decoded_once_however_often_it_is_read() {
+    let hub = loopback::Hub::new();
+    let (talker, ctx) = (hub.context(), hub.context());
+    let publisher = (talker.node("talker").unwrap())
+        .publisher::<Text>("map")
+        .create()
+        .unwrap();
+    let sub = (ctx.node("planner").unwrap())
+        .subscription::<Text>("map")
+        .create()
+        .unwrap();
+    publisher.publish(text("a"));
+    let (first, again) = (sub.latest().unwrap(), sub.latest().unwrap());
+    assert!(std::ptr::eq(&*first, &*again), "one decode, shared");
+    assert_eq!(hub.samples_held(), 1);
+    publisher.publish(text("b"));
+    let newer = sub.latest().unwrap();
+    assert_eq!(newer.data, "b");
+    assert!(!std::ptr::eq(&*first, &*newer));
+    assert!(std::ptr::eq(&*newer, &*sub.latest().unwrap()));
+    assert_eq!(sub.take().unwrap().data, "a");
+    let taken = sub.take().unwrap();
+    assert!(std::ptr::eq(&*newer, &*taken), "a take shares it too");
+    assert_eq!(
+        hub.samples_held(),
+        0,
+        "taken: no bytes held for it any more"
+    );
+}
+
 /// A talker in one "process" and a context for the listener in another, on one hub.
 fn two_processes() -> (Context, tacto::Publisher<Text>, Context) {
     let hub = loopback::Hub::new();

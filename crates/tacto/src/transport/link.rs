@@ -227,10 +227,11 @@ pub trait LinkWriter: Send + Sync + fmt::Debug {
         self.write_message(message, info)
     }
 
-    /// Lends a zeroed slot of `layout.size` bytes, aligned to
+    /// Lends a slot of `layout.size` bytes, aligned to
     /// [`flat::MAX_ALIGN`](crate::flat::MAX_ALIGN), for a flat message written in place (see
     /// [`Publisher::loan_flat`](crate::Publisher::loan_flat)); `None` (the default) for a link
-    /// that has no such slots, or none now.
+    /// that has no such slots, or none now. Its bytes are whatever an earlier sample left
+    /// there, or zeros: the publisher zeroes it if its user asked for that.
     fn loan_flat(&self, layout: FlatLayout) -> Option<Box<dyn LoanedSlot>> {
         let _ = layout;
         None
