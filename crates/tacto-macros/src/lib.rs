@@ -72,12 +72,25 @@ pub fn message(args: TokenStream, item: TokenStream) -> TokenStream {
     let input = parse_macro_input!(item as DeriveInput);
     match type_name(args).and_then(|args| expand(&args, &input)) {
         Ok(tokens) => tokens.into(),
-        // The item itself stays, so that the one error above is the only one reported.
+        // The item itself stays, so that the one error above is the only one reported;
+        // without the serde derive, its `#[serde]` attributes go too.
         Err(error) => {
             let error = error.into_compile_error();
+            let input = without_serde_attrs(input);
             quote! { #input #error }.into()
         }
     }
+}
+
+fn without_serde_attrs(mut input: DeriveInput) -> DeriveInput {
+    let is_serde = |attr: &syn::Attribute| attr.path().is_ident("serde");
+    input.attrs.retain(|attr| !is_serde(attr));
+    if let Data::Struct(data) = &mut input.data {
+        for field in data.fields.iter_mut() {
+            field.attrs.retain(|attr| !is_serde(attr));
+        }
+    }
+    input
 }
 
 /// `"pkg/msg/Type"` and, optionally, `hash = "RIHS01_..."` and `flat`, in any order.
@@ -244,6 +257,7 @@ fn flat(
         #[derive(::tacto::bytemuck::Pod, ::tacto::bytemuck::Zeroable)]
         #[bytemuck(crate = "::tacto::bytemuck")]
     };
+    check_container_serde(input)?;
     // Field names and types as written: two types declared alike hash alike.
     let mut fields = String::new();
     let mut reads = Vec::new();
@@ -350,6 +364,36 @@ fn serde_codec(field: &syn::Field) -> syn::Result<Option<syn::Type>> {
         })?;
     }
     Ok(codec)
+}
+
+/// Refuses `#[serde(from | try_from | into = "...")]` on a flat message: they put another
+/// type's CDR on the wire, which the in-place decoder would not read.
+fn check_container_serde(input: &DeriveInput) -> syn::Result<()> {
+    for attr in input
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("serde"))
+    {
+        attr.parse_nested_meta(|meta| {
+            if ["from", "try_from", "into"]
+                .iter()
+                .any(|name| meta.path.is_ident(name))
+            {
+                return Err(meta.error(
+                    "a flat message goes on the wire as its fields: it cannot be sent as \
+                     another type",
+                ));
+            }
+            // Skip what the others hold: `= value` or `(...)`.
+            if meta.input.peek(Token![=]) {
+                meta.value()?.parse::<syn::Expr>()?;
+            } else if meta.input.peek(syn::token::Paren) {
+                meta.parse_nested_meta(|inner| inner.value()?.parse::<syn::Expr>().map(drop))?;
+            }
+            Ok(())
+        })?;
+    }
+    Ok(())
 }
 
 /// Checks `package/msg/Type`, and says what is wrong otherwise.

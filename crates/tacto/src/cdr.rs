@@ -489,28 +489,6 @@ impl<'de> Reader<'de> {
     }
 }
 
-impl<'de> Decoder<'de> {
-    /// A decoder of `bytes`, after checking their encapsulation header.
-    fn new(bytes: &'de [u8]) -> Result<Self, DecodeError> {
-        let (header, body) = bytes
-            .split_first_chunk::<HEADER_LEN>()
-            .ok_or(DecodeError::MissingHeader { len: bytes.len() })?;
-        // The last two header bytes are options (XTypes puts the padding count there); plain CDR
-        // decoding needs nothing from them.
-        let [id0, id1, _, _] = *header;
-        let big_endian = match [id0, id1] {
-            [0x00, 0x00] => true,
-            [0x00, 0x01] => false,
-            id => return Err(DecodeError::UnsupportedEncapsulation { id }),
-        };
-        Ok(Decoder {
-            rest: body,
-            pos: 0,
-            big_endian,
-        })
-    }
-}
-
 struct Encoder<'a, S> {
     /// Starts with the encapsulation header, which alignment does not count.
     sink: &'a mut S,
@@ -730,6 +708,26 @@ struct Decoder<'de> {
 }
 
 impl<'de> Decoder<'de> {
+    /// A decoder of `bytes`, after checking their encapsulation header.
+    fn new(bytes: &'de [u8]) -> Result<Self, DecodeError> {
+        let (header, body) = bytes
+            .split_first_chunk::<HEADER_LEN>()
+            .ok_or(DecodeError::MissingHeader { len: bytes.len() })?;
+        // The last two header bytes are options (XTypes puts the padding count there); plain CDR
+        // decoding needs nothing from them.
+        let [id0, id1, _, _] = *header;
+        let big_endian = match [id0, id1] {
+            [0x00, 0x00] => true,
+            [0x00, 0x01] => false,
+            id => return Err(DecodeError::UnsupportedEncapsulation { id }),
+        };
+        Ok(Decoder {
+            rest: body,
+            pos: 0,
+            big_endian,
+        })
+    }
+
     fn truncated(&self, wanted: usize) -> DecodeError {
         DecodeError::Truncated {
             offset: self.pos,

@@ -81,8 +81,9 @@ pub const MAX_ALIGN: usize = 16;
 /// }
 /// ```
 ///
-/// Nor does a field attribute that changes the CDR behind the in-place decoder's back (only
-/// `with`, naming an [`idl`](crate::idl) codec, and `rename` are taken):
+/// Nor does a serde attribute that changes the CDR behind the in-place decoder's back: on a
+/// field only `with` (naming an [`idl`](crate::idl) codec) and `rename` are taken, and the
+/// type may not be sent as another (`from`, `try_from`, `into`):
 /// ```compile_fail
 /// #[tacto::message("my_msgs/msg/Hidden", flat)]
 /// #[derive(Clone, Copy)]
@@ -91,6 +92,15 @@ pub const MAX_ALIGN: usize = 16;
 ///     secret: u64,
 ///     value: u64,
 /// }
+/// ```
+/// ```compile_fail
+/// #[tacto::message("my_msgs/msg/Seconds", flat)]
+/// #[derive(Clone, Copy)]
+/// #[serde(into = "u64")] // sent as another type
+/// struct Seconds {
+///     value: u64,
+/// }
+/// # impl From<Seconds> for u64 { fn from(s: Seconds) -> u64 { s.value } }
 /// ```
 pub trait Flat: Message + bytemuck::Pod + CdrInPlace {
     /// What a receiver checks before it reads a sample's bytes as this type.
