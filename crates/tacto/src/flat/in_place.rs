@@ -162,6 +162,7 @@ mod tests {
         #[serde(with = "tacto::idl::Array::<tacto::idl::Array::<tacto::idl::Plain>>")]
         grid: [[f32; 2]; 40],
         flags: [u8; 4],
+        names: [FlatString<4>; 2],
         inner: Inner,
         last: u64,
     }
@@ -172,6 +173,7 @@ mod tests {
         x: f64,
         label: FlatString<3>,
         pad: [u8; 5],
+        counts: [u16; 4],
     }
 
     fn parts() -> Parts {
@@ -181,10 +183,12 @@ mod tests {
             small: [-1, 2, -3],
             grid: std::array::from_fn(|i| [i as f32, -(i as f32) / 4.0]),
             flags: [0xff, 0, 1, 2],
+            names: [FlatString::try_from("abcd").unwrap(), FlatString::new()],
             inner: Inner {
                 x: 1.5,
                 label: FlatString::try_from("xyz").unwrap(),
                 pad: [1, 2, 3, 4, 5],
+                counts: [1, 0x0102, u16::MAX, 0],
             },
             last: u64::MAX - 1,
         }
@@ -206,12 +210,16 @@ mod tests {
             x: -2.25,
             label: FlatString::try_from("ok").unwrap(),
             pad: [9; 5],
+            counts: [1, 0x0102, 0xfffe, 0],
         };
         let mut bytes = vec![0x00, 0x00, 0x00, 0x00];
         bytes.extend((-2.25f64).to_be_bytes());
         bytes.extend(3u32.to_be_bytes());
         bytes.extend(b"ok\0");
         bytes.extend([9; 5]);
+        for count in value.counts {
+            bytes.extend(count.to_be_bytes()); // at 20: aligned to 2 already
+        }
         assert_eq!(*from_cdr::<Inner>(&bytes).unwrap(), value);
         assert_eq!(crate::cdr::from_bytes::<Inner>(&bytes).unwrap(), value);
     }
