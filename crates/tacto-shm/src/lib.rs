@@ -32,6 +32,7 @@
 
 mod client;
 mod header;
+mod late_joiners;
 pub mod node;
 pub mod publisher;
 mod request_response;

@@ -5,6 +5,7 @@ use std::marker::PhantomData;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use iceoryx2::identifiers::UniquePublisherId;
 use iceoryx2::node::NodeListFailure;
 use iceoryx2::port::ReceiveError;
 use iceoryx2::port::listener::ListenerCreateError;
@@ -15,6 +16,7 @@ use tacto::{History, Message, SampleInfo, Time};
 
 use crate::header::SampleHeader;
 use crate::node::{Ipc, ShmNode, liveliness};
+use crate::publisher::TRANSIENT_LOCAL_PORT;
 use crate::topic::{MAX_DEPTH, MAX_PUBLISHERS, Topic, TopicError};
 use crate::wake_up::WakeUp;
 
@@ -113,7 +115,7 @@ impl<'a, T: Message> SubscriberBuilder<'a, T> {
             History::KeepLast(n) if (1..=MAX_DEPTH).contains(&n) => n,
             history => return Err(SubscriberError::History { history }),
         };
-        let inlet = Inlet::open(self.node, &self.topic, T::TYPE_NAME, depth)?;
+        let inlet = Inlet::open(self.node, &self.topic, T::TYPE_NAME, depth, false)?;
         let wake_up = match self.wake_ups {
             true => Some(inlet.wake_up()?),
             false => None,
@@ -250,6 +252,9 @@ pub(crate) struct Inlet {
     process_id: u32,
     /// When the port was created (Unix ns), taken just after.
     created_ns: i64,
+    /// Keeps what transient-local publishers kept for it (their history); else it asked
+    /// for none.
+    transient_local: bool,
     config: iceoryx2::config::Config,
     sequences: Mutex<Sequences>,
     lost: AtomicU64,
@@ -260,18 +265,21 @@ pub(crate) struct Inlet {
 
 impl Inlet {
     /// Opens topic `topic` of ROS type `type_name` and a subscriber port buffering `depth`
-    /// samples (1 to [`MAX_DEPTH`]).
+    /// samples (1 to [`MAX_DEPTH`]); `transient_local`: it asks the publishers for their
+    /// last `depth` samples, and keeps those of transient-local publishers.
     pub(crate) fn open(
         node: &ShmNode,
         topic: &str,
         type_name: &str,
         depth: usize,
+        transient_local: bool,
     ) -> Result<Inlet, SubscriberError> {
         let topic = Topic::open(node, topic, type_name)?;
         let port = topic
             .data
             .subscriber_builder()
             .buffer_size(depth)
+            .history_request(if transient_local { depth } else { 0 })
             .create()
             .map_err(|source| SubscriberError::Port {
                 topic: topic.name.clone(),
@@ -280,6 +288,7 @@ impl Inlet {
         Ok(Inlet {
             // Taken once the port exists: see `SampleHeader::publisher_created_ns`.
             created_ns: crate::publisher::now_ns(),
+            transient_local,
             port,
             process_id: std::process::id(),
             config: node.config().clone(),
@@ -318,6 +327,15 @@ impl Inlet {
                 self.own_dropped.fetch_add(1, Ordering::Relaxed);
                 continue;
             }
+            // Published before this port existed: the history a publisher handed it on
+            // connecting, which DDS gives a transient-local reader from transient-local
+            // writers only. Not a loss.
+            if self.transient_local
+                && header.publish_time_ns < self.created_ns
+                && !self.kept_for_late_joiners(sample.header().publisher_id())
+            {
+                continue;
+            }
             let lost = self
                 .sequences
                 .lock()
@@ -330,6 +348,20 @@ impl Inlet {
             self.lost.fetch_add(lost, Ordering::Relaxed);
             return Ok(Some((sample, header.info(now()))));
         }
+    }
+
+    /// True if `publisher` is a transient-local publisher's port (see
+    /// [`TRANSIENT_LOCAL_PORT`]); false if it is volatile, or gone.
+    fn kept_for_late_joiners(&self, publisher: UniquePublisherId) -> bool {
+        let mut kept = false;
+        (self.topic.data.dynamic_config()).list_publishers(|details| {
+            if details.publisher_id != publisher {
+                return CallbackProgression::Continue;
+            }
+            kept = details.publisher_name.as_str() == TRANSIENT_LOCAL_PORT;
+            CallbackProgression::Stop
+        });
+        kept
     }
 
     pub(crate) fn count_malformed(&self) {

@@ -27,10 +27,11 @@ const TYPE_KEY: &str = "ros_type";
 pub const MAX_PUBLISHERS: usize = 8;
 /// Subscribers per topic on this host.
 pub const MAX_SUBSCRIBERS: usize = 8;
-/// The deepest `KeepLast` a shared-memory subscriber can have: every publisher preallocates
-/// `MAX_SUBSCRIBERS * (MAX_DEPTH + MAX_HELD + 1) + 2` slots of its largest message, so this
-/// bound and [`MAX_HELD`] are what keep shared memory in check (the pages of a slot are only
-/// backed once written).
+/// The deepest `KeepLast` a shared-memory subscriber can have, and the most samples a
+/// transient-local publisher keeps for late joiners (the service's history): every publisher
+/// preallocates `MAX_SUBSCRIBERS * (MAX_DEPTH + MAX_HELD + 1) + MAX_DEPTH + 2` slots of its
+/// largest message, so this bound and [`MAX_HELD`] are what keep shared memory in check (the
+/// pages of a slot are only backed once written).
 pub const MAX_DEPTH: usize = 16;
 /// The most received samples a subscription on [`ShmTransport`](crate::ShmTransport) keeps
 /// in their slots, read in place: each holds one of its publisher's slots until the
@@ -163,7 +164,9 @@ impl Topic {
                         .max_subscribers(MAX_SUBSCRIBERS)
                         .subscriber_max_buffer_size(MAX_DEPTH)
                         .subscriber_max_borrowed_samples(MAX_HELD + 1)
-                        .history_size(0)
+                        // Every process asks for the same history, whatever its
+                        // endpoints' durability: opening checks it, whoever created.
+                        .history_size(MAX_DEPTH)
                         .enable_safe_overflow(true)
                         .open_or_create_with_attributes(&verifier)
                 },
@@ -267,6 +270,7 @@ fn classify(
         PublishSubscribeOpenOrCreateError::PublishSubscribeOpenError(
             E::IncompatibleTypes
             | E::DoesNotSupportRequestedMinSubscriberBorrowedSamples
+            | E::DoesNotSupportRequestedMinHistorySize
             | E::HangsInCreation
             | E::ServiceInCorruptedState,
         ) => TopicError::Incompatible {

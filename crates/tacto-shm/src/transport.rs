@@ -13,9 +13,10 @@ use tacto::transport::{
     ClientLink, LinkError, LinkReader, LinkWriter, LoanedSlot, ReadOp, RemoteBytes,
     RemotePublishers, RemoteSample, RosType, ServiceLink, Transport,
 };
-use tacto::{FlatLayout, History, Qos, SampleInfo};
+use tacto::{Durability, FlatLayout, History, Qos, SampleInfo};
 
 use crate::client::ShmClientLink;
+use crate::late_joiners::LateJoiners;
 use crate::node::{NodeError, ShmNode};
 use crate::publisher::{Filled, Port, PublishError, copy_into};
 use crate::service::ShmServiceLink;
@@ -69,6 +70,8 @@ use crate::wake_up::WakeUp;
 #[derive(Debug)]
 pub struct ShmTransport {
     node: ShmNode,
+    /// Serves subscribers that join its idle transient-local publishers.
+    late_joiners: Arc<LateJoiners>,
 }
 
 impl ShmTransport {
@@ -76,6 +79,7 @@ impl ShmTransport {
     pub fn new(name: &str) -> Result<Arc<ShmTransport>, NodeError> {
         Ok(Arc::new(ShmTransport {
             node: ShmNode::create(name)?,
+            late_joiners: Arc::default(),
         }))
     }
 
@@ -95,11 +99,18 @@ impl Transport for ShmTransport {
         _node: Option<&str>,
         topic: &str,
         ros_type: RosType,
-        _qos: &Qos,
+        qos: &Qos,
     ) -> Result<Arc<dyn LinkWriter>, LinkError> {
-        let port = Port::open(&self.node, topic, ros_type.name, None).map_err(link_error)?;
+        let transient_local = qos.durability == Durability::TransientLocal;
+        let port = Port::open(&self.node, topic, ros_type.name, None, transient_local)
+            .map_err(link_error)?;
+        let port = Arc::new(port);
+        if transient_local {
+            self.late_joiners.watch(&port).map_err(link_error)?;
+        }
         Ok(Arc::new(ShmLinkWriter {
-            port: Arc::new(port),
+            port,
+            transient_local,
         }))
     }
 
@@ -111,7 +122,9 @@ impl Transport for ShmTransport {
         qos: &Qos,
     ) -> Result<Box<dyn LinkReader>, LinkError> {
         let depth = qos.history.capacity().clamp(1, MAX_DEPTH);
-        let inlet = Inlet::open(&self.node, topic, ros_type.name, depth).map_err(link_error)?;
+        let transient_local = qos.durability == Durability::TransientLocal;
+        let inlet = Inlet::open(&self.node, topic, ros_type.name, depth, transient_local)
+            .map_err(link_error)?;
         Ok(Box::new(ShmLinkReader {
             inlet,
             history: qos.history,
@@ -168,11 +181,14 @@ impl Transport for ShmTransport {
 #[derive(Debug)]
 struct ShmLinkWriter {
     port: Arc<Port>,
+    /// Writes every sample, reader or not: the port's history keeps the last ones for
+    /// subscribers that join later.
+    transient_local: bool,
 }
 
 impl LinkWriter for ShmLinkWriter {
     fn has_remote_readers(&self) -> bool {
-        self.port.has_remote_subscribers()
+        self.transient_local || self.port.has_remote_subscribers()
     }
 
     fn write(&self, cdr: &[u8]) -> Result<(), LinkError> {
