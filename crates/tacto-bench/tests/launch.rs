@@ -305,6 +305,41 @@ executor = "events"
     }
 }
 
+/// nobleo's ten nodes, one process each: every topic has ten subscriptions on the host, more
+/// than a shared-memory topic serves by default (8); the `[shm]` table raises it for all.
+#[test]
+fn nobleo_one_process_per_node_over_shm_hears_every_topic_with_the_limit_raised() {
+    let processes: String = (0..10)
+        .map(|i| {
+            format!(
+                "[[process]]\nname = \"p{i}\"\nnodes = [\"node_{i}\"]\nexecutor = \"wait-set\"\n"
+            )
+        })
+        .collect();
+    let mut launch = launch_with_topology(
+        "nobleo_shm",
+        "nobleo",
+        &format!("[shm]\nmax_subscribers = 16\n{processes}"),
+        &[],
+    );
+    for i in 0..10 {
+        let all = format!("[p{i}] hearing all 20 topics");
+        launch.wait_for(&all, |l| l == all);
+    }
+    launch.signal(libc::SIGINT);
+    assert_eq!(
+        launch.wait().code(),
+        Some(130),
+        "{}",
+        launch.seen.join("\n")
+    );
+    assert!(
+        !launch.seen.iter().any(|l| l.contains("failed")),
+        "{}",
+        launch.seen.join("\n")
+    );
+}
+
 #[test]
 fn a_killed_process_is_restarted_under_on_failure_and_not_under_never() {
     let mut launch = launch(

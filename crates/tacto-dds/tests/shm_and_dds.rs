@@ -126,7 +126,7 @@ fn wait_for(what: &str, peers: &mut [&mut RclpyNode], mut condition: impl FnMut(
 #[test]
 fn two_tacto_processes_on_both_transports_meet_through_shared_memory_only() {
     const DOMAIN: u32 = 150;
-    // Fewer than a shared-memory port buffers (`tacto_shm::MAX_DEPTH`): sent at once.
+    // Fewer than a shm port buffers (`tacto_shm::ShmLimits::DEFAULT.depth`, 16): sent at once.
     const COUNT: usize = 12;
     let topic = topic("once");
     let (ctx, _dds) = both(DOMAIN, "receiver");

@@ -23,9 +23,11 @@ use syn::{Data, DeriveInput, Ident, LitStr, Token, parse_macro_input};
 /// `tacto::Flat` message, sent between processes as its own bytes and read in place: the
 /// macro adds `#[repr(C)]` if missing, derives bytemuck's `Pod` and `Zeroable` through
 /// `tacto::bytemuck` (the type must derive `Clone` and `Copy` itself) and implements `Flat`
-/// with the layout's identity (size, alignment, type name, field names and types). A field
-/// that is not `Pod` (`String`, `Vec`, `bool`, ...), padding, or an alignment above 16 is a
-/// compile error. See `tacto::Flat`.
+/// with the layout's identity (size, alignment, type name, field names and types), and a
+/// decoder of its CDR in place (field by field, through each field's `#[serde(with = ...)]`
+/// codec; see `tacto::flat::from_cdr`). A field that is not `Pod` (`String`, `Vec`, `bool`,
+/// ...), padding, an alignment above 16, or a field attribute other than
+/// `#[serde(with = ...)]` and `#[serde(rename = ...)]` is a compile error. See `tacto::Flat`.
 ///
 /// Checked at compile time, each with its own error:
 /// - the name has the form `package/msg/Type`: a package name of lowercase letters, digits
@@ -70,12 +72,25 @@ pub fn message(args: TokenStream, item: TokenStream) -> TokenStream {
     let input = parse_macro_input!(item as DeriveInput);
     match type_name(args).and_then(|args| expand(&args, &input)) {
         Ok(tokens) => tokens.into(),
-        // The item itself stays, so that the one error above is the only one reported.
+        // The item itself stays, so that the one error above is the only one reported;
+        // without the serde derive, its `#[serde]` attributes go too.
         Err(error) => {
             let error = error.into_compile_error();
+            let input = without_serde_attrs(input);
             quote! { #input #error }.into()
         }
     }
+}
+
+fn without_serde_attrs(mut input: DeriveInput) -> DeriveInput {
+    let is_serde = |attr: &syn::Attribute| attr.path().is_ident("serde");
+    input.attrs.retain(|attr| !is_serde(attr));
+    if let Data::Struct(data) = &mut input.data {
+        for field in data.fields.iter_mut() {
+            field.attrs.retain(|attr| !is_serde(attr));
+        }
+    }
+    input
 }
 
 /// `"pkg/msg/Type"` and, optionally, `hash = "RIHS01_..."` and `flat`, in any order.
@@ -186,7 +201,8 @@ fn expand(args: &Args, input: &DeriveInput) -> syn::Result<TokenStream2> {
     let hash = args.hash.as_ref().map(|hash| {
         quote! { const TYPE_HASH: ::core::option::Option<&'static str> = ::core::option::Option::Some(#hash); }
     });
-    let Some((flat_attrs, flat_items, flat_impl)) = args.flat.then(|| flat(input, type_name))
+    let Some((flat_attrs, flat_items, flat_impl)) =
+        args.flat.then(|| flat(input, type_name)).transpose()?
     else {
         return Ok(quote! {
             #[derive(::tacto::serde::Serialize, ::tacto::serde::Deserialize)]
@@ -218,7 +234,14 @@ fn expand(args: &Args, input: &DeriveInput) -> syn::Result<TokenStream2> {
 /// What `flat` adds: attributes on the struct (`#[repr(C)]` if missing, bytemuck's derives
 /// through `tacto::bytemuck`, which refuse padding and fields that are not `Pod`), the hidden
 /// items of `Message`, and the `Flat` impl with the layout, whose alignment is checked.
-fn flat(input: &DeriveInput, type_name: &LitStr) -> (TokenStream2, TokenStream2, TokenStream2) {
+///
+/// The `CdrInPlace` impl decodes CDR into the message where it lies, field by field through
+/// the codec each field's `#[serde(with = "...")]` names (or the field type's own), so that a
+/// flat message of any size comes from CDR without passing the stack.
+fn flat(
+    input: &DeriveInput,
+    type_name: &LitStr,
+) -> syn::Result<(TokenStream2, TokenStream2, TokenStream2)> {
     let ident = &input.ident;
     let has_repr_c = input.attrs.iter().any(|attr| {
         attr.path().is_ident("repr")
@@ -234,8 +257,10 @@ fn flat(input: &DeriveInput, type_name: &LitStr) -> (TokenStream2, TokenStream2,
         #[derive(::tacto::bytemuck::Pod, ::tacto::bytemuck::Zeroable)]
         #[bytemuck(crate = "::tacto::bytemuck")]
     };
+    check_container_serde(input)?;
     // Field names and types as written: two types declared alike hash alike.
     let mut fields = String::new();
+    let mut reads = Vec::new();
     if let Data::Struct(data) = &input.data {
         for (i, field) in data.fields.iter().enumerate() {
             let name = field
@@ -244,6 +269,18 @@ fn flat(input: &DeriveInput, type_name: &LitStr) -> (TokenStream2, TokenStream2,
                 .map_or_else(|| i.to_string(), ToString::to_string);
             let ty = &field.ty;
             fields.push_str(&format!("{name}:{};", quote!(#ty)));
+            let member = field.ident.clone().map_or_else(
+                || syn::Member::Unnamed(syn::Index::from(i)),
+                syn::Member::Named,
+            );
+            reads.push(match serde_codec(field)? {
+                Some(codec) => quote! {
+                    <#codec as ::tacto::flat::CodecInPlace<#ty>>::read_cdr(&mut self.#member, reader)?;
+                },
+                None => quote! {
+                    <#ty as ::tacto::flat::CdrInPlace>::read_cdr(&mut self.#member, reader)?;
+                },
+            });
         }
     }
     let items = quote! {
@@ -257,6 +294,14 @@ fn flat(input: &DeriveInput, type_name: &LitStr) -> (TokenStream2, TokenStream2,
         fn flat_view(bytes: &[u8]) -> ::core::option::Option<&Self> {
             ::tacto::flat::view(bytes)
         }
+        #[inline(always)]
+        fn flat_from_cdr(
+            bytes: &[u8],
+        ) -> ::core::option::Option<
+            ::core::result::Result<::std::sync::Arc<Self>, ::tacto::cdr::DecodeError>,
+        > {
+            ::core::option::Option::Some(::tacto::flat::shared_from_cdr(bytes))
+        }
     };
     let flat_impl = quote! {
         impl ::tacto::Flat for #ident {
@@ -268,13 +313,87 @@ fn flat(input: &DeriveInput, type_name: &LitStr) -> (TokenStream2, TokenStream2,
             );
         }
 
+        impl ::tacto::flat::CdrInPlace for #ident {
+            fn read_cdr(
+                &mut self,
+                reader: &mut ::tacto::cdr::Reader<'_>,
+            ) -> ::core::result::Result<(), ::tacto::cdr::DecodeError> {
+                #(#reads)*
+                ::core::result::Result::Ok(())
+            }
+        }
+
         const _: () = ::core::assert!(
             ::core::mem::align_of::<#ident>() <= ::tacto::flat::MAX_ALIGN,
             "a flat message's alignment must be at most tacto::flat::MAX_ALIGN (16): the \
              shared-memory slot is aligned to that"
         );
     };
-    (attrs, items, flat_impl)
+    Ok((attrs, items, flat_impl))
+}
+
+/// The codec a flat message's field names in `#[serde(with = "...")]`, as a type. Only
+/// `with` (an `idl` codec such as `tacto::idl::Array::<tacto::idl::Plain>`) and `rename`
+/// may appear there: the others (`skip`, `default`, `deserialize_with`, ...) change the CDR
+/// in ways the in-place decoder could not follow.
+fn serde_codec(field: &syn::Field) -> syn::Result<Option<syn::Type>> {
+    let mut codec = None;
+    for attr in field
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("serde"))
+    {
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("with") {
+                let path: LitStr = meta.value()?.parse()?;
+                codec = Some(path.parse::<syn::Type>()?);
+                return Ok(());
+            }
+            if meta.path.is_ident("rename") {
+                return match meta.input.peek(Token![=]) {
+                    true => meta.value()?.parse::<LitStr>().map(drop),
+                    false => {
+                        meta.parse_nested_meta(|inner| inner.value()?.parse::<LitStr>().map(drop))
+                    }
+                };
+            }
+            Err(meta.error(
+                "a flat message's fields go on the wire as they are: #[serde(..)] on them \
+                 may only be `with` (a `tacto::idl` codec) or `rename`",
+            ))
+        })?;
+    }
+    Ok(codec)
+}
+
+/// Refuses `#[serde(from | try_from | into = "...")]` on a flat message: they put another
+/// type's CDR on the wire, which the in-place decoder would not read.
+fn check_container_serde(input: &DeriveInput) -> syn::Result<()> {
+    for attr in input
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("serde"))
+    {
+        attr.parse_nested_meta(|meta| {
+            if ["from", "try_from", "into"]
+                .iter()
+                .any(|name| meta.path.is_ident(name))
+            {
+                return Err(meta.error(
+                    "a flat message goes on the wire as its fields: it cannot be sent as \
+                     another type",
+                ));
+            }
+            // Skip what the others hold: `= value` or `(...)`.
+            if meta.input.peek(Token![=]) {
+                meta.value()?.parse::<syn::Expr>()?;
+            } else if meta.input.peek(syn::token::Paren) {
+                meta.parse_nested_meta(|inner| inner.value()?.parse::<syn::Expr>().map(drop))?;
+            }
+            Ok(())
+        })?;
+    }
+    Ok(())
 }
 
 /// Checks `package/msg/Type`, and says what is wrong otherwise.

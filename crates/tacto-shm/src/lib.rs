@@ -15,6 +15,11 @@
 //! (the intra-process path delivered them). A subscriber that asks for wake-ups gets a
 //! [`WakeUp`] fd for an epoll set; the publisher notifies only when such listeners exist.
 //!
+//! A topic serves a bounded number of publishers and subscribers on the host, each subscriber
+//! a bounded buffer: [`ShmLimits`], given to [`ShmNode::builder`] or
+//! [`ShmTransport::builder`]. The process that creates a topic sets its limits; another that
+//! asks for more is refused with [`TopicError::Limits`], naming both.
+//!
 //! ```
 //! use tacto::msg::std_msgs::String as Text;
 //! use tacto_shm::ShmNode;
@@ -33,6 +38,7 @@
 mod client;
 mod header;
 mod late_joiners;
+pub mod limits;
 pub mod node;
 pub mod publisher;
 mod request_response;
@@ -43,13 +49,14 @@ pub mod topic;
 pub mod transport;
 pub mod wake_up;
 
-pub use node::{Cleanup, NodeError, ShmNode};
+pub use limits::{Limit, LimitsError, ShmLimits};
+pub use node::{Cleanup, NodeError, ShmNode, ShmNodeBuilder};
 pub use publisher::{Delivery, PublishError, PublisherBuilder, PublisherError, ShmPublisher};
 pub use request_response::{MAX_CLIENTS, MAX_IN_FLIGHT, MAX_SERVERS, ServiceError};
 pub use subscriber::{
     Liveliness, LivelinessError, Received, ShmStats, ShmSubscriber, SubscriberBuilder,
     SubscriberError, TakeError,
 };
-pub use topic::{MAX_DEPTH, MAX_HELD, MAX_PUBLISHERS, MAX_SUBSCRIBERS, TopicError};
-pub use transport::ShmTransport;
+pub use topic::TopicError;
+pub use transport::{ShmTransport, ShmTransportBuilder};
 pub use wake_up::{DrainError, WakeUp};

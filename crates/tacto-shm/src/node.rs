@@ -10,6 +10,7 @@ use iceoryx2::prelude::{LogLevel, SignalHandlingMode, set_log_level_from_env_or}
 use iceoryx2::service::ipc_threadsafe;
 use tacto::Message;
 
+use crate::limits::{LimitsError, ShmLimits};
 use crate::publisher::PublisherBuilder;
 use crate::subscriber::{Liveliness, LivelinessError, SubscriberBuilder};
 
@@ -36,6 +37,9 @@ pub enum NodeError {
         /// iceoryx2's reason.
         source: NodeCreationFailure,
     },
+    /// The topic limits cannot be used.
+    #[error("shared-memory limits: {0}")]
+    Limits(#[from] LimitsError),
 }
 
 /// What a dead-node cleanup did.
@@ -74,13 +78,44 @@ pub struct Cleanup {
 #[derive(Debug)]
 pub struct ShmNode {
     node: Node<Ipc>,
+    limits: ShmLimits,
     creation_cleanup: Cleanup,
 }
 
-impl ShmNode {
-    /// Creates this process's node named `name` (shown by iceoryx2's tools), after removing
-    /// the resources of dead nodes.
-    pub fn create(name: &str) -> Result<ShmNode, NodeError> {
+/// Configures a [`ShmNode`]; from [`ShmNode::builder`].
+///
+/// # Examples
+/// ```
+/// use tacto_shm::{ShmLimits, ShmNode};
+///
+/// let limits = ShmLimits {
+///     subscribers: 16,
+///     ..ShmLimits::default()
+/// };
+/// let node = ShmNode::builder("doc_node_builder").limits(limits).create()?;
+/// assert_eq!(node.limits().subscribers, 16);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct ShmNodeBuilder {
+    name: String,
+    limits: ShmLimits,
+}
+
+impl ShmNodeBuilder {
+    /// The limits of the topics this node creates, and what it asks of those it opens
+    /// (default [`ShmLimits::default`]); checked by [`create`](Self::create).
+    pub fn limits(mut self, limits: ShmLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Creates this process's node (shown by iceoryx2's tools), after removing the resources
+    /// of dead nodes.
+    pub fn create(self) -> Result<ShmNode, NodeError> {
+        self.limits.check()?;
+        let name = self.name.as_str();
         // iceoryx2 logs to stderr by itself; warnings such as "no config file, using
         // defaults" are noise for a tacto process. `IOX2_LOG_LEVEL` still overrides.
         set_log_level_from_env_or(LogLevel::Error);
@@ -97,10 +132,32 @@ impl ShmNode {
             })?;
         let mut shm = ShmNode {
             node,
+            limits: self.limits,
             creation_cleanup: Cleanup::default(),
         };
         shm.creation_cleanup = shm.cleanup_dead_nodes();
         Ok(shm)
+    }
+}
+
+impl ShmNode {
+    /// Creates this process's node named `name` with the default [`ShmLimits`]; see
+    /// [`builder`](Self::builder).
+    pub fn create(name: &str) -> Result<ShmNode, NodeError> {
+        ShmNode::builder(name).create()
+    }
+
+    /// A node named `name` (shown by iceoryx2's tools) to configure.
+    pub fn builder(name: &str) -> ShmNodeBuilder {
+        ShmNodeBuilder {
+            name: name.to_owned(),
+            limits: ShmLimits::default(),
+        }
+    }
+
+    /// The limits of the topics this node creates and opens.
+    pub fn limits(&self) -> ShmLimits {
+        self.limits
     }
 
     /// Removes the shared memory, ports and service entries of every dead node on this host

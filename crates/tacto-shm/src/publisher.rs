@@ -37,7 +37,18 @@ pub enum PublisherError {
     /// The topic's services could not be opened.
     #[error(transparent)]
     Topic(#[from] TopicError),
-    /// iceoryx2 refused the publisher port (e.g. the topic has `MAX_PUBLISHERS` already).
+    /// The topic has as many publishers on this host as it was created for.
+    #[error(
+        "topic {topic:?} already has its {limit} publishers on this host; raise \
+         max_publishers in every process (ShmLimits::publishers; a launch file's [shm] table)"
+    )]
+    Full {
+        /// The iceoryx2 service.
+        topic: String,
+        /// The topic's limit, set by the process that created it.
+        limit: usize,
+    },
+    /// iceoryx2 refused the publisher port.
     #[error("cannot create a shared-memory publisher on {topic:?}: {source}")]
     Port {
         /// The iceoryx2 service.
@@ -279,9 +290,15 @@ impl Port {
             .initial_max_slice_len(INITIAL_SLOT)
             .allocation_strategy(AllocationStrategy::PowerOfTwo)
             .create()
-            .map_err(|source| PublisherError::Port {
-                topic: topic.name.clone(),
-                source,
+            .map_err(|source| match source {
+                PublisherCreateError::ExceedsMaxSupportedPublishers => PublisherError::Full {
+                    topic: topic.name.clone(),
+                    limit: topic.data.static_config().max_publishers(),
+                },
+                source => PublisherError::Port {
+                    topic: topic.name.clone(),
+                    source,
+                },
             })?;
         let notifier = topic
             .events

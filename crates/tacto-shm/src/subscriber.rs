@@ -17,7 +17,7 @@ use tacto::{History, Message, SampleInfo, Time};
 use crate::header::SampleHeader;
 use crate::node::{Ipc, ShmNode, liveliness};
 use crate::publisher::TRANSIENT_LOCAL_PORT;
-use crate::topic::{MAX_DEPTH, MAX_PUBLISHERS, Topic, TopicError};
+use crate::topic::{Topic, TopicError};
 use crate::wake_up::WakeUp;
 
 /// Why a subscriber could not be created.
@@ -29,14 +29,27 @@ pub enum SubscriberError {
     Topic(#[from] TopicError),
     /// The history does not fit a shared-memory subscriber buffer.
     #[error(
-        "history {history:?} cannot be served from shared memory: KeepLast(1..={MAX_DEPTH}) can \
-         (KeepAll would need a blocking publisher, not supported yet)"
+        "history {history:?} cannot be served from shared memory: KeepLast(1..={depth}) can \
+         (max_depth = {depth}; KeepAll would need a blocking publisher, not supported yet)"
     )]
     History {
         /// The history asked for.
         history: History,
+        /// The node's [`ShmLimits::depth`](crate::ShmLimits::depth).
+        depth: usize,
     },
-    /// iceoryx2 refused the subscriber port (e.g. the topic has `MAX_SUBSCRIBERS` already).
+    /// The topic has as many subscribers on this host as it was created for.
+    #[error(
+        "topic {topic:?} already has its {limit} subscribers on this host; raise \
+         max_subscribers in every process (ShmLimits::subscribers; a launch file's [shm] table)"
+    )]
+    Full {
+        /// The iceoryx2 service.
+        topic: String,
+        /// The topic's limit, set by the process that created it.
+        limit: usize,
+    },
+    /// iceoryx2 refused the subscriber port.
     #[error("cannot create a shared-memory subscriber on {topic:?}: {source}")]
     Port {
         /// The iceoryx2 service.
@@ -95,7 +108,8 @@ impl<'a, T: Message> SubscriberBuilder<'a, T> {
         }
     }
 
-    /// The history: `KeepLast(n)` is the port's buffer of `n` samples (1 to [`MAX_DEPTH`]),
+    /// The history: `KeepLast(n)` is the port's buffer of `n` samples (1 to the node's
+    /// [`ShmLimits::depth`](crate::ShmLimits::depth)),
     /// the oldest overwritten when full. Default `KeepLast(10)`.
     pub fn history(mut self, history: History) -> Self {
         self.history = history;
@@ -111,9 +125,15 @@ impl<'a, T: Message> SubscriberBuilder<'a, T> {
 
     /// Opens the topic (creating it if needed) and the ports.
     pub fn create(self) -> Result<ShmSubscriber<T>, SubscriberError> {
+        let max = self.node.limits().depth;
         let depth = match self.history {
-            History::KeepLast(n) if (1..=MAX_DEPTH).contains(&n) => n,
-            history => return Err(SubscriberError::History { history }),
+            History::KeepLast(n) if (1..=max).contains(&n) => n,
+            history => {
+                return Err(SubscriberError::History {
+                    history,
+                    depth: max,
+                });
+            }
         };
         let inlet = Inlet::open(self.node, &self.topic, T::TYPE_NAME, depth, false)?;
         let wake_up = match self.wake_ups {
@@ -265,8 +285,9 @@ pub(crate) struct Inlet {
 
 impl Inlet {
     /// Opens topic `topic` of ROS type `type_name` and a subscriber port buffering `depth`
-    /// samples (1 to [`MAX_DEPTH`]); `transient_local`: it asks the publishers for their
-    /// last `depth` samples, and keeps those of transient-local publishers.
+    /// samples (1 to the node's [`ShmLimits::depth`](crate::ShmLimits::depth));
+    /// `transient_local`: it asks the publishers for their last `depth` samples, and keeps
+    /// those of transient-local publishers.
     pub(crate) fn open(
         node: &ShmNode,
         topic: &str,
@@ -281,9 +302,15 @@ impl Inlet {
             .buffer_size(depth)
             .history_request(if transient_local { depth } else { 0 })
             .create()
-            .map_err(|source| SubscriberError::Port {
-                topic: topic.name.clone(),
-                source,
+            .map_err(|source| match source {
+                SubscriberCreateError::ExceedsMaxSupportedSubscribers => SubscriberError::Full {
+                    topic: topic.name.clone(),
+                    limit: topic.data.static_config().max_subscribers(),
+                },
+                source => SubscriberError::Port {
+                    topic: topic.name.clone(),
+                    source,
+                },
             })?;
         Ok(Inlet {
             // Taken once the port exists: see `SampleHeader::publisher_created_ns`.
@@ -292,7 +319,7 @@ impl Inlet {
             port,
             process_id: std::process::id(),
             config: node.config().clone(),
-            sequences: Mutex::new(Sequences::default()),
+            sequences: Mutex::new(Sequences::new(node.limits().publishers)),
             lost: AtomicU64::new(0),
             malformed: AtomicU64::new(0),
             own_dropped: AtomicU64::new(0),
@@ -391,18 +418,25 @@ impl Inlet {
 
 /// The last sequence number seen of each recent publisher, to count gaps.
 ///
-/// Bounded: it remembers `2 * MAX_PUBLISHERS` publishers (a topic has at most `MAX_PUBLISHERS`
-/// at once; the rest are ones that left) and forgets the one heard from longest ago. A
-/// forgotten publisher that speaks again starts a new baseline, so nothing is miscounted.
-#[derive(Debug, Default)]
+/// Bounded: it remembers twice the node's publishers per topic (the topic's at once, and as
+/// many that left) and forgets the one heard from longest ago. A forgotten publisher that
+/// speaks again starts a new baseline, so nothing is miscounted.
+#[derive(Debug)]
 struct Sequences {
     /// (publisher, last sequence, when last heard, in calls to `observe`).
     entries: Vec<([u8; 16], u64, u64)>,
+    capacity: usize,
     tick: u64,
 }
 
 impl Sequences {
-    const CAPACITY: usize = 2 * MAX_PUBLISHERS;
+    fn new(publishers: usize) -> Sequences {
+        Sequences {
+            entries: Vec::new(),
+            capacity: 2 * publishers,
+            tick: 0,
+        }
+    }
 
     /// Records `sequence` from `publisher`; returns how many of its samples were skipped.
     /// `from_start`: the publisher was created after this subscriber, so its first sample is
@@ -416,7 +450,7 @@ impl Sequences {
             *entry = (publisher, sequence, tick);
             return lost;
         }
-        if self.entries.len() == Self::CAPACITY
+        if self.entries.len() >= self.capacity
             && let Some(oldest) = (0..self.entries.len()).min_by_key(|&i| self.entries[i].2)
         {
             self.entries.swap_remove(oldest);
@@ -443,7 +477,7 @@ mod tests {
 
     #[test]
     fn gaps_are_counted_per_publisher() {
-        let mut seq = Sequences::default();
+        let mut seq = Sequences::new(8);
         assert_eq!(
             seq.observe([1; 16], 5, false),
             0,
@@ -462,11 +496,11 @@ mod tests {
 
     #[test]
     fn forgets_the_publisher_heard_from_longest_ago() {
-        let mut seq = Sequences::default();
-        for p in 0..Sequences::CAPACITY as u8 + 1 {
+        let mut seq = Sequences::new(8);
+        for p in 0..=16 {
             seq.observe([p; 16], 1, true);
         }
-        assert_eq!(seq.entries.len(), Sequences::CAPACITY);
+        assert_eq!(seq.entries.len(), 16);
         assert!(seq.entries.iter().all(|e| e.0 != [0; 16]));
         assert_eq!(
             seq.observe([0; 16], 9, false),

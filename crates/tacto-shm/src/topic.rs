@@ -18,27 +18,11 @@ use iceoryx2::service::service_hash::ServiceHash;
 use iceoryx2_bb_elementary::package_version::PackageVersion;
 
 use crate::header::SampleHeader;
+use crate::limits::{Limit, ShmLimits};
 use crate::node::{Ipc, ShmNode};
 
 /// The attribute holding the ROS type name (`std_msgs/msg/String`).
 const TYPE_KEY: &str = "ros_type";
-
-/// Publishers per topic on this host (iceoryx2 reserves a slot for each).
-pub const MAX_PUBLISHERS: usize = 8;
-/// Subscribers per topic on this host.
-pub const MAX_SUBSCRIBERS: usize = 8;
-/// The deepest `KeepLast` a shared-memory subscriber can have, and the most samples a
-/// transient-local publisher keeps for late joiners (the service's history): every publisher
-/// preallocates `MAX_SUBSCRIBERS * (MAX_DEPTH + MAX_HELD + 1) + MAX_DEPTH + 2` slots of its
-/// largest message, so this bound and [`MAX_HELD`] are what keep shared memory in check (the
-/// pages of a slot are only backed once written).
-pub const MAX_DEPTH: usize = 16;
-/// The most received samples a subscription on [`ShmTransport`](crate::ShmTransport) keeps
-/// in their slots, read in place: each holds one of its publisher's slots until the
-/// subscription lets go of it. Past it, an arriving sample is copied out of its slot (see
-/// `ShmTransport`). The service lets a subscriber borrow one more than this, the sample
-/// being received.
-pub const MAX_HELD: usize = MAX_DEPTH;
 
 /// How often opening is retried while another process removes the same service.
 const OPEN_ATTEMPTS: u32 = 100;
@@ -83,6 +67,23 @@ pub enum TopicError {
         existing: String,
         /// This process's iceoryx2 version.
         ours: String,
+    },
+    /// The topic exists in shared memory with a smaller limit than this process asks for:
+    /// the process that created it set its limits ([`ShmLimits`]).
+    #[error(
+        "topic {topic:?} was created with {limit} = {existing} on this host; this process asks \
+         for {requested}: the process that creates a topic sets its limits, so give every \
+         process the same (tacto launch: the [shm] table)"
+    )]
+    Limits {
+        /// The iceoryx2 service.
+        topic: String,
+        /// Which limit.
+        limit: Limit,
+        /// The topic's.
+        existing: usize,
+        /// This process's.
+        requested: usize,
     },
     /// The service exists with a different header or iceoryx2 layout (another tacto-shm or
     /// iceoryx2 version), or was left half-created by a process killed while creating it.
@@ -153,6 +154,7 @@ impl Topic {
                 name: type_name.to_owned(),
             })?;
 
+        let limits = node.limits();
         let open_data = || {
             retry(
                 || {
@@ -160,13 +162,15 @@ impl Topic {
                         .service_builder(&service_name)
                         .publish_subscribe::<[u8]>()
                         .user_header::<SampleHeader>()
-                        .max_publishers(MAX_PUBLISHERS)
-                        .max_subscribers(MAX_SUBSCRIBERS)
-                        .subscriber_max_buffer_size(MAX_DEPTH)
-                        .subscriber_max_borrowed_samples(MAX_HELD + 1)
-                        // Every process asks for the same history, whatever its
-                        // endpoints' durability: opening checks it, whoever created.
-                        .history_size(MAX_DEPTH)
+                        .max_publishers(limits.publishers)
+                        .max_subscribers(limits.subscribers)
+                        // Each port may be in a process of its own.
+                        .max_nodes(limits.publishers + limits.subscribers)
+                        .subscriber_max_buffer_size(limits.depth)
+                        .subscriber_max_borrowed_samples(limits.held + 1)
+                        // Every process asks for its depth as the history, whatever its
+                        // endpoints' durability, so the depth check covers it too.
+                        .history_size(limits.depth)
                         .enable_safe_overflow(true)
                         .open_or_create_with_attributes(&verifier)
                 },
@@ -196,8 +200,9 @@ impl Topic {
                 .service_builder(&service_name)
                 .event()
                 .event_id_max_value(EVENT_ID_MAX)
-                .max_notifiers(MAX_PUBLISHERS)
-                .max_listeners(MAX_SUBSCRIBERS)
+                .max_notifiers(limits.publishers)
+                .max_listeners(limits.subscribers)
+                .max_nodes(limits.publishers + limits.subscribers)
                 .open_or_create()
         };
         let events = match open_events() {
@@ -268,11 +273,33 @@ fn classify(
             }
         }
         PublishSubscribeOpenOrCreateError::PublishSubscribeOpenError(
-            E::IncompatibleTypes
+            E::DoesNotSupportRequestedAmountOfPublishers
+            | E::DoesNotSupportRequestedAmountOfSubscribers
+            | E::DoesNotSupportRequestedMinBufferSize
             | E::DoesNotSupportRequestedMinSubscriberBorrowedSamples
-            | E::DoesNotSupportRequestedMinHistorySize
-            | E::HangsInCreation
-            | E::ServiceInCorruptedState,
+            | E::DoesNotSupportRequestedMinHistorySize,
+        ) => {
+            let ours = node.limits();
+            let smaller = existing_limits(node, service_name).and_then(|existing| {
+                (Limit::ALL.into_iter())
+                    .find(|&limit| existing.get(limit) < ours.get(limit))
+                    .map(|limit| (limit, existing.get(limit)))
+            });
+            match smaller {
+                Some((limit, existing)) => TopicError::Limits {
+                    topic: name.to_owned(),
+                    limit,
+                    existing,
+                    requested: ours.get(limit),
+                },
+                None => TopicError::Open {
+                    topic: name.to_owned(),
+                    source,
+                },
+            }
+        }
+        PublishSubscribeOpenOrCreateError::PublishSubscribeOpenError(
+            E::IncompatibleTypes | E::HangsInCreation | E::ServiceInCorruptedState,
         ) => TopicError::Incompatible {
             topic: name.to_owned(),
             source,
@@ -302,6 +329,23 @@ pub(crate) fn version_in(config: &str) -> Option<String> {
         field("minor")?,
         field("patch")?
     ))
+}
+
+/// The limits the existing service was created with, read from its static config.
+fn existing_limits(node: &ShmNode, service_name: &ServiceName) -> Option<ShmLimits> {
+    let details = Ipc::details(
+        service_name,
+        node.config(),
+        MessagingPattern::PublishSubscribe,
+    )
+    .ok()??;
+    let config = details.static_details.publish_subscribe();
+    Some(ShmLimits {
+        publishers: config.max_publishers(),
+        subscribers: config.max_subscribers(),
+        depth: config.subscriber_max_buffer_size(),
+        held: config.subscriber_max_borrowed_samples().saturating_sub(1),
+    })
 }
 
 /// The type name the existing service was created with, read from its static config.

@@ -17,11 +17,11 @@ use tacto::{Durability, FlatLayout, History, Qos, SampleInfo};
 
 use crate::client::ShmClientLink;
 use crate::late_joiners::LateJoiners;
-use crate::node::{NodeError, ShmNode};
+use crate::limits::ShmLimits;
+use crate::node::{NodeError, ShmNode, ShmNodeBuilder};
 use crate::publisher::{Filled, Port, PublishError, copy_into};
 use crate::service::ShmServiceLink;
 use crate::subscriber::{Inlet, Slot};
-use crate::topic::{MAX_DEPTH, MAX_HELD};
 use crate::wake_up::WakeUp;
 
 /// Carries a tacto context's topics between the processes of one host through iceoryx2
@@ -32,12 +32,12 @@ use crate::wake_up::WakeUp;
 ///   the slot it is sent in. Subscriptions of the same process keep the `Arc` path and never
 ///   see their own process's samples twice.
 /// - Each subscription has a subscriber port of its own, buffering up to its
-///   `KeepLast(n)` (at most [`MAX_DEPTH`]); its samples wait there until the node reads, in a
+///   `KeepLast(n)` (at most [`ShmLimits::depth`]); its samples wait there until the node reads, in a
 ///   cache with DDS sample states bounded by the subscription's history. Samples lost to
 ///   either bound count in [`Subscription::dropped`](tacto::Subscription::dropped).
 /// - A received sample stays in its shared-memory slot, which the subscription decodes in
 ///   place, once, when it reads it; the slot goes back to its publisher when the sample leaves
-///   the cache (taken, or evicted by the history). A subscription holds at most [`MAX_HELD`]
+///   the cache (taken, or evicted by the history). A subscription holds at most [`ShmLimits::held`]
 ///   slots at once (its cache's samples, and those a LET freeze or `window` moved into its
 ///   history): beyond, an arriving sample is copied out of its slot instead, so that a deep
 ///   or slowly read history never stalls the port. The publisher never waits on either.
@@ -75,17 +75,62 @@ pub struct ShmTransport {
 }
 
 impl ShmTransport {
-    /// A transport on this process's iceoryx2 node named `name` (see [`ShmNode::create`]).
+    /// A transport on this process's iceoryx2 node named `name` (see [`ShmNode::create`]),
+    /// with the default [`ShmLimits`].
     pub fn new(name: &str) -> Result<Arc<ShmTransport>, NodeError> {
-        Ok(Arc::new(ShmTransport {
-            node: ShmNode::create(name)?,
-            late_joiners: Arc::default(),
-        }))
+        ShmTransport::builder(name).create()
+    }
+
+    /// A transport on this process's iceoryx2 node named `name`, to configure.
+    pub fn builder(name: &str) -> ShmTransportBuilder {
+        ShmTransportBuilder {
+            node: ShmNode::builder(name),
+        }
     }
 
     /// The process's iceoryx2 node.
     pub fn node(&self) -> &ShmNode {
         &self.node
+    }
+}
+
+/// Configures a [`ShmTransport`]; from [`ShmTransport::builder`].
+///
+/// # Examples
+/// A topic with 16 subscriptions on this host, all processes together:
+/// ```
+/// use tacto::Context;
+/// use tacto_shm::{ShmLimits, ShmTransport};
+///
+/// let limits = ShmLimits {
+///     subscribers: 16,
+///     ..ShmLimits::default()
+/// };
+/// let transport = ShmTransport::builder("doc_transport_builder").limits(limits).create()?;
+/// assert_eq!(transport.node().limits(), limits);
+/// let ctx = Context::builder().transport(transport).create();
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct ShmTransportBuilder {
+    node: ShmNodeBuilder,
+}
+
+impl ShmTransportBuilder {
+    /// The limits of the topics this process creates in shared memory, and what it asks of
+    /// those it opens (see [`ShmLimits`]: the creator's win, so give every process the same).
+    pub fn limits(mut self, limits: ShmLimits) -> Self {
+        self.node = self.node.limits(limits);
+        self
+    }
+
+    /// Creates the process's iceoryx2 node and the transport on it.
+    pub fn create(self) -> Result<Arc<ShmTransport>, NodeError> {
+        Ok(Arc::new(ShmTransport {
+            node: self.node.create()?,
+            late_joiners: Arc::default(),
+        }))
     }
 }
 
@@ -121,12 +166,14 @@ impl Transport for ShmTransport {
         ros_type: RosType,
         qos: &Qos,
     ) -> Result<Box<dyn LinkReader>, LinkError> {
-        let depth = qos.history.capacity().clamp(1, MAX_DEPTH);
+        let limits = self.node.limits();
+        let depth = qos.history.capacity().clamp(1, limits.depth);
         let transient_local = qos.durability == Durability::TransientLocal;
         let inlet = Inlet::open(&self.node, topic, ros_type.name, depth, transient_local)
             .map_err(link_error)?;
         Ok(Box::new(ShmLinkReader {
             inlet,
+            limits,
             history: qos.history,
             cache: Mutex::default(),
             held: Arc::default(),
@@ -169,7 +216,7 @@ impl Transport for ShmTransport {
     }
 
     /// No: every process of a host would open a publisher of the one stats topic, and a
-    /// topic takes [`MAX_PUBLISHERS`](crate::topic::MAX_PUBLISHERS) at most; `tacto top` reads
+    /// topic takes [`ShmLimits::publishers`] at most; `tacto top` reads
     /// the stats over DDS.
     fn carries_executor_stats(&self) -> bool {
         false
@@ -295,11 +342,13 @@ impl LoanedSlot for ShmSlot {
 #[derive(Debug)]
 struct ShmLinkReader {
     inlet: Inlet,
+    /// The node's: `depth` samples moved per call, `held` slots held at most.
+    limits: ShmLimits,
     /// The subscription's history: the cache's bound and overflow policy.
     history: History,
     cache: Mutex<Cache>,
     /// Slots held in place now, by the cache or by samples taken from it and not yet dropped
-    /// (at most [`MAX_HELD`]).
+    /// (at most [`ShmLimits::held`]).
     held: Arc<AtomicUsize>,
     /// The listener, made when a trigger names the subscription.
     wake: OnceLock<WakeUp>,
@@ -338,11 +387,11 @@ impl ShmLinkReader {
     /// Moves the port's samples into the cache; returns how many it stored.
     ///
     /// The history's policy is applied before a sample is kept, so that the slot an eviction
-    /// frees can hold the arrival: a `KeepLast(n)` cache (`n` up to [`MAX_HELD`]) that is read
+    /// frees can hold the arrival: a `KeepLast(n)` cache (`n` up to [`ShmLimits::held`]) that is read
     /// without taking keeps all its samples in place.
     fn pull(&self, cache: &mut Cache) -> usize {
         let mut stored = 0;
-        for _ in 0..MAX_DEPTH {
+        for _ in 0..self.limits.depth {
             // A failed receive reads as "nothing there", as for the DDS cache; the next
             // operation tries again.
             let Ok(Some((slot, info))) = self.inlet.receive() else {
@@ -365,7 +414,7 @@ impl ShmLinkReader {
                 }
             }
             let flat = slot.user_header().flat_layout();
-            let bytes = match HeldSlot::hold(slot, &self.held) {
+            let bytes = match HeldSlot::hold(slot, &self.held, self.limits.held) {
                 Ok(held) => RemoteBytes::new(held),
                 // Every slot the link may hold is held (deep histories, samples a LET freeze
                 // moved into the local history): a copy, and the slot back to its publisher.
@@ -399,10 +448,10 @@ struct HeldSlot {
 }
 
 impl HeldSlot {
-    /// `slot` held, counted in `held`; or `slot` back if the link holds [`MAX_HELD`] already.
-    fn hold(slot: Slot, held: &Arc<AtomicUsize>) -> Result<HeldSlot, Slot> {
+    /// `slot` held, counted in `held`; or `slot` back if the link holds `max` already.
+    fn hold(slot: Slot, held: &Arc<AtomicUsize>, max: usize) -> Result<HeldSlot, Slot> {
         // Only `pull` adds, under the cache's lock; drops only subtract.
-        if held.load(Ordering::Acquire) >= MAX_HELD {
+        if held.load(Ordering::Acquire) >= max {
             return Err(slot);
         }
         held.fetch_add(1, Ordering::AcqRel);

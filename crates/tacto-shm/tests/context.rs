@@ -12,12 +12,15 @@ use tacto::{
     CallbackExecutor, Context, EventsExecutor, Executor, History, SampleInfo, ThreadPoolExecutor,
     Trigger, WaitSetExecutor,
 };
-use tacto_shm::{MAX_HELD, ShmTransport};
+use tacto_shm::{ShmLimits, ShmTransport};
 
 mod support;
 use support::{Child, PATIENCE, SAY, spin_until};
 
 const ROLE: &str = "TACTO_SHM_CONTEXT_ROLE";
+
+/// The slots a subscription holds at most, by default.
+const MAX_HELD: usize = ShmLimits::DEFAULT.held;
 
 fn topic(test: &str) -> String {
     format!("/c{}_{test}", std::process::id())

@@ -430,22 +430,63 @@ impl Sink for Slice<'_> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn from_bytes<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, DecodeError> {
-    let (header, body) = bytes
-        .split_first_chunk::<HEADER_LEN>()
-        .ok_or(DecodeError::MissingHeader { len: bytes.len() })?;
-    // The last two header bytes are options (XTypes puts the padding count there); plain CDR
-    // decoding needs nothing from them.
-    let [id0, id1, _, _] = *header;
-    let big_endian = match [id0, id1] {
-        [0x00, 0x00] => true,
-        [0x00, 0x01] => false,
-        id => return Err(DecodeError::UnsupportedEncapsulation { id }),
-    };
-    T::deserialize(&mut Decoder {
-        rest: body,
-        pos: 0,
-        big_endian,
-    })
+    T::deserialize(&mut Decoder::new(bytes)?)
+}
+
+/// Reads CDR into a flat message already in place, field by field, with the rules and the
+/// checks of [`from_bytes`]: what [`flat::from_cdr`](crate::flat::from_cdr) drives and the
+/// code `#[tacto::message(.., flat)]` generates calls.
+#[doc(hidden)]
+pub struct Reader<'de>(Decoder<'de>);
+
+impl std::fmt::Debug for Reader<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reader")
+            .field("offset", &self.0.pos)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'de> Reader<'de> {
+    /// A reader of `bytes`, encapsulation header included.
+    pub(crate) fn new(bytes: &'de [u8]) -> Result<Self, DecodeError> {
+        Decoder::new(bytes).map(Reader)
+    }
+
+    /// Fills `out` with as many consecutive numbers of a primitive type (`T`'s size is its
+    /// CDR alignment), the first aligned to its size: one copy, then a byte swap only if the
+    /// data's byte order is not ours.
+    pub(crate) fn numbers<T: bytemuck::Pod>(&mut self, out: &mut [T]) -> Result<(), DecodeError> {
+        if out.is_empty() {
+            return Ok(()); // As the encoder writes it: not even the padding.
+        }
+        let de = &mut self.0;
+        let size = size_of::<T>();
+        de.take(de.pos.next_multiple_of(size) - de.pos)?;
+        let bytes = de.take(size_of_val(out))?;
+        let into: &mut [u8] = bytemuck::cast_slice_mut(out);
+        into.copy_from_slice(bytes);
+        if de.big_endian != cfg!(target_endian = "big") {
+            into.chunks_exact_mut(size).for_each(<[u8]>::reverse);
+        }
+        Ok(())
+    }
+
+    /// A string's text, checked as [`from_bytes`] checks a `String`'s: its length against
+    /// the bytes left, its NUL, its UTF-8.
+    pub(crate) fn string(&mut self) -> Result<&'de str, DecodeError> {
+        struct Text;
+        impl<'de> Visitor<'de> for Text {
+            type Value = &'de str;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<&'de str, E> {
+                Ok(text)
+            }
+        }
+        de::Deserializer::deserialize_str(&mut self.0, Text)
+    }
 }
 
 struct Encoder<'a, S> {
@@ -667,6 +708,26 @@ struct Decoder<'de> {
 }
 
 impl<'de> Decoder<'de> {
+    /// A decoder of `bytes`, after checking their encapsulation header.
+    fn new(bytes: &'de [u8]) -> Result<Self, DecodeError> {
+        let (header, body) = bytes
+            .split_first_chunk::<HEADER_LEN>()
+            .ok_or(DecodeError::MissingHeader { len: bytes.len() })?;
+        // The last two header bytes are options (XTypes puts the padding count there); plain CDR
+        // decoding needs nothing from them.
+        let [id0, id1, _, _] = *header;
+        let big_endian = match [id0, id1] {
+            [0x00, 0x00] => true,
+            [0x00, 0x01] => false,
+            id => return Err(DecodeError::UnsupportedEncapsulation { id }),
+        };
+        Ok(Decoder {
+            rest: body,
+            pos: 0,
+            big_endian,
+        })
+    }
+
     fn truncated(&self, wanted: usize) -> DecodeError {
         DecodeError::Truncated {
             offset: self.pos,

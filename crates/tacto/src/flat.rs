@@ -9,6 +9,12 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use crate::message::Message;
 
+mod in_place;
+
+pub use in_place::from_cdr;
+#[doc(hidden)]
+pub use in_place::{CdrInPlace, CodecInPlace, shared_from_cdr};
+
 /// The strictest alignment a flat type may have: a shared-memory slot's payload is aligned
 /// to it (the sample header before it is aligned so), whatever the type. 16 covers every
 /// primitive (`u128` included) and so every [`Pod`](bytemuck::Pod) type without an
@@ -25,7 +31,8 @@ pub const MAX_ALIGN: usize = 16;
 /// this trait: a field that is not flat (`String`, `Vec`, `bool`, a reference) or padding
 /// between fields is a compile error. Strings go inline as [`FlatString<N>`]; arrays longer
 /// than 32 need [`idl::Array`](crate::idl::Array) for their CDR form, which other transports
-/// (DDS) still use.
+/// (DDS) still use. A flat message that arrives as CDR is decoded in place, on the heap, at
+/// any size ([`from_cdr`]).
 ///
 /// # Examples
 /// ```
@@ -73,7 +80,29 @@ pub const MAX_ALIGN: usize = 16;
 ///     on: bool,
 /// }
 /// ```
-pub trait Flat: Message + bytemuck::Pod {
+///
+/// Nor does a serde attribute that changes the CDR behind the in-place decoder's back: on a
+/// field only `with` (naming an [`idl`](crate::idl) codec) and `rename` are taken, and the
+/// type may not be sent as another (`from`, `try_from`, `into`):
+/// ```compile_fail
+/// #[tacto::message("my_msgs/msg/Hidden", flat)]
+/// #[derive(Clone, Copy)]
+/// struct Hidden {
+///     #[serde(skip)]
+///     secret: u64,
+///     value: u64,
+/// }
+/// ```
+/// ```compile_fail
+/// #[tacto::message("my_msgs/msg/Seconds", flat)]
+/// #[derive(Clone, Copy)]
+/// #[serde(into = "u64")] // sent as another type
+/// struct Seconds {
+///     value: u64,
+/// }
+/// # impl From<Seconds> for u64 { fn from(s: Seconds) -> u64 { s.value } }
+/// ```
+pub trait Flat: Message + bytemuck::Pod + CdrInPlace {
     /// What a receiver checks before it reads a sample's bytes as this type.
     const LAYOUT: FlatLayout;
 }

@@ -77,4 +77,15 @@ pub trait Message: Serialize + DeserializeOwned + Send + Sync + 'static {
         let _ = bytes;
         None
     }
+
+    /// CDR decoded in place into a new `Arc` (see [`flat::from_cdr`](crate::flat::from_cdr)),
+    /// never on the stack; `None` for types that are not flat, which serde decodes.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn flat_from_cdr(
+        bytes: &[u8],
+    ) -> Option<Result<std::sync::Arc<Self>, crate::cdr::DecodeError>> {
+        let _ = bytes;
+        None
+    }
 }

@@ -193,7 +193,8 @@ impl<T: Message> Inbox<T> {
     fn decode_remote(&self, sample: RemoteSample, kept: bool) -> Option<Sample<T>> {
         let info = sample.info;
         let bytes = sample.cdr;
-        {
+        // A flat sample is viewed in place, never decoded: nothing to share.
+        if bytes.flat_layout().is_none() {
             let mut decoded = self.decoded.lock();
             let same = |(seen, _): &(RemoteBytes, Arc<T>)| {
                 (seen.as_ptr(), seen.len()) == (bytes.as_ptr(), bytes.len())
@@ -370,22 +371,20 @@ fn body<T: Message>(bytes: RemoteBytes) -> Result<Body<T>, Malformed> {
     }
 }
 
-/// The largest flat type decoded from CDR: serde builds a value on the stack before it is
-/// moved to the heap, and a thread's stack may be as small as 2 MiB.
-const MAX_FLAT_FROM_CDR: usize = 64 << 10;
-
-/// CDR decoded into a new `Arc`. Out of line, so that only this frame holds the value on the
-/// stack, not every caller's.
-#[inline(never)]
+/// CDR decoded into a new `Arc`: a flat type in place, at any size (see
+/// [`flat::from_cdr`](crate::flat::from_cdr)), others by serde.
 fn decode_cdr<T: Message>(bytes: &[u8]) -> Result<Arc<T>, Malformed> {
-    if T::FLAT_LAYOUT.is_some() && size_of::<T>() > MAX_FLAT_FROM_CDR {
-        return Err(Malformed::TooLargeForCdr {
-            size: size_of::<T>(),
-        });
-    }
-    crate::cdr::from_bytes::<T>(bytes)
-        .map(Arc::new)
+    T::flat_from_cdr(bytes)
+        .unwrap_or_else(|| decode_serde(bytes))
         .map_err(Malformed::Cdr)
+}
+
+/// Out of line, so that only this frame holds the value serde builds on the stack, not
+/// every caller's (nor, unoptimized, [`decode_cdr`]'s for a flat type, which never comes
+/// here).
+#[inline(never)]
+fn decode_serde<T: Message>(bytes: &[u8]) -> Result<Arc<T>, crate::cdr::DecodeError> {
+    crate::cdr::from_bytes::<T>(bytes).map(Arc::new)
 }
 
 /// Why a serialized sample could not be read.
@@ -403,11 +402,6 @@ enum Malformed {
     },
     #[error("a flat sample whose bytes are not aligned for its type")]
     Misaligned,
-    #[error(
-        "CDR for a flat type of {size} bytes, too large to decode (serde decodes on the \
-         stack; above {MAX_FLAT_FROM_CDR} bytes only flat samples are read)"
-    )]
-    TooLargeForCdr { size: usize },
 }
 
 /// What triggers and executors need of a subscription, whatever its message type.

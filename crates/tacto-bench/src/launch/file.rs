@@ -9,6 +9,8 @@ use std::time::Duration;
 use serde::Deserialize;
 use toml::Spanned;
 
+use tacto_shm::{Limit, ShmLimits};
+
 use crate::executors::ExecutorKind;
 use crate::topology::{Topology, TopologyError, nobleo, reference_system};
 
@@ -70,6 +72,9 @@ pub struct LaunchFile {
     pub grace: Duration,
     /// How the processes' topics reach each other.
     pub transport: LaunchTransport,
+    /// The shared-memory limits of every process (the `[shm]` table), so that all processes
+    /// agree on the topics' limits whichever creates a topic.
+    pub shm: ShmLimits,
     /// The processes, in the file's order.
     pub processes: Vec<ProcessSpec>,
 }
@@ -179,8 +184,30 @@ struct RawFile {
     crunch: Option<Spanned<i64>>,
     grace_s: Option<Spanned<f64>>,
     transport: Option<Spanned<String>>,
+    shm: Option<Spanned<RawShm>>,
     #[serde(default)]
     process: Vec<Spanned<RawProcess>>,
+}
+
+/// The `[shm]` table: `tacto_shm::ShmLimits` by their `Limit::key` names.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawShm {
+    max_publishers: Option<Spanned<i64>>,
+    max_subscribers: Option<Spanned<i64>>,
+    max_depth: Option<Spanned<i64>>,
+    max_held: Option<Spanned<i64>>,
+}
+
+impl RawShm {
+    fn get(&self, limit: Limit) -> Option<&Spanned<i64>> {
+        match limit {
+            Limit::Publishers => self.max_publishers.as_ref(),
+            Limit::Subscribers => self.max_subscribers.as_ref(),
+            Limit::Depth => self.max_depth.as_ref(),
+            Limit::Held => self.max_held.as_ref(),
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -282,6 +309,38 @@ impl LaunchFile {
                         "transport: {other:?} is not one: give \"shm\", \"dds\" or \"shm+dds\""
                     ),
                 ));
+            }
+        };
+        let shm = match &raw.shm {
+            None => ShmLimits::default(),
+            Some(table) if transport == LaunchTransport::Dds => {
+                return Err(invalid(
+                    table.span(),
+                    "shm: applies to transport = \"shm\" or \"shm+dds\" only".into(),
+                ));
+            }
+            Some(table) => {
+                // Each given value within its bound, at the value's place; then all together.
+                let value_of = |limit: Limit| match table.get_ref().get(limit) {
+                    None => Ok(ShmLimits::DEFAULT.get(limit)),
+                    Some(value) => {
+                        let max = ShmLimits::UPPER.get(limit);
+                        (usize::try_from(*value.get_ref()).ok())
+                            .filter(|v| (1..=max).contains(v))
+                            .ok_or_else(|| {
+                                invalid(value.span(), format!("shm: {limit}: give 1 to {max}"))
+                            })
+                    }
+                };
+                let shm = ShmLimits {
+                    publishers: value_of(Limit::Publishers)?,
+                    subscribers: value_of(Limit::Subscribers)?,
+                    depth: value_of(Limit::Depth)?,
+                    held: value_of(Limit::Held)?,
+                };
+                shm.check()
+                    .map_err(|error| invalid(table.span(), format!("shm: {error}")))?;
+                shm
             }
         };
         if raw.process.is_empty() {
@@ -450,6 +509,7 @@ impl LaunchFile {
             crunch,
             grace,
             transport,
+            shm,
             processes,
         })
     }
@@ -498,10 +558,30 @@ mod tests {
         assert_eq!(file.processes[0].restart, Restart::Never);
         assert_eq!(file.processes[0].executor, ExecutorKind::WaitSet);
         assert_eq!(file.transport, LaunchTransport::SharedMemory);
+        assert_eq!(file.shm, ShmLimits::default());
         let dds = parse(&format!("transport = \"dds\"\n{ONE}")).unwrap();
         assert_eq!(dds.transport, LaunchTransport::Dds);
         let both = parse(&format!("transport = \"shm+dds\"\n{ONE}")).unwrap();
         assert_eq!(both.transport, LaunchTransport::SharedMemoryAndDds);
+    }
+
+    #[test]
+    fn the_shm_table_sets_every_process_limits() {
+        let file = parse(&format!(
+            "{ONE}[shm]\nmax_subscribers = 16\nmax_depth = 4\n"
+        ))
+        .unwrap();
+        let limits = ShmLimits {
+            subscribers: 16,
+            depth: 4,
+            ..ShmLimits::default()
+        };
+        assert_eq!(file.shm, limits);
+        let both = parse(&format!(
+            "transport = \"shm+dds\"\n{ONE}[shm]\nmax_publishers = 2\nmax_held = 1\n"
+        ))
+        .unwrap();
+        assert_eq!((both.shm.publishers, both.shm.held), (2, 1));
     }
 
     #[test]
@@ -546,6 +626,27 @@ mod tests {
                 "t.toml:1:1: no process",
             ),
             (
+                format!("{ONE}[shm]\nmax_subscribers = 0\n"),
+                "t.toml:7:19: shm: max_subscribers: give 1 to 256",
+            ),
+            (
+                format!("{ONE}[shm]\nmax_publishers = 65\n"),
+                "t.toml:7:18: shm: max_publishers: give 1 to 64",
+            ),
+            (
+                format!("{ONE}[shm]\nmax_depth = -1\n"),
+                "t.toml:7:13: shm: max_depth: give 1 to 256",
+            ),
+            (
+                format!("{ONE}[shm]\nmax_subscribers = 256\nmax_held = 256\n"),
+                "t.toml:6:1: shm: max_subscribers × (max_depth + max_held + 1) + max_depth + 2 = \
+                 256 × (16 + 256 + 1) + 16 + 2 = 69906 slots per publisher: give at most 16384",
+            ),
+            (
+                format!("transport = \"dds\"\n{ONE}[shm]\nmax_subscribers = 16\n"),
+                "t.toml:7:1: shm: applies to transport = \"shm\" or \"shm+dds\" only",
+            ),
+            (
                 format!("transport = \"udp\"\n{ONE}"),
                 "t.toml:1:13: transport: \"udp\" is not one: give \"shm\", \"dds\" or \"shm+dds\"",
             ),
@@ -557,6 +658,13 @@ mod tests {
                 "{error:?} should start with {expected:?}"
             );
         }
+        let error = parse(&format!("{ONE}[shm]\nsubscribers = 16\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("line 7") && error.contains("subscribers"),
+            "{error}"
+        );
         let error = parse(&format!("{ONE}threads = 2\n"))
             .unwrap_err()
             .to_string();

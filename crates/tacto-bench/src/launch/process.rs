@@ -158,11 +158,14 @@ fn start(
     let spec = file
         .process(name)
         .ok_or_else(|| ProcessError::Unknown(name.to_owned()))?;
+    // Every process of the file has the file's limits, so whichever creates a topic, the
+    // others can open it.
+    let shm = || ShmTransport::builder(name).limits(file.shm).create();
     let ctx = match file.transport {
-        LaunchTransport::SharedMemory => Context::builder().transport(ShmTransport::new(name)?),
+        LaunchTransport::SharedMemory => Context::builder().transport(shm()?),
         LaunchTransport::Dds => Context::builder().transport(DdsTransport::from_env()?),
         LaunchTransport::SharedMemoryAndDds => {
-            let shm = ShmTransport::new(name)?;
+            let shm = shm()?;
             let participant = tacto_dds::Participant::from_env()?;
             let dds = DdsTransport::beside_shm(participant, &shm.node().host_key()?);
             Context::builder().transport(shm).transport(dds)
