@@ -16,7 +16,7 @@ use tacto::{History, Message, SampleInfo, Time};
 
 use crate::header::SampleHeader;
 use crate::node::{Ipc, ShmNode, liveliness};
-use crate::publisher::TRANSIENT_LOCAL_PORT;
+use crate::publisher::transient_local_depth;
 use crate::topic::{Topic, TopicError};
 use crate::wake_up::WakeUp;
 
@@ -223,7 +223,7 @@ impl<T: Message> ShmSubscriber<T> {
     /// `None` when there is none. Own samples and malformed ones are skipped and counted.
     pub fn take(&self) -> Result<Option<Received<T>>, TakeError> {
         loop {
-            let Some((slot, info)) = self.inlet.receive()? else {
+            let Some((slot, info, _)) = self.inlet.receive()? else {
                 return Ok(None);
             };
             // A flat message's bytes are not CDR: a Context's subscription reads those.
@@ -342,9 +342,10 @@ impl Inlet {
     }
 
     /// The oldest sample another process published, still in its slot (borrowed from the
-    /// publisher until dropped), with its facts; `None` when there is none. Own samples are
-    /// skipped and counted, gaps counted as lost.
-    pub(crate) fn receive(&self) -> Result<Option<(Slot, SampleInfo)>, TakeError> {
+    /// publisher until dropped), with its facts, and, for a sample a transient-local
+    /// publisher kept for this late joiner, that publisher's depth; `None` when there is
+    /// none. Own samples are skipped and counted, gaps counted as lost.
+    pub(crate) fn receive(&self) -> Result<Option<(Slot, SampleInfo, Option<usize>)>, TakeError> {
         loop {
             let Some(sample) = self.port.receive().map_err(TakeError::Receive)? else {
                 return Ok(None);
@@ -357,12 +358,14 @@ impl Inlet {
             // Published before this port existed: the history a publisher handed it on
             // connecting, which DDS gives a transient-local reader from transient-local
             // writers only. Not a loss.
-            if self.transient_local
-                && header.publish_time_ns < self.created_ns
-                && !self.kept_for_late_joiners(sample.header().publisher_id())
-            {
-                continue;
-            }
+            let old = self.transient_local && header.publish_time_ns < self.created_ns;
+            let kept_by = match old {
+                true => match self.kept_for_late_joiners(sample.header().publisher_id()) {
+                    Some(depth) => Some(depth),
+                    None => continue,
+                },
+                false => None,
+            };
             let lost = self
                 .sequences
                 .lock()
@@ -373,22 +376,23 @@ impl Inlet {
                     header.publisher_created_ns >= self.created_ns,
                 );
             self.lost.fetch_add(lost, Ordering::Relaxed);
-            return Ok(Some((sample, header.info(now()))));
+            return Ok(Some((sample, header.info(now()), kept_by)));
         }
     }
 
-    /// True if `publisher` is a transient-local publisher's port (see
-    /// [`TRANSIENT_LOCAL_PORT`]); false if it is volatile, or gone.
-    fn kept_for_late_joiners(&self, publisher: UniquePublisherId) -> bool {
-        let mut kept = false;
+    /// The depth of `publisher` if it is a transient-local publisher's port (named by
+    /// [`transient_local_port`](crate::publisher::transient_local_port)); `None` if it is
+    /// volatile, or gone.
+    fn kept_for_late_joiners(&self, publisher: UniquePublisherId) -> Option<usize> {
+        let mut depth = None;
         (self.topic.data.dynamic_config()).list_publishers(|details| {
             if details.publisher_id != publisher {
                 return CallbackProgression::Continue;
             }
-            kept = details.publisher_name.as_str() == TRANSIENT_LOCAL_PORT;
+            depth = transient_local_depth(details.publisher_name.as_str());
             CallbackProgression::Stop
         });
-        kept
+        depth
     }
 
     pub(crate) fn count_malformed(&self) {

@@ -13,7 +13,7 @@ use tacto::transport::{
     ClientLink, LinkError, LinkReader, LinkWriter, LoanedSlot, ReadOp, RemoteBytes,
     RemotePublishers, RemoteSample, RosType, ServiceLink, Transport,
 };
-use tacto::{Durability, FlatLayout, History, Qos, SampleInfo};
+use tacto::{Durability, FlatLayout, History, PublisherId, Qos, SampleInfo};
 
 use crate::client::ShmClientLink;
 use crate::late_joiners::LateJoiners;
@@ -147,8 +147,8 @@ impl Transport for ShmTransport {
         qos: &Qos,
     ) -> Result<Arc<dyn LinkWriter>, LinkError> {
         let transient_local = qos.durability == Durability::TransientLocal;
-        let port = Port::open(&self.node, topic, ros_type.name, None, transient_local)
-            .map_err(link_error)?;
+        let depth = transient_local.then(|| qos.history.capacity());
+        let port = Port::open(&self.node, topic, ros_type.name, None, depth).map_err(link_error)?;
         let port = Arc::new(port);
         if transient_local {
             self.late_joiners.watch(&port).map_err(link_error)?;
@@ -371,8 +371,27 @@ struct Cache {
 #[derive(Debug)]
 struct Cached {
     sample: RemoteSample,
+    /// A transient-local publisher's kept sample, handed to this late joiner when it
+    /// connected.
+    kept: bool,
     read: bool,
     announced: bool,
+}
+
+impl Cache {
+    /// Makes room for one more kept sample of `publisher`, a transient-local publisher of
+    /// `depth`: its port hands a late joiner up to the service's history, this publisher kept
+    /// only its last `depth` (DDS). Its kept samples arrive together, oldest first, so the
+    /// oldest cached one goes; not a loss. One still being handed over while the
+    /// subscription takes may be kept beyond `depth`.
+    fn keep_last_kept(&mut self, publisher: PublisherId, depth: usize) {
+        let mut kept = (self.samples.iter().enumerate())
+            .filter(|(_, c)| c.kept && c.sample.info.publisher == publisher);
+        let oldest = kept.next().map(|(at, _)| at);
+        if let Some(at) = oldest.filter(|_| kept.count() + 1 >= depth) {
+            self.samples.remove(at);
+        }
+    }
 }
 
 impl ShmLinkReader {
@@ -394,9 +413,12 @@ impl ShmLinkReader {
         for _ in 0..self.limits.depth {
             // A failed receive reads as "nothing there", as for the DDS cache; the next
             // operation tries again.
-            let Ok(Some((slot, info))) = self.inlet.receive() else {
+            let Ok(Some((slot, info, kept_by))) = self.inlet.receive() else {
                 break;
             };
+            if let Some(depth) = kept_by {
+                cache.keep_last_kept(info.publisher, depth);
+            }
             match self.history {
                 History::KeepAll { max } if cache.samples.len() >= max => {
                     // Refused: its slot goes back at once.
@@ -427,6 +449,7 @@ impl ShmLinkReader {
             };
             cache.samples.push_back(Cached {
                 sample: RemoteSample { cdr, info },
+                kept: kept_by.is_some(),
                 read: false,
                 announced: false,
             });

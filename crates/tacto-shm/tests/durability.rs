@@ -56,6 +56,18 @@ fn child_role() {
             println!("{} published {:?}", support::SAY, map.id().0);
             lines.for_each(drop);
         }
+        "latch_last_two" => {
+            let latched = node
+                .publisher::<Text>(&topic)
+                .qos(latched(2))
+                .create()
+                .unwrap();
+            for word in ["k1", "k2", "k3", "k4", "k5"] {
+                latched.publish(text(word));
+            }
+            println!("{} published", support::SAY);
+            lines.for_each(drop);
+        }
         "latch_and_volatile" => {
             let latched = node
                 .publisher::<Text>(&topic)
@@ -153,5 +165,21 @@ fn a_late_joiner_keeps_no_old_sample_of_a_volatile_publisher() {
     assert_eq!(*log.lock().unwrap(), ["t1", "t2", "v3"]);
     let seen: Vec<_> = volatile.take_all().map(|s| s.data.clone()).collect();
     assert_eq!(seen, ["t1", "t2", "v1", "v2", "v3"]);
+    child.finish();
+}
+
+#[test]
+fn a_late_joiner_gets_only_the_last_depth_samples_of_the_publisher() {
+    let topic = topic("last_two");
+    let child = spawn("latch_last_two", &topic);
+    assert_eq!(child.next_line(), "published");
+
+    // Deeper than the publisher: the port hands over all five, the publisher kept two.
+    let ctx = context("deep_joiner");
+    let (mut executor, log) = logged(&ctx, &topic, 10);
+    spin_until(&mut executor, "the late joiner got k5", || {
+        log.lock().unwrap().contains(&"k5".to_owned())
+    });
+    assert_eq!(*log.lock().unwrap(), ["k4", "k5"]);
     child.finish();
 }
