@@ -492,9 +492,9 @@ impl<'de> Reader<'de> {
 struct Encoder<'a, S> {
     /// Starts with the encapsulation header, which alignment does not count.
     sink: &'a mut S,
-    /// Set while [`idl::Numbers`](crate::idl::Numbers) hands over a sequence of numbers of
-    /// this size as one block of little-endian bytes.
-    numbers: Option<usize>,
+    /// Set while [`idl::Numbers`](crate::idl::Numbers) hands over a sequence of numbers (or
+    /// [`idl::Array`](crate::idl::Array) an array of them) as one block of little-endian bytes.
+    numbers: Option<crate::idl::NumbersBlock>,
 }
 
 impl<S: Sink> Encoder<'_, S> {
@@ -560,14 +560,17 @@ impl<S: Sink> ser::Serializer for &mut Encoder<'_, S> {
         self.sink.bytes(&[0])
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<(), EncodeError> {
-        let Some(size) = self.numbers.take() else {
+        let Some(block) = self.numbers.take() else {
             // `serde_bytes` buffers are `sequence<octet>`.
             self.put_len(v.len())?;
             return self.sink.bytes(v);
         };
-        // A sequence of numbers: their count, the padding that aligns the first (none without
-        // a first), then all of them as one block (each is aligned once the first is).
-        self.put_len(v.len() / size)?;
+        // Numbers: their count if a sequence's, the padding that aligns the first (none
+        // without a first), then all of them as one block (each is aligned once the first is).
+        let size = block.size;
+        if block.counted {
+            self.put_len(v.len() / size)?;
+        }
         if v.is_empty() {
             return Ok(());
         }
@@ -600,7 +603,7 @@ impl<S: Sink> ser::Serializer for &mut Encoder<'_, S> {
         name: &'static str,
         value: &T,
     ) -> Result<(), EncodeError> {
-        self.numbers = crate::idl::numbers_size(name);
+        self.numbers = crate::idl::numbers_block(name);
         value.serialize(self)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
@@ -861,8 +864,17 @@ impl<'de> de::Deserializer<'de> for &mut Decoder<'de> {
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value, DecodeError> {
-        let Some(size) = crate::idl::numbers_size(name) else {
-            return visitor.visit_newtype_struct(self);
+        let size = match crate::idl::numbers_block(name) {
+            None => return visitor.visit_newtype_struct(self),
+            // An array's block: the same bytes as its numbers one by one, which the codec
+            // reads, as many as the array holds.
+            Some(block) if !block.counted => {
+                return visitor.visit_seq(Elements {
+                    de: self,
+                    left: usize::MAX,
+                });
+            }
+            Some(block) => block.size,
         };
         // A sequence of numbers, handed to `idl::Numbers` as one block of little-endian bytes:
         // the count, checked against the bytes there are before anything is allocated.

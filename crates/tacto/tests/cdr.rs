@@ -718,3 +718,95 @@ fn human_readable_formats_see_a_plain_sequence_of_numbers() {
     assert!(json.contains(r#""f32s":[1.5,-2.0]"#), "{json}");
     assert_eq!(serde_json::from_str::<Blocks>(&json).unwrap(), blocks);
 }
+
+/// Fixed-size arrays of numbers element by element (serde's own arrays, up to 32) and through
+/// `idl::Array<Plain>`, which hands them over as one block.
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+struct ArraysPerElement {
+    lead: u8,
+    f64s: [f64; 3],
+    i8s: [i8; 2],
+    u8s: [u8; 5],
+    f32s: [f32; 1],
+    u16s: [u16; 3],
+    empty: [u64; 0],
+    i64s: [i64; 2],
+}
+
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+struct ArrayBlocks {
+    lead: u8,
+    #[serde(with = "tacto::idl::Array::<tacto::idl::Plain>")]
+    f64s: [f64; 3],
+    #[serde(with = "tacto::idl::Array::<tacto::idl::Plain>")]
+    i8s: [i8; 2],
+    #[serde(with = "tacto::idl::Array::<tacto::idl::Plain>")]
+    u8s: [u8; 5],
+    #[serde(with = "tacto::idl::Array::<tacto::idl::Plain>")]
+    f32s: [f32; 1],
+    #[serde(with = "tacto::idl::Array::<tacto::idl::Plain>")]
+    u16s: [u16; 3],
+    #[serde(with = "tacto::idl::Array::<tacto::idl::Plain>")]
+    empty: [u64; 0],
+    #[serde(with = "tacto::idl::Array::<tacto::idl::Plain>")]
+    i64s: [i64; 2],
+}
+
+#[test]
+fn arrays_of_numbers_as_blocks_are_the_cdr_of_their_elements() {
+    let per_element = ArraysPerElement {
+        lead: 7,
+        f64s: [1.5, -0.0, f64::MAX],
+        i8s: [-1, 2],
+        u8s: [1, 2, 3, 4, 5],
+        f32s: [0.25],
+        u16s: [65_535, 0, 9],
+        empty: [],
+        i64s: [i64::MIN, 3],
+    };
+    let blocks = ArrayBlocks {
+        lead: 7,
+        f64s: per_element.f64s,
+        i8s: per_element.i8s,
+        u8s: per_element.u8s,
+        f32s: per_element.f32s,
+        u16s: per_element.u16s,
+        empty: [],
+        i64s: per_element.i64s,
+    };
+    let bytes = to_vec(&per_element).unwrap();
+    assert_eq!(to_vec(&blocks).unwrap(), bytes);
+    assert_eq!(from_bytes::<ArrayBlocks>(&bytes).unwrap(), blocks);
+    round_trip(&blocks);
+    // One write per block: counted cheaply.
+    assert_eq!(cheap_encoded_len(&blocks), Some(bytes.len()));
+    // Too short for its arrays: an error, as one by one.
+    assert!(from_bytes::<ArrayBlocks>(&bytes[..bytes.len() - 1]).is_err());
+    let json = serde_json::to_string(&blocks).unwrap();
+    assert!(json.contains(r#""u16s":[65535,0,9]"#), "{json}");
+    assert_eq!(serde_json::from_str::<ArrayBlocks>(&json).unwrap(), blocks);
+}
+
+#[test]
+fn a_big_array_of_bytes_is_its_bytes_after_the_padding() {
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Frame {
+        lead: u16,
+        #[serde(with = "tacto::idl::Array::<tacto::idl::Plain>")]
+        pixels: [u8; 4099],
+        #[serde(with = "tacto::idl::Array::<tacto::idl::Plain>")]
+        depth: [f32; 40],
+    }
+    let frame = Frame {
+        lead: 0x0102,
+        pixels: std::array::from_fn(|i| (i % 251) as u8),
+        depth: std::array::from_fn(|i| i as f32 * 0.5),
+    };
+    let mut body = vec![2, 1];
+    body.extend_from_slice(&frame.pixels);
+    body.resize(body.len().next_multiple_of(4), 0);
+    body.extend(frame.depth.iter().flat_map(|d| d.to_le_bytes()));
+    let bytes = to_vec(&frame).unwrap();
+    assert_eq!(bytes, payload(&body));
+    assert_eq!(from_bytes::<Frame>(&bytes).unwrap(), frame);
+}
