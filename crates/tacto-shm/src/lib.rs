@@ -37,6 +37,7 @@
 
 mod client;
 mod header;
+mod late_joiners;
 pub mod limits;
 pub mod node;
 pub mod publisher;

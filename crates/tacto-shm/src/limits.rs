@@ -13,8 +13,8 @@ use std::fmt;
 /// host the same limits: `tacto launch` passes its `[shm]` table to all of them.
 ///
 /// **Cost**: every publisher preallocates [`slots_per_publisher`](Self::slots_per_publisher)
-/// slots of its current slot size (4 KiB at first): `subscribers × (depth + held + 1) + 2`,
-/// 266 with the defaults (tmpfs backs only the pages written).
+/// slots of its current slot size (4 KiB at first): `subscribers × (depth + held + 1) + depth
+/// + 2`, 282 with the defaults (tmpfs backs only the pages written).
 ///
 /// # Examples
 /// ```
@@ -25,7 +25,7 @@ use std::fmt;
 ///     ..ShmLimits::default()
 /// };
 /// assert_eq!(limits.check(), Ok(()));
-/// assert_eq!(limits.slots_per_publisher(), 16 * (16 + 16 + 1) + 2);
+/// assert_eq!(limits.slots_per_publisher(), 16 * (16 + 16 + 1) + 16 + 2);
 /// let zero = ShmLimits {
 ///     depth: 0,
 ///     ..ShmLimits::default()
@@ -80,10 +80,13 @@ impl ShmLimits {
     pub const MAX_SLOTS: usize = 16_384;
 
     /// The slots every publisher preallocates: per subscriber its buffer of `depth` and the
-    /// `held + 1` samples it may borrow, and two for the publisher itself.
+    /// `held + 1` samples it may borrow, its history of `depth` for late joiners (the
+    /// service's, kept by every publisher; docs/shm.md, "Transient local"), and two for the
+    /// publisher itself.
     pub fn slots_per_publisher(&self) -> usize {
         self.subscribers
             .saturating_mul(self.depth.saturating_add(self.held).saturating_add(1))
+            .saturating_add(self.depth)
             .saturating_add(2)
     }
 
@@ -183,9 +186,9 @@ pub enum LimitsError {
     },
     /// Together, the limits ask every publisher for more than [`ShmLimits::MAX_SLOTS`] slots.
     #[error(
-        "max_subscribers × (max_depth + max_held + 1) + 2 = {} × ({} + {} + 1) + 2 = {slots} \
-         slots per publisher: give at most {}",
-        limits.subscribers, limits.depth, limits.held, ShmLimits::MAX_SLOTS
+        "max_subscribers × (max_depth + max_held + 1) + max_depth + 2 = {} × ({} + {} + 1) + {} \
+         + 2 = {slots} slots per publisher: give at most {}",
+        limits.subscribers, limits.depth, limits.held, limits.depth, ShmLimits::MAX_SLOTS
     )]
     TooManySlots {
         /// The limits given.

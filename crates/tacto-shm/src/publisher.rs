@@ -5,13 +5,14 @@ use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 use std::sync::Mutex;
 
-use iceoryx2::identifiers::UniqueNodeId;
+use iceoryx2::identifiers::{UniqueNodeId, UniqueSubscriberId};
 use iceoryx2::prelude::CallbackProgression;
 
 use iceoryx2::port::notifier::{Notifier, NotifierCreateError, NotifierNotifyError};
 use iceoryx2::port::publisher::{Publisher, PublisherCreateError};
+use iceoryx2::port::update_connections::{ConnectionFailure, UpdateConnections as _};
 use iceoryx2::port::{LoanError, SendError};
-use iceoryx2::prelude::{AllocationStrategy, PortFactory as _};
+use iceoryx2::prelude::{AllocationStrategy, PortFactory as _, PortName};
 use iceoryx2::sample_mut::SampleMut;
 use tacto::cdr::EncodeError;
 use tacto::{FlatLayout, Message, PublisherId};
@@ -22,6 +23,23 @@ use crate::topic::{DATA_EVENT, Topic, TopicError};
 
 /// The slot size a publisher starts with; larger messages grow it (see [`ShmPublisher`]).
 const INITIAL_SLOT: usize = 4096;
+
+/// What starts the iceoryx2 port name of a transient-local publisher.
+const TRANSIENT_LOCAL_PORT: &str = "transient_local_";
+
+/// The iceoryx2 port name of a transient-local publisher of `depth`
+/// (`transient_local_<depth>`): a transient-local subscriber keeps the history (samples
+/// published before it joined) of these ports only, as DDS matches a transient-local reader
+/// with transient-local writers only, and of each of their publishers the last `depth`.
+/// iceoryx2 keeps every port's history (the service's `history_size`), volatile ones' too.
+pub(crate) fn transient_local_port(depth: usize) -> String {
+    format!("{TRANSIENT_LOCAL_PORT}{depth}")
+}
+
+/// The depth a port name made by [`transient_local_port`] holds; `None` for another name.
+pub(crate) fn transient_local_depth(port: &str) -> Option<usize> {
+    port.strip_prefix(TRANSIENT_LOCAL_PORT)?.parse().ok()
+}
 
 /// Why a publisher could not be created.
 #[derive(Debug, thiserror::Error)]
@@ -138,7 +156,7 @@ impl<'a, T: Message> PublisherBuilder<'a, T> {
 
     /// Opens the topic (creating it if needed) and the publisher and notifier ports.
     pub fn create(self) -> Result<ShmPublisher<T>, PublisherError> {
-        let port = Port::open(self.node, &self.topic, T::TYPE_NAME, self.id)?;
+        let port = Port::open(self.node, &self.topic, T::TYPE_NAME, self.id, None)?;
         Ok(ShmPublisher {
             sequence: Mutex::new(0),
             port,
@@ -258,19 +276,29 @@ pub(crate) struct Port {
 
 impl Port {
     /// Opens topic `topic` of ROS type `type_name` and the ports; `id` as in
-    /// [`PublisherBuilder::id`].
+    /// [`PublisherBuilder::id`]; `transient_local`: the depth of a transient-local
+    /// publisher, whose port is named by [`transient_local_port`], so that transient-local
+    /// subscribers keep its history.
     pub(crate) fn open(
         node: &ShmNode,
         topic: &str,
         type_name: &str,
         id: Option<PublisherId>,
+        transient_local: Option<usize>,
     ) -> Result<Port, PublisherError> {
         let topic = Topic::open(node, topic, type_name)?;
         // Taken before the port exists: see `SampleHeader::publisher_created_ns`.
         let created_ns = now_ns();
-        let port = topic
-            .data
-            .publisher_builder()
+        let builder = topic.data.publisher_builder();
+        let builder = match transient_local {
+            // At most 36 bytes, under iceoryx2's 64: always a valid name.
+            Some(depth) => match PortName::new(&transient_local_port(depth)) {
+                Ok(name) => builder.name(&name),
+                Err(_) => builder,
+            },
+            None => builder,
+        };
+        let port = builder
             .initial_max_slice_len(INITIAL_SLOT)
             .allocation_strategy(AllocationStrategy::PowerOfTwo)
             .create()
@@ -319,6 +347,33 @@ impl Port {
                 }
             });
         remote
+    }
+
+    /// Connects the subscribers that joined since the port last sent, handing each its
+    /// requested history; wakes the topic's listeners if one joined, so that a triggered
+    /// late joiner runs for what it got. `known`: the subscribers the last call saw,
+    /// replaced by those there now.
+    pub(crate) fn connect_late_joiners(
+        &self,
+        known: &mut Vec<UniqueSubscriberId>,
+    ) -> Result<(), ConnectionFailure> {
+        // Listed before connecting: a subscriber counted as joined is connected (and handed
+        // its history) by the update that follows; one that appears in between is connected
+        // now and counted at the next call, so its wake-up follows its history.
+        let mut joined = false;
+        let mut now = Vec::with_capacity(known.len());
+        (self.topic.data.dynamic_config()).list_subscribers(|subscriber| {
+            joined |= !known.contains(&subscriber.subscriber_id);
+            now.push(subscriber.subscriber_id);
+            CallbackProgression::Continue
+        });
+        self.port.update_connections()?;
+        *known = now;
+        if joined && self.topic.events.dynamic_config().number_of_listeners() > 0 {
+            // A wake-up that moves nothing costs the other listeners one drain.
+            let _ = self.notifier.notify();
+        }
+        Ok(())
     }
 
     /// Loans a slot of `len` bytes, has `fill` write all of them (it returns how many it

@@ -5,6 +5,7 @@ use std::marker::PhantomData;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use iceoryx2::identifiers::UniquePublisherId;
 use iceoryx2::node::NodeListFailure;
 use iceoryx2::port::ReceiveError;
 use iceoryx2::port::listener::ListenerCreateError;
@@ -15,6 +16,7 @@ use tacto::{History, Message, SampleInfo, Time};
 
 use crate::header::SampleHeader;
 use crate::node::{Ipc, ShmNode, liveliness};
+use crate::publisher::transient_local_depth;
 use crate::topic::{Topic, TopicError};
 use crate::wake_up::WakeUp;
 
@@ -133,7 +135,7 @@ impl<'a, T: Message> SubscriberBuilder<'a, T> {
                 });
             }
         };
-        let inlet = Inlet::open(self.node, &self.topic, T::TYPE_NAME, depth)?;
+        let inlet = Inlet::open(self.node, &self.topic, T::TYPE_NAME, depth, false)?;
         let wake_up = match self.wake_ups {
             true => Some(inlet.wake_up()?),
             false => None,
@@ -221,7 +223,7 @@ impl<T: Message> ShmSubscriber<T> {
     /// `None` when there is none. Own samples and malformed ones are skipped and counted.
     pub fn take(&self) -> Result<Option<Received<T>>, TakeError> {
         loop {
-            let Some((slot, info)) = self.inlet.receive()? else {
+            let Some((slot, info, _)) = self.inlet.receive()? else {
                 return Ok(None);
             };
             // A flat message's bytes are not CDR: a Context's subscription reads those.
@@ -270,6 +272,9 @@ pub(crate) struct Inlet {
     process_id: u32,
     /// When the port was created (Unix ns), taken just after.
     created_ns: i64,
+    /// Keeps what transient-local publishers kept for it (their history); else it asked
+    /// for none.
+    transient_local: bool,
     config: iceoryx2::config::Config,
     sequences: Mutex<Sequences>,
     lost: AtomicU64,
@@ -280,18 +285,22 @@ pub(crate) struct Inlet {
 
 impl Inlet {
     /// Opens topic `topic` of ROS type `type_name` and a subscriber port buffering `depth`
-    /// samples (1 to the node's [`ShmLimits::depth`](crate::ShmLimits::depth)).
+    /// samples (1 to the node's [`ShmLimits::depth`](crate::ShmLimits::depth));
+    /// `transient_local`: it asks the publishers for their last `depth` samples, and keeps
+    /// those of transient-local publishers.
     pub(crate) fn open(
         node: &ShmNode,
         topic: &str,
         type_name: &str,
         depth: usize,
+        transient_local: bool,
     ) -> Result<Inlet, SubscriberError> {
         let topic = Topic::open(node, topic, type_name)?;
         let port = topic
             .data
             .subscriber_builder()
             .buffer_size(depth)
+            .history_request(if transient_local { depth } else { 0 })
             .create()
             .map_err(|source| match source {
                 SubscriberCreateError::ExceedsMaxSupportedSubscribers => SubscriberError::Full {
@@ -306,6 +315,7 @@ impl Inlet {
         Ok(Inlet {
             // Taken once the port exists: see `SampleHeader::publisher_created_ns`.
             created_ns: crate::publisher::now_ns(),
+            transient_local,
             port,
             process_id: std::process::id(),
             config: node.config().clone(),
@@ -332,9 +342,10 @@ impl Inlet {
     }
 
     /// The oldest sample another process published, still in its slot (borrowed from the
-    /// publisher until dropped), with its facts; `None` when there is none. Own samples are
-    /// skipped and counted, gaps counted as lost.
-    pub(crate) fn receive(&self) -> Result<Option<(Slot, SampleInfo)>, TakeError> {
+    /// publisher until dropped), with its facts, and, for a sample a transient-local
+    /// publisher kept for this late joiner, that publisher's depth; `None` when there is
+    /// none. Own samples are skipped and counted, gaps counted as lost.
+    pub(crate) fn receive(&self) -> Result<Option<(Slot, SampleInfo, Option<usize>)>, TakeError> {
         loop {
             let Some(sample) = self.port.receive().map_err(TakeError::Receive)? else {
                 return Ok(None);
@@ -344,6 +355,17 @@ impl Inlet {
                 self.own_dropped.fetch_add(1, Ordering::Relaxed);
                 continue;
             }
+            // Published before this port existed: the history a publisher handed it on
+            // connecting, which DDS gives a transient-local reader from transient-local
+            // writers only. Not a loss.
+            let old = self.transient_local && header.publish_time_ns < self.created_ns;
+            let kept_by = match old {
+                true => match self.kept_for_late_joiners(sample.header().publisher_id()) {
+                    Some(depth) => Some(depth),
+                    None => continue,
+                },
+                false => None,
+            };
             let lost = self
                 .sequences
                 .lock()
@@ -354,8 +376,23 @@ impl Inlet {
                     header.publisher_created_ns >= self.created_ns,
                 );
             self.lost.fetch_add(lost, Ordering::Relaxed);
-            return Ok(Some((sample, header.info(now()))));
+            return Ok(Some((sample, header.info(now()), kept_by)));
         }
+    }
+
+    /// The depth of `publisher` if it is a transient-local publisher's port (named by
+    /// [`transient_local_port`](crate::publisher::transient_local_port)); `None` if it is
+    /// volatile, or gone.
+    fn kept_for_late_joiners(&self, publisher: UniquePublisherId) -> Option<usize> {
+        let mut depth = None;
+        (self.topic.data.dynamic_config()).list_publishers(|details| {
+            if details.publisher_id != publisher {
+                return CallbackProgression::Continue;
+            }
+            depth = transient_local_depth(details.publisher_name.as_str());
+            CallbackProgression::Stop
+        });
+        depth
     }
 
     pub(crate) fn count_malformed(&self) {

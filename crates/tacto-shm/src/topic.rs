@@ -168,7 +168,9 @@ impl Topic {
                         .max_nodes(limits.publishers + limits.subscribers)
                         .subscriber_max_buffer_size(limits.depth)
                         .subscriber_max_borrowed_samples(limits.held + 1)
-                        .history_size(0)
+                        // Every process asks for its depth as the history, whatever its
+                        // endpoints' durability, so the depth check covers it too.
+                        .history_size(limits.depth)
                         .enable_safe_overflow(true)
                         .open_or_create_with_attributes(&verifier)
                 },
@@ -274,7 +276,8 @@ fn classify(
             E::DoesNotSupportRequestedAmountOfPublishers
             | E::DoesNotSupportRequestedAmountOfSubscribers
             | E::DoesNotSupportRequestedMinBufferSize
-            | E::DoesNotSupportRequestedMinSubscriberBorrowedSamples,
+            | E::DoesNotSupportRequestedMinSubscriberBorrowedSamples
+            | E::DoesNotSupportRequestedMinHistorySize,
         ) => {
             let ours = node.limits();
             let smaller = existing_limits(node, service_name).and_then(|existing| {

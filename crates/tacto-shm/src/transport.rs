@@ -13,9 +13,10 @@ use tacto::transport::{
     ClientLink, LinkError, LinkReader, LinkWriter, LoanedSlot, ReadOp, RemoteBytes,
     RemotePublishers, RemoteSample, RosType, ServiceLink, Transport,
 };
-use tacto::{FlatLayout, History, Qos, SampleInfo};
+use tacto::{Durability, FlatLayout, History, PublisherId, Qos, SampleInfo};
 
 use crate::client::ShmClientLink;
+use crate::late_joiners::LateJoiners;
 use crate::limits::ShmLimits;
 use crate::node::{NodeError, ShmNode, ShmNodeBuilder};
 use crate::publisher::{Filled, Port, PublishError, copy_into};
@@ -69,6 +70,8 @@ use crate::wake_up::WakeUp;
 #[derive(Debug)]
 pub struct ShmTransport {
     node: ShmNode,
+    /// Serves subscribers that join its idle transient-local publishers.
+    late_joiners: Arc<LateJoiners>,
 }
 
 impl ShmTransport {
@@ -126,6 +129,7 @@ impl ShmTransportBuilder {
     pub fn create(self) -> Result<Arc<ShmTransport>, NodeError> {
         Ok(Arc::new(ShmTransport {
             node: self.node.create()?,
+            late_joiners: Arc::default(),
         }))
     }
 }
@@ -140,11 +144,18 @@ impl Transport for ShmTransport {
         _node: Option<&str>,
         topic: &str,
         ros_type: RosType,
-        _qos: &Qos,
+        qos: &Qos,
     ) -> Result<Arc<dyn LinkWriter>, LinkError> {
-        let port = Port::open(&self.node, topic, ros_type.name, None).map_err(link_error)?;
+        let transient_local = qos.durability == Durability::TransientLocal;
+        let depth = transient_local.then(|| qos.history.capacity());
+        let port = Port::open(&self.node, topic, ros_type.name, None, depth).map_err(link_error)?;
+        let port = Arc::new(port);
+        if transient_local {
+            self.late_joiners.watch(&port).map_err(link_error)?;
+        }
         Ok(Arc::new(ShmLinkWriter {
-            port: Arc::new(port),
+            port,
+            transient_local,
         }))
     }
 
@@ -157,7 +168,9 @@ impl Transport for ShmTransport {
     ) -> Result<Box<dyn LinkReader>, LinkError> {
         let limits = self.node.limits();
         let depth = qos.history.capacity().clamp(1, limits.depth);
-        let inlet = Inlet::open(&self.node, topic, ros_type.name, depth).map_err(link_error)?;
+        let transient_local = qos.durability == Durability::TransientLocal;
+        let inlet = Inlet::open(&self.node, topic, ros_type.name, depth, transient_local)
+            .map_err(link_error)?;
         Ok(Box::new(ShmLinkReader {
             inlet,
             limits,
@@ -215,11 +228,14 @@ impl Transport for ShmTransport {
 #[derive(Debug)]
 struct ShmLinkWriter {
     port: Arc<Port>,
+    /// Writes every sample, reader or not: the port's history keeps the last ones for
+    /// subscribers that join later.
+    transient_local: bool,
 }
 
 impl LinkWriter for ShmLinkWriter {
     fn has_remote_readers(&self) -> bool {
-        self.port.has_remote_subscribers()
+        self.transient_local || self.port.has_remote_subscribers()
     }
 
     fn write(&self, cdr: &[u8]) -> Result<(), LinkError> {
@@ -355,8 +371,27 @@ struct Cache {
 #[derive(Debug)]
 struct Cached {
     sample: RemoteSample,
+    /// A transient-local publisher's kept sample, handed to this late joiner when it
+    /// connected.
+    kept: bool,
     read: bool,
     announced: bool,
+}
+
+impl Cache {
+    /// Makes room for one more kept sample of `publisher`, a transient-local publisher of
+    /// `depth`: its port hands a late joiner up to the service's history, this publisher kept
+    /// only its last `depth` (DDS). Its kept samples arrive together, oldest first, so the
+    /// oldest cached one goes; not a loss. One still being handed over while the
+    /// subscription takes may be kept beyond `depth`.
+    fn keep_last_kept(&mut self, publisher: PublisherId, depth: usize) {
+        let mut kept = (self.samples.iter().enumerate())
+            .filter(|(_, c)| c.kept && c.sample.info.publisher == publisher);
+        let oldest = kept.next().map(|(at, _)| at);
+        if let Some(at) = oldest.filter(|_| kept.count() + 1 >= depth) {
+            self.samples.remove(at);
+        }
+    }
 }
 
 impl ShmLinkReader {
@@ -378,9 +413,12 @@ impl ShmLinkReader {
         for _ in 0..self.limits.depth {
             // A failed receive reads as "nothing there", as for the DDS cache; the next
             // operation tries again.
-            let Ok(Some((slot, info))) = self.inlet.receive() else {
+            let Ok(Some((slot, info, kept_by))) = self.inlet.receive() else {
                 break;
             };
+            if let Some(depth) = kept_by {
+                cache.keep_last_kept(info.publisher, depth);
+            }
             match self.history {
                 History::KeepAll { max } if cache.samples.len() >= max => {
                     // Refused: its slot goes back at once.
@@ -411,6 +449,7 @@ impl ShmLinkReader {
             };
             cache.samples.push_back(Cached {
                 sample: RemoteSample { cdr, info },
+                kept: kept_by.is_some(),
                 read: false,
                 announced: false,
             });

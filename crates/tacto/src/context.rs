@@ -290,7 +290,7 @@ impl Context {
                 .topic::<ExecutorStats>(EXECUTOR_STATS_TOPIC)
                 .and_then(|topic| {
                     let link = topic.link_writer(None, &Qos::default())?;
-                    Ok(Publisher::new(topic, link))
+                    Ok(Publisher::new(topic, link, &Qos::default()))
                 })
                 .map_err(|e| e.to_string())
                 .and_then(|publisher| Reporter::start(publisher).map_err(|e| e.to_string()));

@@ -353,7 +353,7 @@ impl<T: Message> PublisherBuilder<'_, T> {
     pub fn create(self) -> Result<Publisher<T>, TopicError> {
         let topic = self.node.context.topic::<T>(&self.topic)?;
         let link = topic.link_writer(Some(self.node.name()), &self.qos)?;
-        let publisher = Publisher::new(topic, link);
+        let publisher = Publisher::new(topic, link, &self.qos);
         remember(&mut self.node.outputs, Arc::downgrade(&publisher.output()));
         Ok(publisher)
     }

@@ -11,8 +11,10 @@ use crate::clock::system_now;
 use crate::flat::Flat;
 use crate::message::Message;
 use crate::pi_mutex::PiMutex;
+use crate::qos::{Durability, Qos};
 use crate::sample::{PublisherId, SampleInfo};
 use crate::transport::intra::Topic;
+use crate::transport::kept::Kept;
 use crate::transport::{LinkWriter, LoanedSlot};
 
 /// How many published loans a publisher keeps for reuse: a message comes back to the pool
@@ -55,6 +57,10 @@ pub(crate) struct PublisherShared<T> {
     encode_errors: AtomicU64,
     /// The topic's link out of the process, if the context has a transport.
     link: Option<Arc<dyn LinkWriter>>,
+    /// What a transient-local publisher keeps for late-joining subscriptions of this process.
+    kept: Option<Arc<Kept<T>>>,
+    /// Neither `link` nor `kept`: the plain path, one test on publish (see `send`).
+    plain: bool,
     /// Messages encoded for and written to `link` (see [`Publisher::remote_writes`]).
     remote_writes: AtomicU64,
     /// Set by a LET executor: publications wait there until the period ends.
@@ -86,7 +92,12 @@ fn next_publisher_id() -> PublisherId {
 }
 
 impl<T: Message> Publisher<T> {
-    pub(crate) fn new(topic: Arc<Topic<T>>, link: Option<Arc<dyn LinkWriter>>) -> Self {
+    /// A publisher on `topic` with `qos`: transient local, it keeps its last
+    /// `qos.history.capacity()` samples for subscriptions created later.
+    pub(crate) fn new(topic: Arc<Topic<T>>, link: Option<Arc<dyn LinkWriter>>, qos: &Qos) -> Self {
+        let capacity = qos.history.capacity();
+        let kept = (qos.durability == Durability::TransientLocal && capacity > 0)
+            .then(|| topic.keep_for_late_joiners(capacity));
         Publisher {
             shared: Arc::new(PublisherShared {
                 topic,
@@ -94,7 +105,9 @@ impl<T: Message> Publisher<T> {
                 sequence: AtomicU64::new(0),
                 order: PiMutex::new(()),
                 encode_errors: AtomicU64::new(0),
+                plain: link.is_none() && kept.is_none(),
                 link,
+                kept,
                 remote_writes: AtomicU64::new(0),
                 outbox: OnceLock::new(),
                 loans: PiMutex::new(LoanPool {
@@ -338,39 +351,50 @@ impl<T: Message> PublisherShared<T> {
 
     #[inline(always)]
     fn send(&self, msg: Arc<T>) {
-        let delivered = match &self.link {
-            None => self.topic.deliver(msg, || self.stamp(), &self.order),
-            Some(link) => self.send_linked(&**link, msg),
+        let delivered = match self.plain {
+            true => self.topic.deliver(msg, || self.stamp(), &self.order),
+            false => self.send_linked(msg),
         };
         if delivered.is_err() {
             self.encode_errors.fetch_add(1, Ordering::Relaxed);
         }
     }
 
-    /// [`send`](Self::send) on a topic with a link out of the process: if a reader outside
-    /// listens, the link gets the message too, under the fan-out's lock with the sample's
-    /// facts, so that it sees this publisher's samples in sequence order. Out of line: a
+    /// [`send`](Self::send) for a publisher with a link out of the process or a store for
+    /// late joiners: if a reader outside listens, the link gets the message too, and the
+    /// store keeps it, both under the fan-out's lock with the sample's facts, so that they
+    /// see this publisher's samples in sequence order. Out of line: a volatile publisher of a
     /// context without a transport never comes here.
     #[inline(never)]
-    fn send_linked(&self, link: &dyn LinkWriter, msg: Arc<T>) -> Result<(), EncodeError> {
-        if !link.has_remote_readers() {
+    fn send_linked(&self, msg: Arc<T>) -> Result<(), EncodeError> {
+        let link = (self.link.as_deref()).filter(|link| link.has_remote_readers());
+        if link.is_none() && self.kept.is_none() {
             return self.topic.deliver(msg, || self.stamp(), &self.order);
         }
         let message = msg.clone();
+        let mut evicted = None;
         let stamp = || {
             let info = self.stamp();
-            let written = match (T::FLAT_LAYOUT, message.flat_bytes()) {
-                (Some(layout), Some(bytes)) => link.write_flat(&*message, bytes, layout, &info),
-                _ => link.write_message(&*message, &info),
-            };
-            let counter = match written {
-                Ok(()) => &self.remote_writes,
-                Err(_) => &self.encode_errors,
-            };
-            counter.fetch_add(1, Ordering::Relaxed);
+            if let Some(link) = link {
+                let written = match (T::FLAT_LAYOUT, message.flat_bytes()) {
+                    (Some(layout), Some(bytes)) => link.write_flat(&*message, bytes, layout, &info),
+                    _ => link.write_message(&*message, &info),
+                };
+                let counter = match written {
+                    Ok(()) => &self.remote_writes,
+                    Err(_) => &self.encode_errors,
+                };
+                counter.fetch_add(1, Ordering::Relaxed);
+            }
+            if let Some(kept) = &self.kept {
+                evicted = kept.keep(message, info);
+            }
             info
         };
-        self.topic.deliver(msg, stamp, &self.order)
+        let delivered = self.topic.deliver(msg, stamp, &self.order);
+        // Freed here, after the fan-out's lock.
+        drop(evicted);
+        delivered
     }
 }
 
@@ -477,7 +501,8 @@ impl<T: Flat> PublisherShared<T> {
     /// Sends a loaned slot through the link under the fan-out's lock, as `send_linked` writes,
     /// and a copy to the subscriptions of this process, if any.
     fn send_slot(&self, slot: Box<dyn LoanedSlot>) {
-        let local = (self.topic.subscriber_count() > 0).then(|| {
+        // A transient-local publisher keeps the copy for late joiners too.
+        let local = (self.topic.subscriber_count() > 0 || self.kept.is_some()).then(|| {
             // Copied on the heap, not through the stack: the message may be megabytes.
             let mut msg = bytemuck::zeroed_arc::<T>();
             if let Some(copy) = Arc::get_mut(&mut msg) {
@@ -486,6 +511,8 @@ impl<T: Flat> PublisherShared<T> {
             msg
         });
         let mut slot = Some(slot);
+        let kept = (self.kept.as_ref()).zip(local.clone());
+        let mut evicted = None;
         let stamp = || {
             let info = self.stamp();
             let sent = slot.take().map(|slot| slot.send(&info));
@@ -494,6 +521,9 @@ impl<T: Flat> PublisherShared<T> {
                 _ => &self.remote_writes,
             };
             counter.fetch_add(1, Ordering::Relaxed);
+            if let Some((kept, msg)) = kept {
+                evicted = kept.keep(msg, info);
+            }
             info
         };
         let delivered = match local {
@@ -503,6 +533,8 @@ impl<T: Flat> PublisherShared<T> {
                 Ok(())
             }
         };
+        // Freed here, after the fan-out's lock.
+        drop(evicted);
         if delivered.is_err() {
             self.encode_errors.fetch_add(1, Ordering::Relaxed);
         }

@@ -1,8 +1,11 @@
 //! Quality of service of a publisher or subscription, with rclcpp's profiles.
 //!
-//! The history bounds a subscription in every context. The other policies are the transport's
-//! (DDS): they decide which remote endpoints match and how samples travel between processes;
-//! the intra-process path is always reliable, and it keeps no samples for late joiners.
+//! The history bounds a subscription in every context, and durability applies in every
+//! context too: a transient-local publisher keeps its last `history.capacity()` samples for
+//! transient-local subscriptions created later (in the process, a transient-local
+//! subscription gets nothing old from a volatile publisher, which DDS would not match at
+//! all). The other policies are the transport's (DDS): they decide which remote endpoints
+//! match and how samples travel between processes; the intra-process path is always reliable.
 
 use std::time::Duration;
 
@@ -23,7 +26,8 @@ pub enum Durability {
     /// Only samples published after matching (rclcpp's default).
     Volatile,
     /// The publisher keeps its last `depth` samples for late joiners (rclcpp's
-    /// `transient_local()`, as for `/tf_static` or a map).
+    /// `transient_local()`, as for `/tf_static` or a map): a transient-local subscription
+    /// created later gets them, oldest first, before anything newer.
     TransientLocal,
 }
 
@@ -48,6 +52,10 @@ pub enum Liveliness {
 /// let mut node = ctx.node("mapper").unwrap();
 /// let latched = Qos::default().transient_local().history(History::KeepLast(1));
 /// let map = node.publisher::<Text>("map").qos(latched).create().unwrap();
+/// map.publish(Text { data: "occupancy".into() });
+/// // Created after the publication: a transient-local subscription still gets it.
+/// let late = node.subscription::<Text>("map").qos(latched).create().unwrap();
+/// assert_eq!(late.take().unwrap().data, "occupancy");
 /// let scans = node.subscription::<Text>("scan").qos(Qos::sensor_data()).create().unwrap();
 /// assert_eq!(Qos::sensor_data().history, History::KeepLast(5));
 /// ```

@@ -14,7 +14,7 @@ use crate::flat::FlatLayout;
 use crate::history::{History, HistoryCache, Offer, Payload, Stored};
 use crate::message::Message;
 use crate::pi_mutex::{PiGuard, PiMutex};
-use crate::qos::Qos;
+use crate::qos::{Durability, Qos};
 use crate::sample::{Body, Sample, SampleInfo};
 use crate::transport::intra::Topic;
 use crate::transport::{
@@ -547,7 +547,7 @@ impl<T: Message> Subscription<T> {
             topic.name(),
             topic.malformed_logged(),
         ));
-        topic.subscribe(inbox.clone());
+        topic.subscribe(inbox.clone(), qos.durability == Durability::TransientLocal);
         Ok(Subscription { inbox, topic })
     }
 

@@ -639,8 +639,8 @@ mod tests {
             ),
             (
                 format!("{ONE}[shm]\nmax_subscribers = 256\nmax_held = 256\n"),
-                "t.toml:6:1: shm: max_subscribers × (max_depth + max_held + 1) + 2 = 256 × (16 + \
-                 256 + 1) + 2 = 69890 slots per publisher: give at most 16384",
+                "t.toml:6:1: shm: max_subscribers × (max_depth + max_held + 1) + max_depth + 2 = \
+                 256 × (16 + 256 + 1) + 16 + 2 = 69906 slots per publisher: give at most 16384",
             ),
             (
                 format!("transport = \"dds\"\n{ONE}[shm]\nmax_subscribers = 16\n"),

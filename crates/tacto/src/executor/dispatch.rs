@@ -337,6 +337,12 @@ pub(crate) fn admit<L: Listener + FdListener + 'static>(
             if !attached {
                 return Err(AddError::InputAlreadyTriggering(name.to_string()));
             }
+            // What a transport received before its wake fd existed was announced to no one
+            // (a transient-local publisher's kept samples, handed over when the subscription
+            // connected): drained once now, as if the fd had been reported, so it fires.
+            if input.on_wake_fd() > 0 {
+                listener.on_readable();
+            }
         }
         let watch = exe.trigger.fd().and_then(|_| watches.next());
         let schedule = exe.trigger.period.map(|period| {

@@ -19,6 +19,7 @@ use crate::pi_mutex::PiMutex;
 use crate::qos::Qos;
 use crate::sample::SampleInfo;
 use crate::subscription::Inbox;
+use crate::transport::kept::Kept;
 use crate::transport::{LinkReader, LinkWriter, RemoteBytes, RosType, Transport};
 
 /// How a context delivers samples between its own publishers and subscriptions.
@@ -153,6 +154,7 @@ impl TopicCore {
         let topic = Arc::new(Topic {
             core: self.clone(),
             subscribers: PiMutex::new(Vec::new()),
+            kept: Mutex::default(),
         });
         let fanout: Arc<dyn Fanout> = topic.clone();
         let any: Arc<dyn Any + Send + Sync> = topic.clone();
@@ -212,6 +214,10 @@ pub(crate) struct Topic<T> {
     /// (not a sequence lock plus a lock-free list) keeps the data path short; subscribing
     /// waits for at most one delivery.
     subscribers: PiMutex<Vec<Arc<Inbox<T>>>>,
+    /// The samples its transient-local publishers keep for late-joining subscriptions, held
+    /// weakly (each publisher owns its store); read only when a transient-local subscription
+    /// is created, under `subscribers`.
+    kept: Mutex<Vec<Weak<Kept<T>>>>,
 }
 
 impl<T> fmt::Debug for Topic<T> {
@@ -368,8 +374,57 @@ impl<T: Message> Topic<T> {
         }
     }
 
-    pub(crate) fn subscribe(&self, inbox: Arc<Inbox<T>>) {
-        self.subscribers.lock().push(inbox);
+    /// A store of the last `capacity` samples of a new transient-local publisher, offered to
+    /// the transient-local subscriptions created from now on.
+    pub(crate) fn keep_for_late_joiners(&self, capacity: usize) -> Arc<Kept<T>> {
+        let kept = Arc::new(Kept::new(capacity));
+        let mut stores = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        // Bounded by the live publishers: a dead one's entry goes with the next one's.
+        stores.retain(|store| store.strong_count() > 0);
+        stores.push(Arc::downgrade(&kept));
+        kept
+    }
+
+    /// Adds a subscription. A transient-local one first gets what the topic's transient-local
+    /// publishers of `T` kept, oldest first by publish time, as if just published (their
+    /// `SampleInfo` as sent; its own history bounds them). Done under the fan-out's lock, so
+    /// that each sample comes once: kept before, or delivered after.
+    pub(crate) fn subscribe(&self, inbox: Arc<Inbox<T>>, transient_local: bool) {
+        let mut subscribers = self.subscribers.lock();
+        if transient_local {
+            self.replay_kept(&inbox);
+        }
+        subscribers.push(inbox);
+    }
+
+    /// Hands a new transient-local subscription the kept samples; the caller holds the
+    /// fan-out's lock. Out of the data path: only subscription creation comes here.
+    #[cold]
+    fn replay_kept(&self, inbox: &Inbox<T>) {
+        let mut samples = Vec::new();
+        let stores = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        for store in stores.iter().filter_map(Weak::upgrade) {
+            store.copy_into(&mut samples);
+        }
+        drop(stores);
+        // Stable: one publisher's samples keep their sequence order on equal clock readings.
+        samples.sort_by_key(|(_, info)| info.publish_time);
+        for (msg, info) in samples {
+            if self.core.delivery == LocalDelivery::Shared {
+                inbox.deliver(msg, info);
+                continue;
+            }
+            // Serialized delivery: the subscription gets the bytes it would have got then; a
+            // message without a CDR form was counted by its publisher and reached no one.
+            let bytes = match flat_payload(&msg) {
+                Some(flat) => flat,
+                None => match crate::cdr::to_vec(&*msg) {
+                    Ok(bytes) => RemoteBytes::from(bytes),
+                    Err(_) => continue,
+                },
+            };
+            inbox.deliver_serialized(bytes, info);
+        }
     }
 
     pub(crate) fn unsubscribe(&self, inbox: &Arc<Inbox<T>>) {

@@ -38,6 +38,7 @@
 
 mod combined;
 pub(crate) mod intra;
+pub(crate) mod kept;
 mod link;
 
 pub(crate) use combined::Combined;
