@@ -13,8 +13,9 @@ use std::fmt;
 /// host the same limits: `tacto launch` passes its `[shm]` table to all of them.
 ///
 /// **Cost**: every publisher preallocates [`slots_per_publisher`](Self::slots_per_publisher)
-/// slots of its current slot size (4 KiB at first): `subscribers × (depth + held + 1) + depth
-/// + 2`, 282 with the defaults (tmpfs backs only the pages written).
+/// slots of its current slot size (4 KiB at first): `subscribers × (depth + held + 1) + history
+/// + 2`, 267 with the defaults (tmpfs backs only the pages written), and keeps its last
+/// `history` sent samples' slots for late joiners, volatile or not.
 ///
 /// # Examples
 /// ```
@@ -25,7 +26,7 @@ use std::fmt;
 ///     ..ShmLimits::default()
 /// };
 /// assert_eq!(limits.check(), Ok(()));
-/// assert_eq!(limits.slots_per_publisher(), 16 * (16 + 16 + 1) + 16 + 2);
+/// assert_eq!(limits.slots_per_publisher(), 16 * (16 + 16 + 1) + 1 + 2);
 /// let zero = ShmLimits {
 ///     depth: 0,
 ///     ..ShmLimits::default()
@@ -49,6 +50,11 @@ pub struct ShmLimits {
     /// copied out of its slot. The service lets a subscriber borrow one more, the sample
     /// being received.
     pub held: usize,
+    /// The samples every publisher port keeps for late-joining transient-local subscribers
+    /// (default 1, as ROS 2's latched topics keep: `/tf_static`, `/map`,
+    /// `/robot_description`). iceoryx2 keeps them in every port, volatile ones too, so each
+    /// port holds `history` slots it has sent: for an 8 MiB topic, 8 MiB each.
+    pub history: usize,
 }
 
 impl Default for ShmLimits {
@@ -58,21 +64,23 @@ impl Default for ShmLimits {
 }
 
 impl ShmLimits {
-    /// The default: 8 publishers, 8 subscribers, 16 samples buffered and held.
+    /// The default: 8 publishers, 8 subscribers, 16 samples buffered and held, 1 kept.
     pub const DEFAULT: ShmLimits = ShmLimits {
         publishers: 8,
         subscribers: 8,
         depth: 16,
         held: 16,
+        history: 1,
     };
 
     /// The largest limits [`check`](Self::check) accepts: 64 publishers, 256 subscribers,
-    /// 256 samples buffered and held.
+    /// 256 samples buffered, held and kept.
     pub const UPPER: ShmLimits = ShmLimits {
         publishers: 64,
         subscribers: 256,
         depth: 256,
         held: 256,
+        history: 256,
     };
 
     /// The most slots per publisher [`check`](Self::check) accepts: 64 MiB of 4 KiB slots,
@@ -80,13 +88,13 @@ impl ShmLimits {
     pub const MAX_SLOTS: usize = 16_384;
 
     /// The slots every publisher preallocates: per subscriber its buffer of `depth` and the
-    /// `held + 1` samples it may borrow, its history of `depth` for late joiners (the
-    /// service's, kept by every publisher; docs/shm.md, "Transient local"), and two for the
-    /// publisher itself.
+    /// `held + 1` samples it may borrow, its `history` for late joiners (the service's,
+    /// kept by every publisher; docs/shm.md, "Transient local"), and two for the publisher
+    /// itself.
     pub fn slots_per_publisher(&self) -> usize {
         self.subscribers
             .saturating_mul(self.depth.saturating_add(self.held).saturating_add(1))
-            .saturating_add(self.depth)
+            .saturating_add(self.history)
             .saturating_add(2)
     }
 
@@ -119,6 +127,7 @@ impl ShmLimits {
             Limit::Subscribers => self.subscribers,
             Limit::Depth => self.depth,
             Limit::Held => self.held,
+            Limit::History => self.history,
         }
     }
 }
@@ -135,25 +144,29 @@ pub enum Limit {
     Depth,
     /// [`ShmLimits::held`]: `max_held`.
     Held,
+    /// [`ShmLimits::history`]: `max_history`.
+    History,
 }
 
 impl Limit {
     /// Every limit, in the order of [`ShmLimits`]' fields.
-    pub const ALL: [Limit; 4] = [
+    pub const ALL: [Limit; 5] = [
         Limit::Publishers,
         Limit::Subscribers,
         Limit::Depth,
         Limit::Held,
+        Limit::History,
     ];
 
     /// Its name in a launch file: `max_publishers`, `max_subscribers`, `max_depth`,
-    /// `max_held`.
+    /// `max_held`, `max_history`.
     pub fn key(self) -> &'static str {
         match self {
             Limit::Publishers => "max_publishers",
             Limit::Subscribers => "max_subscribers",
             Limit::Depth => "max_depth",
             Limit::Held => "max_held",
+            Limit::History => "max_history",
         }
     }
 }
@@ -186,9 +199,9 @@ pub enum LimitsError {
     },
     /// Together, the limits ask every publisher for more than [`ShmLimits::MAX_SLOTS`] slots.
     #[error(
-        "max_subscribers × (max_depth + max_held + 1) + max_depth + 2 = {} × ({} + {} + 1) + {} \
-         + 2 = {slots} slots per publisher: give at most {}",
-        limits.subscribers, limits.depth, limits.held, limits.depth, ShmLimits::MAX_SLOTS
+        "max_subscribers × (max_depth + max_held + 1) + max_history + 2 = {} × ({} + {} + 1) + \
+         {} + 2 = {slots} slots per publisher: give at most {}",
+        limits.subscribers, limits.depth, limits.held, limits.history, ShmLimits::MAX_SLOTS
     )]
     TooManySlots {
         /// The limits given.

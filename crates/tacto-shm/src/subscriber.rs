@@ -296,11 +296,13 @@ impl Inlet {
         transient_local: bool,
     ) -> Result<Inlet, SubscriberError> {
         let topic = Topic::open(node, topic, type_name)?;
+        // At most what the service keeps (`ShmLimits::history` of its creator).
+        let kept = depth.min(topic.data.static_config().history_size());
         let port = topic
             .data
             .subscriber_builder()
             .buffer_size(depth)
-            .history_request(if transient_local { depth } else { 0 })
+            .history_request(if transient_local { kept } else { 0 })
             .create()
             .map_err(|source| match source {
                 SubscriberCreateError::ExceedsMaxSupportedSubscribers => SubscriberError::Full {

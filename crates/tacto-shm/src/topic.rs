@@ -168,9 +168,9 @@ impl Topic {
                         .max_nodes(limits.publishers + limits.subscribers)
                         .subscriber_max_buffer_size(limits.depth)
                         .subscriber_max_borrowed_samples(limits.held + 1)
-                        // Every process asks for its depth as the history, whatever its
-                        // endpoints' durability, so the depth check covers it too.
-                        .history_size(limits.depth)
+                        // Every process asks for its history limit, whatever its
+                        // endpoints' durability: the service's history cannot grow later.
+                        .history_size(limits.history)
                         .enable_safe_overflow(true)
                         .open_or_create_with_attributes(&verifier)
                 },
@@ -345,6 +345,7 @@ fn existing_limits(node: &ShmNode, service_name: &ServiceName) -> Option<ShmLimi
         subscribers: config.max_subscribers(),
         depth: config.subscriber_max_buffer_size(),
         held: config.subscriber_max_borrowed_samples().saturating_sub(1),
+        history: config.history_size(),
     })
 }
 

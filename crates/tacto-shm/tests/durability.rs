@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use tacto::msg::std_msgs::String as Text;
 use tacto::{Context, Executor, History, Qos, Subscription, Trigger, WaitSetExecutor};
-use tacto_shm::ShmTransport;
+use tacto_shm::{ShmLimits, ShmTransport};
 
 mod support;
 use support::{Child, spin_until};
@@ -18,10 +18,20 @@ fn topic(test: &str) -> String {
     format!("/d{}_{test}", std::process::id())
 }
 
+/// A context whose topics keep 4 samples per port for late joiners (the default keeps 1),
+/// as every process of these tests asks, unless `TACTO_SHM_HISTORY` says otherwise.
 fn context(name: &str) -> Context {
-    Context::builder()
-        .transport(ShmTransport::new(name).unwrap())
-        .create()
+    let history = std::env::var("TACTO_SHM_HISTORY").map_or(4, |h| h.parse().unwrap());
+    context_keeping(name, history)
+}
+
+fn context_keeping(name: &str, history: usize) -> Context {
+    let limits = ShmLimits {
+        history,
+        ..ShmLimits::default()
+    };
+    let transport = ShmTransport::builder(name).limits(limits).create().unwrap();
+    Context::builder().transport(transport).create()
 }
 
 fn latched(depth: usize) -> Qos {
@@ -181,5 +191,25 @@ fn a_late_joiner_gets_only_the_last_depth_samples_of_the_publisher() {
         log.lock().unwrap().contains(&"k5".to_owned())
     });
     assert_eq!(*log.lock().unwrap(), ["k4", "k5"]);
+    child.finish();
+}
+
+/// With the default limits a port keeps one sample for late joiners, whatever the writer's
+/// depth: the newest.
+#[test]
+fn by_default_a_late_joiner_gets_the_newest_sample_only() {
+    let topic = topic("default_one");
+    let child = Child::spawn(
+        ROLE,
+        "latch_last_two",
+        &[("TOPIC", topic.clone()), ("TACTO_SHM_HISTORY", "1".into())],
+    );
+    assert_eq!(child.next_line(), "published");
+    let ctx = context_keeping("default_joiner", ShmLimits::DEFAULT.history);
+    let (mut executor, log) = logged(&ctx, &topic, 10);
+    spin_until(&mut executor, "the late joiner got k5", || {
+        log.lock().unwrap().contains(&"k5".to_owned())
+    });
+    assert_eq!(*log.lock().unwrap(), ["k5"]);
     child.finish();
 }

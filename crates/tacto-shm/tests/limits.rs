@@ -248,6 +248,6 @@ fn limits_out_of_bounds_are_refused_before_a_node_exists() {
     };
     assert!(matches!(
         slots.check(),
-        Err(LimitsError::TooManySlots { slots: 70_146, .. })
+        Err(LimitsError::TooManySlots { slots: 69_891, .. })
     ));
 }

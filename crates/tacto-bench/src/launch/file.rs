@@ -197,6 +197,7 @@ struct RawShm {
     max_subscribers: Option<Spanned<i64>>,
     max_depth: Option<Spanned<i64>>,
     max_held: Option<Spanned<i64>>,
+    max_history: Option<Spanned<i64>>,
 }
 
 impl RawShm {
@@ -206,6 +207,7 @@ impl RawShm {
             Limit::Subscribers => self.max_subscribers.as_ref(),
             Limit::Depth => self.max_depth.as_ref(),
             Limit::Held => self.max_held.as_ref(),
+            Limit::History => self.max_history.as_ref(),
         }
     }
 }
@@ -337,6 +339,7 @@ impl LaunchFile {
                     subscribers: value_of(Limit::Subscribers)?,
                     depth: value_of(Limit::Depth)?,
                     held: value_of(Limit::Held)?,
+                    history: value_of(Limit::History)?,
                 };
                 shm.check()
                     .map_err(|error| invalid(table.span(), format!("shm: {error}")))?;
@@ -639,8 +642,8 @@ mod tests {
             ),
             (
                 format!("{ONE}[shm]\nmax_subscribers = 256\nmax_held = 256\n"),
-                "t.toml:6:1: shm: max_subscribers × (max_depth + max_held + 1) + max_depth + 2 = \
-                 256 × (16 + 256 + 1) + 16 + 2 = 69906 slots per publisher: give at most 16384",
+                "t.toml:6:1: shm: max_subscribers × (max_depth + max_held + 1) + max_history + 2 = \
+                 256 × (16 + 256 + 1) + 1 + 2 = 69891 slots per publisher: give at most 16384",
             ),
             (
                 format!("transport = \"dds\"\n{ONE}[shm]\nmax_subscribers = 16\n"),
