@@ -66,6 +66,7 @@ pub mod executor;
 pub mod flat;
 mod history;
 pub mod idl;
+pub mod logging;
 mod message;
 pub mod msg;
 mod node;
