@@ -505,9 +505,20 @@ fn parse_param(text: &str) -> Result<ParamOverride, RuleError> {
     };
     let start = lexemes.position();
     param_name_part(&mut lexemes)?;
-    while lexemes.peek() != Lexeme::Separator {
-        lexemes.expect(Lexeme::Dot)?;
-        param_name_part(&mut lexemes)?;
+    loop {
+        match lexemes.peek() {
+            Lexeme::Separator => break,
+            Lexeme::Dot => {
+                lexemes.accept();
+                param_name_part(&mut lexemes)?;
+            }
+            _ => {
+                return Err(RuleError::new(
+                    lexemes.position(),
+                    format!("expected ':=' or '.', found {}", lexemes.describe_next()),
+                ));
+            }
+        }
     }
     let name = lexemes.text_from(start);
     lexemes.expect(Lexeme::Separator)?;
@@ -532,10 +543,10 @@ fn param_name_part(lexemes: &mut Lookahead<'_>) -> Result<(), RuleError> {
         Lexeme::Token | Lexeme::ForwardSlash => {}
         Lexeme::WildOne => return Err(RuleError::new(at, "wildcard '*' is not implemented")),
         Lexeme::WildMulti => return Err(RuleError::new(at, "wildcard '**' is not implemented")),
-        found => {
+        _ => {
             return Err(RuleError::new(
                 at,
-                format!("expected a name or '/', found {}", found.describe()),
+                format!("expected a name or '/', found {}", lexemes.describe_next()),
             ));
         }
     }

@@ -45,7 +45,7 @@ impl Lexeme {
     /// How an error message names it.
     pub(crate) fn describe(self) -> &'static str {
         match self {
-            Lexeme::None => "a character that starts no name",
+            Lexeme::None => "a character that starts no lexeme",
             Lexeme::Eof => "the end",
             Lexeme::TildeSlash => "'~/'",
             Lexeme::UrlService => "'rosservice://'",
@@ -255,11 +255,12 @@ pub(crate) fn analyze(text: &[u8]) -> (Lexeme, usize) {
     (lexeme, length)
 }
 
-/// A lexeme other than the one expected: what was found, and at which byte.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A lexeme other than the one expected: what was found (described for a message), and at which
+/// byte.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct WrongLexeme {
     pub(crate) expected: Lexeme,
-    pub(crate) found: Lexeme,
+    pub(crate) found: String,
     pub(crate) at: usize,
 }
 
@@ -329,6 +330,27 @@ impl<'a> Lookahead<'a> {
         (first, second.0)
     }
 
+    /// The next lexeme as a message names it: the characters themselves when they start no
+    /// lexeme (`'__f'`, `' '`).
+    pub(crate) fn describe_next(&mut self) -> String {
+        let lexeme = self.peek();
+        if lexeme != Lexeme::None {
+            return lexeme.describe().to_owned();
+        }
+        let end = self.first.map_or(self.position, |(_, end)| end);
+        let text = self
+            .text
+            .get(self.position..end)
+            .map(str::to_owned)
+            .or_else(|| {
+                // A lexeme that stops inside a character: name the whole character.
+                let rest = String::from_utf8_lossy(&self.text.as_bytes()[self.position..]);
+                rest.chars().next().map(String::from)
+            })
+            .unwrap_or_default();
+        format!("'{text}'")
+    }
+
     /// Moves past the next lexeme and returns its text (nothing at the end).
     pub(crate) fn accept(&mut self) -> &'a str {
         self.peek();
@@ -346,11 +368,10 @@ impl<'a> Lookahead<'a> {
 
     /// Moves past the next lexeme if it is `expected`, returning its text.
     pub(crate) fn expect(&mut self, expected: Lexeme) -> Result<&'a str, WrongLexeme> {
-        let found = self.peek();
-        if found != expected {
+        if self.peek() != expected {
             return Err(WrongLexeme {
                 expected,
-                found,
+                found: self.describe_next(),
                 at: self.position,
             });
         }
@@ -588,7 +609,7 @@ mod tests {
             lookahead.expect(Lexeme::ForwardSlash),
             Err(WrongLexeme {
                 expected: Lexeme::ForwardSlash,
-                found: Lexeme::Colon,
+                found: "':'".to_owned(),
                 at: 9
             })
         );

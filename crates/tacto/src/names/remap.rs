@@ -146,7 +146,7 @@ impl From<WrongLexeme> for RuleError {
             format!(
                 "expected {}, found {}",
                 wrong.expected.describe(),
-                wrong.found.describe()
+                wrong.found
             ),
         )
     }
@@ -231,11 +231,25 @@ fn name(lexemes: &mut Lookahead<'_>, end: Lexeme) -> Result<String, RuleError> {
         lexemes.accept();
     }
     name_token(lexemes)?;
-    while lexemes.peek() != end {
-        lexemes.expect(Lexeme::ForwardSlash)?;
-        name_token(lexemes)?;
+    loop {
+        match lexemes.peek() {
+            found if found == end => return Ok(lexemes.text_from(start)),
+            Lexeme::ForwardSlash => {
+                lexemes.accept();
+                name_token(lexemes)?;
+            }
+            _ => {
+                return Err(RuleError::new(
+                    lexemes.position(),
+                    format!(
+                        "expected '/' or {}, found {}",
+                        end.describe(),
+                        lexemes.describe_next()
+                    ),
+                ));
+            }
+        }
     }
-    Ok(lexemes.text_from(start))
 }
 
 /// `text` from byte `at`, or nothing if `at` is not on a character boundary.
@@ -253,12 +267,10 @@ fn name_token(lexemes: &mut Lookahead<'_>) -> Result<(), RuleError> {
         Lexeme::WildOne => Err(RuleError::new(at, "wildcard '*' is not implemented")),
         Lexeme::WildMulti => Err(RuleError::new(at, "wildcard '**' is not implemented")),
         Lexeme::Backreference(_) => Err(RuleError::new(at, "backreferences are not implemented")),
-        found => Err(WrongLexeme {
-            expected: Lexeme::Token,
-            found,
+        _ => Err(RuleError::new(
             at,
-        }
-        .into()),
+            format!("expected a name, found {}", lexemes.describe_next()),
+        )),
     }
 }
 
