@@ -688,3 +688,108 @@ fn warning_is_not_a_log_level_name() {
     assert!(log_level_is_invalid("warning"));
     assert!(log_level_is_invalid("rcl:=WARNING"));
 }
+
+// rclcpp/test/rclcpp/test_utilities.cpp: remove_ros_arguments
+
+#[test]
+fn rclcpp_removes_the_ros_arguments_and_keeps_the_program_s() {
+    let args = parse(&[
+        "process_name",
+        "-d",
+        "--ros-args",
+        "-r",
+        "__ns:=/foo/bar",
+        "-r",
+        "__ns:=/fiz/buz",
+        "--",
+        "--foo=bar",
+        "--baz",
+    ]);
+    assert_eq!(
+        args.program_args(),
+        ["process_name", "-d", "--foo=bar", "--baz"]
+    );
+    assert_eq!(parse(&["process_name"]).program_args(), ["process_name"]);
+}
+
+// rclcpp/test/rclcpp/test_node_options.cpp: ros_args_only, ros_args_and_non_ros_args,
+// bad_ros_args (a node's own arguments have no program name)
+
+#[test]
+fn a_node_s_own_arguments_rename_and_move_it() {
+    use tacto::names::{remap_node_name, remap_node_namespace};
+    let args = parse(&[
+        "--ros-args",
+        "-r",
+        "__node:=some_node",
+        "-r",
+        "__ns:=/some_ns",
+    ]);
+    assert!(args.program_arg_indices().is_empty());
+    assert!(args.unknown_ros_arg_indices().is_empty());
+    assert_eq!(
+        remap_node_name(args.remap_rules(), &[], "my_node"),
+        Some("some_node")
+    );
+    assert_eq!(
+        remap_node_namespace(args.remap_rules(), &[], "my_ns"),
+        Some("/some_ns")
+    );
+
+    let args = parse(&[
+        "--non-ros-flag",
+        "--ros-args",
+        "-r",
+        "__node:=some_node",
+        "-r",
+        "__ns:=/some_ns",
+        "--",
+        "non-ros-arg",
+    ]);
+    assert!(args.unknown_ros_arg_indices().is_empty());
+    assert_eq!(args.program_args(), ["--non-ros-flag", "non-ros-arg"]);
+    assert_eq!(
+        remap_node_name(args.remap_rules(), &[], "my_node"),
+        Some("some_node")
+    );
+}
+
+#[test]
+fn a_bad_rule_is_invalid_and_an_unknown_ros_argument_is_refused_as_rclcpp_does() {
+    assert!(matches!(
+        RosArgs::parse(["--ros-args", "-r", "foo:="]),
+        Err(ArgsError::InvalidValue { index: 2, .. })
+    ));
+    let args = parse(&["--ros-args", "-r", "foo:=bar", "not-a-ros-arg"]);
+    assert_eq!(
+        args.reject_unknown(),
+        Err(ArgsError::UnknownRosArgs {
+            args: vec!["not-a-ros-arg".into()]
+        })
+    );
+}
+
+// rcl/src/rcl/arguments.c: a rule outside a block is still a rule, in its deprecated form.
+
+#[test]
+fn a_remap_rule_outside_a_block_is_taken_with_a_deprecation_warning() {
+    let args = parse(&["process_name", "chatter:=out", "plain"]);
+    assert_eq!(args.program_args(), ["process_name", "plain"]);
+    assert_eq!(args.remap_rules()[0].to_string(), "chatter:=out");
+    assert_eq!(
+        args.warnings(),
+        [
+            "Found remap rule 'chatter:=out'. This syntax is deprecated. \
+          Use '--ros-args --remap chatter:=out' instead."
+        ]
+    );
+}
+
+#[test]
+fn a_flag_without_its_value_names_itself_and_where_it_is() {
+    let err = RosArgs::parse(["process_name", "--ros-args", "--params-file"]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "argument 2 '--params-file' is the last one: expected a parameters file path after it"
+    );
+}
