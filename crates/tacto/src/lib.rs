@@ -55,6 +55,7 @@ compile_error!(
 // Lets `#[tacto::message]` name `::tacto` inside this crate too, for the standard messages.
 extern crate self as tacto;
 
+pub mod args;
 mod call_queue;
 pub mod callback_group;
 pub mod cdr;
@@ -69,6 +70,7 @@ pub mod idl;
 pub mod logging;
 mod message;
 pub mod msg;
+pub mod names;
 mod node;
 mod pi_mutex;
 mod publisher;
