@@ -70,6 +70,7 @@ pub mod logging;
 mod message;
 pub mod msg;
 mod node;
+pub mod params;
 mod pi_mutex;
 mod publisher;
 mod qos;
