@@ -500,6 +500,7 @@ pub(super) fn parse_file(text: &str, params: &mut ParameterOverrides) -> Result<
     let mut node_idx = 0usize;
     let mut parameter_idx = 0usize;
     let mut ns = Namespaces::default();
+    let mut last_key: Option<Marker> = None;
     loop {
         let (event, marker) = next_event(&mut parser)?;
         let at = |kind| YamlError::at(marker, kind);
@@ -507,6 +508,7 @@ pub(super) fn parse_file(text: &str, params: &mut ParameterOverrides) -> Result<
             Event::StreamEnd => return Ok(()),
             Event::Scalar(value, style, _anchor, tag) => {
                 if is_key {
+                    last_key = Some(marker);
                     if value.is_empty() {
                         return Err(at(YamlErrorKind::EmptyKey));
                     }
@@ -566,11 +568,17 @@ pub(super) fn parse_file(text: &str, params: &mut ParameterOverrides) -> Result<
                     else {
                         return Err(at(YamlErrorKind::ValueBeforeParameters));
                     };
+                    // An empty value has no place of its own (yaml-rust2 gives the next
+                    // token's): its key's is where to look.
+                    let place = match value.is_empty() {
+                        true => last_key.unwrap_or(marker),
+                        false => marker,
+                    };
                     store_scalar(
                         &value,
                         style,
                         tag.as_deref(),
-                        marker,
+                        place,
                         is_seq,
                         &mut seq_type,
                         variant,
