@@ -848,7 +848,10 @@ impl ParameterStore {
     /// [`Uninitialized`](ParameterError::Uninitialized)); an undeclared one's "not set" if
     /// undeclared parameters are allowed, else [`NotDeclared`](ParameterError::NotDeclared).
     pub fn get_parameter(&self, name: &str) -> Result<Parameter, ParameterError> {
-        let state = self.state();
+        self.get_locked(&self.state(), name)
+    }
+
+    fn get_locked(&self, state: &State, name: &str) -> Result<Parameter, ParameterError> {
         match state.params.get(name) {
             Some(info) if info.value.is_set() || info.descriptor.dynamic_typing => {
                 Ok(Parameter::new(name, info.value.clone()))
@@ -881,9 +884,12 @@ impl ParameterStore {
         &self,
         names: &[impl AsRef<str>],
     ) -> Result<Vec<Parameter>, ParameterError> {
+        // One look at the parameters, as rclcpp's under its mutex: an atomic set is seen
+        // whole or not at all.
+        let state = self.state();
         names
             .iter()
-            .map(|n| self.get_parameter(n.as_ref()))
+            .map(|n| self.get_locked(&state, n.as_ref()))
             .collect()
     }
 
