@@ -490,6 +490,9 @@ fn sets_check_declaration_type_and_callbacks() {
     assert!(!node.has_parameter("p10"));
 }
 
+/// A range's from, to and step, the initial value, and sets with whether each is accepted.
+type RangeCase<T, S> = (T, T, S, T, &'static [(T, bool)]);
+
 fn with_integer_range(
     node: &ParameterStore,
     name: &str,
@@ -515,7 +518,7 @@ fn with_integer_range(
 fn integer_ranges_are_inclusive_and_stepped_from_the_lowest_value() {
     let node = store();
     // (from, to, step, initial, [(value, accepted)]), each left at the last accepted value.
-    let cases: [(i64, i64, u64, i64, &[(i64, bool)]); 6] = [
+    let cases: [RangeCase<i64, u64>; 6] = [
         (
             10,
             18,
@@ -601,7 +604,7 @@ fn integer_ranges_are_inclusive_and_stepped_from_the_lowest_value() {
 #[test]
 fn floating_point_ranges_compare_within_rclcpps_tolerance() {
     let node = store();
-    let cases: [(f64, f64, f64, f64, &[(f64, bool)]); 7] = [
+    let cases: [RangeCase<f64, f64>; 7] = [
         (
             10.0,
             11.0,
@@ -727,6 +730,7 @@ fn setting_an_undeclared_parameter_declares_it_when_allowed() {
 // test_node.cpp, set_parameters_undeclared_parameters_not_allowed and
 // test_node_parameters.cpp, set_parameters: each set on its own.
 #[test]
+#[allow(clippy::approx_constant)] // the peer's test value, not π
 fn set_parameters_answers_each_parameter() {
     let node = undeclared_allowed();
     node.declare("bool_parameter", false).unwrap();

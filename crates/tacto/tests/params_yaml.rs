@@ -323,6 +323,7 @@ fn hundreds_of_nodes_and_parameters_keep_their_order() {
 // test_parse.cpp, parse_value and parse_value_sequence: the typing of each kind of scalar,
 // and an array refuses an element of another type.
 #[test]
+#[allow(clippy::approx_constant)] // the peer's test value, not π
 fn values_are_typed_and_arrays_hold_one_type() {
     let mut p = ParameterOverrides::new();
     for (text, expected) in [

@@ -694,6 +694,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::approx_constant)] // the peer's test value, not π
     fn plain_scalars_are_typed_as_rcl_types_them() {
         assert_eq!(typed("yes"), Scalar::Bool(true));
         assert_eq!(typed("Off"), Scalar::Bool(false));
