@@ -589,3 +589,21 @@ fn a_missing_file_is_an_error_naming_it() {
     assert!(matches!(e.kind, YamlErrorKind::Io(_)));
     assert!(e.to_string().contains("no_such_file.yaml"), "{e}");
 }
+
+// rcl's parse_file_events on a nested sequence: the inner one restarts the array, and a
+// second inner one comes where rcl expects a key.
+#[test]
+fn nested_arrays_read_as_rcl_reads_them() {
+    let mut p = ParameterOverrides::new();
+    p.add_yaml("n:\n  ros__parameters:\n    a: [[1, 2]]\n")
+        .unwrap();
+    assert_eq!(
+        value(&p, "n", "a"),
+        ParameterValue::IntegerArray(vec![1, 2])
+    );
+    let e = p
+        .add_yaml("n:\n  ros__parameters:\n    b: [[1], [2]]\n")
+        .unwrap_err();
+    assert_eq!((e.kind, e.line), (YamlErrorKind::SequenceAsKey, 3));
+    assert_eq!(p.get("n", "b"), None, "a refused file adds nothing");
+}

@@ -115,9 +115,11 @@ impl NodeOverrides {
 ///
 /// let camera = resolve_overrides("/camera", &[&overrides], &[]).unwrap();
 /// assert_eq!(camera["rate"], ParameterValue::Integer(30));
-/// assert_eq!(camera["name"], ParameterValue::String("042".into()));
+/// // The `camera` key comes after the `/**` key that `-p` added to: it wins.
+/// assert_eq!(camera["name"], ParameterValue::String("front".into()));
 /// let other = resolve_overrides("/lidar", &[&overrides], &[]).unwrap();
 /// assert_eq!(other["rate"], ParameterValue::Integer(10));
+/// assert_eq!(other["name"], ParameterValue::String("042".into()));
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ParameterOverrides {
