@@ -553,9 +553,9 @@ impl ParameterStore {
                 }
             })?;
         let value = info.value.clone();
-        let announced = !info.value.is_set();
+        let has_value = info.value.is_set();
         self.state().params.insert(name.to_owned(), info);
-        if !announced {
+        if has_value {
             // Post-set callbacks see the declared value (rclcpp calls them just before it
             // stores it).
             let post_set = live(&mut self.state().post_set);
