@@ -728,7 +728,7 @@ fn top_once_shows_each_executor_of_a_tacto_process_with_its_nodes_rates() {
     assert!(output.status.success(), "{}", text(&output.stderr));
     let pid = std::process::id().to_string();
     let row: Vec<&str> = (stdout.lines())
-        .find(|l| l.contains(" top_ticker "))
+        .find(|l| l.contains(" /top_ticker "))
         .unwrap_or_else(|| panic!("{stdout}"))
         .split_whitespace()
         .collect();
@@ -736,7 +736,7 @@ fn top_once_shows_each_executor_of_a_tacto_process_with_its_nodes_rates() {
     assert!(stdout.starts_with("HOST "), "{stdout}");
     assert_eq!(
         (row[1], row[3], row[5], row[6]),
-        (&*pid, "wait-set", "top_ticker", "0")
+        (&*pid, "wait-set", "/top_ticker", "0")
     );
     let runs_per_s: f64 = row[8].parse().unwrap_or_else(|_| panic!("{stdout}"));
     assert!(runs_per_s > 10.0 && runs_per_s < 150.0, "100 Hz: {stdout}");
@@ -744,13 +744,13 @@ fn top_once_shows_each_executor_of_a_tacto_process_with_its_nodes_rates() {
     let json = run(DOMAIN, &["top", "--once", "--json", "--wait-s", "90"]);
     let json = text(&json.stdout);
     assert!(json.contains(r#""kind":"wait-set""#), "{json}");
-    assert!(json.contains(r#""node":"top_ticker""#), "{json}");
+    assert!(json.contains(r#""node":"/top_ticker""#), "{json}");
     // Its definition is shipped: echo decodes the stats topic like any other.
     let echo = ["topic", "echo", "/_tacto/executor_stats", "--once"];
     let echoed = run(DOMAIN, &[&echo[..], &["--wait-s", "90"]].concat());
     let echoed = text(&echoed.stdout);
     assert!(echoed.contains("kind: wait-set\n"), "{echoed}");
-    assert!(echoed.contains("- node: top_ticker\n"), "{echoed}");
+    assert!(echoed.contains("- node: /top_ticker\n"), "{echoed}");
     // The stats topic is hidden, as in ros2cli.
     let all = ["topic", "list", "--include-hidden-topics"];
     run_until(DOMAIN, &all, None, |out| {

@@ -73,6 +73,22 @@ pub struct ParamOverride {
     pub value: String,
 }
 
+/// Where parameter values come from, in command-line order (see
+/// [`RosArgs::parameter_sources`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParameterSource<'a> {
+    /// A `--params-file` path.
+    File(&'a str),
+    /// A `-p` value.
+    Value(&'a ParamOverride),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ParameterSourceIndex {
+    File(usize),
+    Value(usize),
+}
+
 /// One logger's level, given with `--log-level logger:=level`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct LoggerLevel {
@@ -109,6 +125,9 @@ pub struct RosArgs {
     remap_rules: Vec<RemapRule>,
     param_overrides: Vec<ParamOverride>,
     params_files: Vec<String>,
+    /// Both of the above in command-line order, as rcl reads them into one structure: a
+    /// later file or value overrides an earlier one of the same node key.
+    parameter_order: Vec<ParameterSourceIndex>,
     log_level: Severity,
     logger_levels: Vec<LoggerLevel>,
     log_config_file: Option<String>,
@@ -130,6 +149,7 @@ impl Default for RosArgs {
             remap_rules: Vec::new(),
             param_overrides: Vec::new(),
             params_files: Vec::new(),
+            parameter_order: Vec::new(),
             log_level: Severity::Unset,
             logger_levels: Vec::new(),
             log_config_file: None,
@@ -204,6 +224,8 @@ impl RosArgs {
                     let value = self.value(i, EXPECTED_PARAM)?;
                     let set =
                         parse_param(value).map_err(|err| self.invalid(i, EXPECTED_PARAM, err))?;
+                    (self.parameter_order)
+                        .push(ParameterSourceIndex::Value(self.param_overrides.len()));
                     self.param_overrides.push(set);
                     i += 1;
                 }
@@ -217,6 +239,8 @@ impl RosArgs {
                 }
                 "--params-file" => {
                     let path = self.value(i, EXPECTED_PARAMS_FILE)?.to_owned();
+                    (self.parameter_order)
+                        .push(ParameterSourceIndex::File(self.params_files.len()));
                     self.params_files.push(path);
                     i += 1;
                 }
@@ -357,6 +381,15 @@ impl RosArgs {
     /// The parameters files, in the order given (`rcl_arguments_get_param_files`).
     pub fn params_files(&self) -> &[String] {
         &self.params_files
+    }
+
+    /// The `--params-file` files and `-p` values together, in command-line order: the order
+    /// rcl reads them in, a later one overriding an earlier one.
+    pub fn parameter_sources(&self) -> impl Iterator<Item = ParameterSource<'_>> {
+        self.parameter_order.iter().map(|source| match *source {
+            ParameterSourceIndex::File(i) => ParameterSource::File(&self.params_files[i]),
+            ParameterSourceIndex::Value(i) => ParameterSource::Value(&self.param_overrides[i]),
+        })
     }
 
     /// The default log level; [`Severity::Unset`] if none was given. The last one given wins.

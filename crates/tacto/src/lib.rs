@@ -90,7 +90,7 @@ pub use bytemuck;
 pub use callback_group::{CallbackGroup, CallbackGroupKind};
 pub use client::{CallError, Client, ClientBuilder, ClientCreateError, SendRequestError};
 pub use clock::{Clock, ClockKind, Time};
-pub use context::{Context, ContextBuilder, TopicError, resolve_topic_name};
+pub use context::{Context, ContextBuilder, ContextError, TopicError, resolve_topic_name};
 pub use executor::{
     AddError, CallbackExecutor, EventsExecutor, ExecutableStats, Executor, ExecutorStats,
     ExecutorThread, ExecutorThreadBuilder, JoinError, LetExecutor, SpawnError, SpinError,
@@ -101,7 +101,7 @@ pub use flat::{Flat, FlatLayout, FlatString, FlatStringError};
 pub use history::History;
 pub use message::Message;
 pub use node::{
-    ExecuteInError, Node, NodeCreateError, PublisherBuilder, SubscriptionBuilder,
+    ExecuteInError, Node, NodeBuilder, NodeCreateError, PublisherBuilder, SubscriptionBuilder,
     SubscriptionCreateError,
 };
 pub use publisher::{FlatLoan, Loan, Publisher};

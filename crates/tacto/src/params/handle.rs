@@ -260,7 +260,6 @@ impl ParameterWatch {
     /// The watch as a trigger input: a change is an arrival, and changes not looked at with
     /// [`changed`](Self::changed) are unread. A node registers it among its inputs for its
     /// triggers to name it.
-    #[allow(dead_code)] // Wired into `Trigger` and `Node` where those are.
     pub(crate) fn input(&self) -> Arc<dyn Input> {
         self.shared.clone()
     }

@@ -190,6 +190,34 @@ impl ParameterOverrides {
         Ok(())
     }
 
+    /// The overrides a command line gives (`--params-file` files and `-p` values), read in
+    /// its order as rcl reads them: a later one overrides an earlier one.
+    ///
+    /// # Examples
+    /// ```
+    /// use tacto::args::RosArgs;
+    /// use tacto::params::{ParameterOverrides, ParameterValue, resolve_overrides};
+    ///
+    /// let args = RosArgs::parse(["prog", "--ros-args", "-p", "rate:=10", "-p", "lidar:rate:=20"]).unwrap();
+    /// let overrides = ParameterOverrides::from_args(&args).unwrap();
+    /// let lidar = resolve_overrides("/lidar", &[&overrides], &[]).unwrap();
+    /// assert_eq!(lidar["rate"], ParameterValue::Integer(20));
+    /// ```
+    pub fn from_args(args: &crate::args::RosArgs) -> Result<Self, YamlError> {
+        use crate::args::ParameterSource;
+        let mut overrides = ParameterOverrides::new();
+        for source in args.parameter_sources() {
+            match source {
+                ParameterSource::File(path) => overrides.add_file(path)?,
+                ParameterSource::Value(set) => {
+                    let node = set.node.as_deref().unwrap_or("/**");
+                    overrides.add_value(node, &set.name, &set.value)?;
+                }
+            }
+        }
+        Ok(overrides)
+    }
+
     /// The value rclcpp would read for the node key `node` (exactly as stored, wildcards not
     /// expanded) and parameter `name`, as `rcl_yaml_node_struct_get`: `None` if either is
     /// missing, `Some(None)` if the parameter has no value.
