@@ -110,7 +110,11 @@ impl Config {
             Some(true) => Stream::Stdout,
             None | Some(false) => Stream::Stderr,
         };
-        let buffered = switch("RCUTILS_LOGGING_BUFFERED_STREAM", "unbuffered", "line-buffered")?;
+        let buffered = switch(
+            "RCUTILS_LOGGING_BUFFERED_STREAM",
+            "unbuffered",
+            "line-buffered",
+        )?;
         Ok(Config {
             format,
             colors,

@@ -117,7 +117,9 @@ pub(crate) fn intern(name: &str) -> Arc<Shared> {
         return shared;
     }
     if registry.loggers.len() >= registry.prune_at {
-        registry.loggers.retain(|_, logger| logger.strong_count() > 0);
+        registry
+            .loggers
+            .retain(|_, logger| logger.strong_count() > 0);
         // Pruning costs O(1) per logger made, amortized; the map stays at most twice as long
         // as the most loggers ever alive at once.
         registry.prune_at = (registry.loggers.len() * 2).max(64);
