@@ -388,7 +388,8 @@ fn each_level_writes_what_is_at_least_as_severe() {
     assert_eq!(captured.count(), expected);
 }
 
-// rclcpp test/rclcpp/test_logging.cpp `test_log_from_node` and `test_parameter_expression`.
+// rclcpp test/rclcpp/test_logging.cpp `test_log_from_node` and `test_parameter_expression` (a
+// logger as an expression: here a temporary, and an `Arc`).
 #[test]
 fn a_logger_is_taken_by_value_by_reference_or_as_an_expression() {
     let (logger, captured) = logger("macros_logger_forms");
@@ -402,7 +403,7 @@ fn a_logger_is_taken_by_value_by_reference_or_as_an_expression() {
     }
     assert!(by_value(logger.clone()));
     assert!(by_reference(&logger));
-    tacto::info!(*&logger, "message");
+    tacto::info!(Arc::new(logger.clone()), "message");
     tacto::info!(Logger::get("macros_logger_forms"), "message");
     assert_eq!(captured.count(), 4);
 }

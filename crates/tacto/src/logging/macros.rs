@@ -18,7 +18,8 @@ macro_rules! debug {
 
 /// Logs a record of severity `INFO` (rclcpp's `RCLCPP_INFO*`).
 ///
-/// The first argument is a [`Logger`](crate::logging::Logger) (or a reference to one), the
+/// The first argument is a [`Logger`](crate::logging::Logger) (or anything that borrows as one:
+/// `&Logger`, `Arc<Logger>`), the
 /// last ones a `format!` string and its arguments. Between them, at most one condition, as
 /// rclcpp's macros have them; conditions and arguments are evaluated only if the logger is
 /// enabled for the severity, and each call site keeps its own state:
@@ -90,65 +91,95 @@ macro_rules! fatal {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __log {
-    ($severity:expr, $logger:expr, once, $($arg:tt)+) => {{
-        let logger: &$crate::logging::Logger = &$logger;
-        if logger.is_enabled_for($severity) {
-            static ONCE: $crate::logging::__Once = $crate::logging::__Once::new();
-            if ONCE.first() {
-                $crate::__write!(logger, $severity, $($arg)+);
+    ($severity:expr, $logger:expr, once, $($arg:tt)+) => {
+        // A match keeps a temporary logger (`Logger::get(..)`) alive for the whole call.
+        match &$logger {
+            logger => {
+                let logger: &$crate::logging::Logger = ::core::borrow::Borrow::borrow(logger);
+                if logger.is_enabled_for($severity) {
+                    static ONCE: $crate::logging::__Once = $crate::logging::__Once::new();
+                    if ONCE.first() {
+                        $crate::__write!(logger, $severity, $($arg)+);
+                    }
+                }
             }
         }
-    }};
-    ($severity:expr, $logger:expr, skip_first, throttle($clock:expr, $period:expr), $($arg:tt)+) => {{
-        let logger: &$crate::logging::Logger = &$logger;
-        if logger.is_enabled_for($severity) {
-            // rcutils nests skip-first inside throttle: the first call that passes the
-            // throttle is the one skipped.
-            static THROTTLE: $crate::logging::__Throttle = $crate::logging::__Throttle::new();
-            static FIRST: $crate::logging::__Once = $crate::logging::__Once::new();
-            let now = {
-                use $crate::logging::TimeSource as _;
-                (&$clock).time()
-            };
-            if THROTTLE.pass(now, $period) && !FIRST.first() {
-                $crate::__write!(logger, $severity, $($arg)+);
+    };
+    ($severity:expr, $logger:expr, skip_first, throttle($clock:expr, $period:expr), $($arg:tt)+) => {
+        // A match keeps a temporary logger (`Logger::get(..)`) alive for the whole call.
+        match &$logger {
+            logger => {
+                let logger: &$crate::logging::Logger = ::core::borrow::Borrow::borrow(logger);
+                if logger.is_enabled_for($severity) {
+                    // rcutils nests skip-first inside throttle: the first call that passes the
+                    // throttle is the one skipped.
+                    static THROTTLE: $crate::logging::__Throttle = $crate::logging::__Throttle::new();
+                    static FIRST: $crate::logging::__Once = $crate::logging::__Once::new();
+                    let now = {
+                        use $crate::logging::TimeSource as _;
+                        (&$clock).time()
+                    };
+                    if THROTTLE.pass(now, $period) && !FIRST.first() {
+                        $crate::__write!(logger, $severity, $($arg)+);
+                    }
+                }
             }
         }
-    }};
-    ($severity:expr, $logger:expr, skip_first, $($arg:tt)+) => {{
-        let logger: &$crate::logging::Logger = &$logger;
-        if logger.is_enabled_for($severity) {
-            static FIRST: $crate::logging::__Once = $crate::logging::__Once::new();
-            if !FIRST.first() {
-                $crate::__write!(logger, $severity, $($arg)+);
+    };
+    ($severity:expr, $logger:expr, skip_first, $($arg:tt)+) => {
+        // A match keeps a temporary logger (`Logger::get(..)`) alive for the whole call.
+        match &$logger {
+            logger => {
+                let logger: &$crate::logging::Logger = ::core::borrow::Borrow::borrow(logger);
+                if logger.is_enabled_for($severity) {
+                    static FIRST: $crate::logging::__Once = $crate::logging::__Once::new();
+                    if !FIRST.first() {
+                        $crate::__write!(logger, $severity, $($arg)+);
+                    }
+                }
             }
         }
-    }};
-    ($severity:expr, $logger:expr, throttle($clock:expr, $period:expr), $($arg:tt)+) => {{
-        let logger: &$crate::logging::Logger = &$logger;
-        if logger.is_enabled_for($severity) {
-            static THROTTLE: $crate::logging::__Throttle = $crate::logging::__Throttle::new();
-            let now = {
-                use $crate::logging::TimeSource as _;
-                (&$clock).time()
-            };
-            if THROTTLE.pass(now, $period) {
-                $crate::__write!(logger, $severity, $($arg)+);
+    };
+    ($severity:expr, $logger:expr, throttle($clock:expr, $period:expr), $($arg:tt)+) => {
+        // A match keeps a temporary logger (`Logger::get(..)`) alive for the whole call.
+        match &$logger {
+            logger => {
+                let logger: &$crate::logging::Logger = ::core::borrow::Borrow::borrow(logger);
+                if logger.is_enabled_for($severity) {
+                    static THROTTLE: $crate::logging::__Throttle = $crate::logging::__Throttle::new();
+                    let now = {
+                        use $crate::logging::TimeSource as _;
+                        (&$clock).time()
+                    };
+                    if THROTTLE.pass(now, $period) {
+                        $crate::__write!(logger, $severity, $($arg)+);
+                    }
+                }
             }
         }
-    }};
-    ($severity:expr, $logger:expr, when($condition:expr), $($arg:tt)+) => {{
-        let logger: &$crate::logging::Logger = &$logger;
-        if logger.is_enabled_for($severity) && $condition {
-            $crate::__write!(logger, $severity, $($arg)+);
+    };
+    ($severity:expr, $logger:expr, when($condition:expr), $($arg:tt)+) => {
+        // A match keeps a temporary logger (`Logger::get(..)`) alive for the whole call.
+        match &$logger {
+            logger => {
+                let logger: &$crate::logging::Logger = ::core::borrow::Borrow::borrow(logger);
+                if logger.is_enabled_for($severity) && $condition {
+                    $crate::__write!(logger, $severity, $($arg)+);
+                }
+            }
         }
-    }};
-    ($severity:expr, $logger:expr, $($arg:tt)+) => {{
-        let logger: &$crate::logging::Logger = &$logger;
-        if logger.is_enabled_for($severity) {
-            $crate::__write!(logger, $severity, $($arg)+);
+    };
+    ($severity:expr, $logger:expr, $($arg:tt)+) => {
+        // A match keeps a temporary logger (`Logger::get(..)`) alive for the whole call.
+        match &$logger {
+            logger => {
+                let logger: &$crate::logging::Logger = ::core::borrow::Borrow::borrow(logger);
+                if logger.is_enabled_for($severity) {
+                    $crate::__write!(logger, $severity, $($arg)+);
+                }
+            }
         }
-    }};
+    };
 }
 
 /// Formats and queues the record, with the call site's location.

@@ -16,8 +16,8 @@ use super::{Colors, Config, Record, Severity, Stream, rosout};
 use crate::pi_mutex::PiMutex;
 
 /// The most records waiting for the logging thread. A record that finds the queue full is
-/// dropped and counted ([`dropped`]): the newest goes, so what is written is an unbroken
-/// prefix of what was logged, and the logging thread says how many it lost.
+/// dropped and counted ([`dropped`]): the newest goes, never one already queued, and the
+/// logging thread says on the console how many it lost.
 pub const QUEUE_CAPACITY: usize = 4096;
 
 /// Waiting records, in call order. Priority-inheriting: a real-time thread that logs while the
@@ -256,12 +256,11 @@ pub fn rosout_enabled() -> bool {
 /// ```
 /// use tacto::logging::{self, Config, Logger};
 ///
-/// fn main() -> Result<(), logging::ConfigError> {
-///     let _flush = logging::init(Config::from_env()?);
-///     tacto::info!(Logger::get("demo"), "up");
-///     Ok(()) // `_flush` drops: "up" is on the console before the process ends
-/// }
-/// # main().unwrap();
+/// // At the start of `main`:
+/// let _flush = logging::init(Config::from_env()?);
+/// tacto::info!(Logger::get("demo"), "up");
+/// // At the end of `main`, `_flush` drops: "up" is on the console before the process ends.
+/// # Ok::<(), logging::ConfigError>(())
 /// ```
 pub fn init(config: Config) -> FlushGuard {
     *CONFIG.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(config));
