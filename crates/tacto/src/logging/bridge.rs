@@ -3,7 +3,8 @@
 //! target as the logger name.
 
 use std::borrow::Cow;
-use std::sync::Once;
+use std::collections::HashMap;
+use std::sync::{LazyLock, Once, RwLock};
 
 use super::{Location, Logger, Record, Severity, output};
 
@@ -53,13 +54,28 @@ fn severity(level: log::Level) -> Severity {
     }
 }
 
+/// The most targets whose loggers the bridge keeps: a target's records then find their logger
+/// with one read lock, instead of making it again each time. Targets are mostly module paths,
+/// but a library may make them from anything; past this many, loggers are made per record.
+const KEPT_TARGETS: usize = 1024;
+
+static TARGETS: LazyLock<RwLock<HashMap<Box<str>, Logger>>> = LazyLock::new(RwLock::default);
+
 /// The logger of a `log` target: its module path with `.` for `::`, so that
-/// `iceoryx2::port::publisher` is below `iceoryx2` in rcutils' hierarchy.
+/// `my_driver::usb` is below `my_driver` in rcutils' hierarchy.
 fn logger(target: &str) -> Logger {
-    match target.contains("::") {
+    if let Some(logger) = (TARGETS.read().unwrap_or_else(|e| e.into_inner())).get(target) {
+        return logger.clone();
+    }
+    let logger = match target.contains("::") {
         true => Logger::get(&target.replace("::", ".")),
         false => Logger::get(target),
+    };
+    let mut targets = TARGETS.write().unwrap_or_else(|e| e.into_inner());
+    if targets.len() < KEPT_TARGETS {
+        targets.insert(target.into(), logger.clone());
     }
+    logger
 }
 
 impl log::Log for Bridge {
