@@ -45,7 +45,7 @@ fn hex(id: tacto::PublisherId) -> String {
 ///   went out, then whether a DDS writer of its context's transport has readers to send to.
 /// - `paced`: publishes "tacto 1", "tacto 2", ... every N µs, until killed.
 #[test]
-#[ignore = "the other process of this file's tests, which run it with --ignored"]
+#[ignore = "the other process of this file's tests, which run it with --include-ignored"]
 fn tacto_peer() {
     let role = std::env::var(support::ROLE).expect(support::ROLE);
     let words: Vec<&str> = role.split(' ').collect();
