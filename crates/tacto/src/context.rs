@@ -10,10 +10,12 @@ use crate::exchange::Exchanges;
 use crate::executor::report::Reporter;
 use crate::executor::stats::Board;
 use crate::history::History;
+use crate::logging;
 use crate::message::Message;
 use crate::msg::rosgraph_msgs;
 use crate::msg::tacto_msgs::{EXECUTOR_STATS_TOPIC, ExecutorStats};
 use crate::node::{Node, NodeBuilder, NodeCreateError};
+use crate::node_services::Desk;
 use crate::params::{ParameterOverrides, YamlError};
 use crate::publisher::Publisher;
 use crate::qos::Qos;
@@ -59,6 +61,9 @@ struct ContextInner {
     /// Publishes the stats of the executors that run the context's nodes; started by the
     /// first executor, and only with a transport (`None` inside: it could not start).
     reporter: OnceLock<Option<Reporter>>,
+    /// Answers the nodes' parameter (and logger) services; started with the first node, and
+    /// only with a transport (`None` inside: it could not start).
+    desk: OnceLock<Option<Desk>>,
 }
 
 /// Configures a [`Context`]; from [`Context::builder`].
@@ -80,6 +85,10 @@ pub enum ContextError {
     /// A `--params-file` file or a `-p` value does not read (file, line and column).
     #[error(transparent)]
     Parameters(#[from] YamlError),
+    /// An `RCUTILS_*` logging variable has a value rcutils refuses, or a `--log-level` logger
+    /// is one too many.
+    #[error("{0}")]
+    Logging(String),
 }
 
 impl ContextBuilder {
@@ -116,9 +125,14 @@ impl ContextBuilder {
     /// parameter overrides apply to every node made in the context (unless a node ignores
     /// them, [`NodeBuilder::use_global_arguments`]). Unknown `--ros-args` flags are refused, as
     /// rclcpp refuses them, and parameter files are read here, once.
+    ///
+    /// The logging flags set the process's logging, as `rclcpp::init` does: `--log-level`
+    /// levels, and `--disable-stdout-logs` / `--disable-rosout-logs` (see
+    /// [`crate::logging`]).
     pub fn arguments(mut self, args: RosArgs) -> Result<Self, ContextError> {
         args.reject_unknown()?;
         self.parameter_overrides = ParameterOverrides::from_args(&args)?;
+        configure_logging(&args)?;
         self.args = args;
         Ok(self)
     }
@@ -136,6 +150,7 @@ impl ContextBuilder {
                 transport: self.transport,
                 exchanges: Exchanges::default(),
                 reporter: OnceLock::new(),
+                desk: OnceLock::new(),
             }),
         }
     }
@@ -145,6 +160,33 @@ impl Default for Context {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// Applies the logging flags of `args` to the process's logging.
+fn configure_logging(args: &RosArgs) -> Result<(), ContextError> {
+    let logging_error = |e: &dyn std::fmt::Display| ContextError::Logging(e.to_string());
+    if !args.stdout_logs() || !args.rosout_logs() {
+        let config = logging::Config::from_env().map_err(|e| logging_error(&e))?;
+        let config = logging::Config {
+            console: args.stdout_logs(),
+            rosout: args.rosout_logs(),
+            ..config
+        };
+        // The guard only flushes early; the process's exit flushes anyway.
+        drop(logging::init(config));
+    }
+    if args.log_level() != logging::Severity::Unset {
+        logging::set_default_level(args.log_level());
+    }
+    for logger in args.logger_levels() {
+        logging::set_logger_level(&logger.name, logger.level).map_err(|e| logging_error(&e))?;
+    }
+    // The parser's warnings (a deprecated rule outside --ros-args), under rcl's logger.
+    let rcl = logging::Logger::get("rcl");
+    for warning in args.warnings() {
+        crate::warn!(rcl, "{warning}");
+    }
+    Ok(())
 }
 
 /// The context's topics by resolved name.
@@ -389,11 +431,7 @@ impl Context {
         }
         let reporter = self.inner.reporter.get_or_init(|| {
             let started = self
-                .topic::<ExecutorStats>(EXECUTOR_STATS_TOPIC)
-                .and_then(|topic| {
-                    let link = topic.link_writer(None, &Qos::default())?;
-                    Ok(Publisher::new(topic, link, &Qos::default()))
-                })
+                .graph_publisher::<ExecutorStats>(None, EXECUTOR_STATS_TOPIC, &Qos::default())
                 .map_err(|e| e.to_string())
                 .and_then(|publisher| Reporter::start(publisher).map_err(|e| e.to_string()));
             // Once per context: the program runs on, without its stats topic.
@@ -404,6 +442,33 @@ impl Context {
         if let Some(reporter) = reporter {
             reporter.add(board);
         }
+    }
+
+    /// A publisher of the context's own (not of a node's executables, so no executor
+    /// redirects it): `node` names the node it is announced under on the graph.
+    pub(crate) fn graph_publisher<T: Message>(
+        &self,
+        node: Option<&str>,
+        topic: &str,
+        qos: &Qos,
+    ) -> Result<Publisher<T>, TopicError> {
+        let topic = self.topic::<T>(topic)?;
+        let link = topic.link_writer(node, qos)?;
+        Ok(Publisher::new(topic, link, qos))
+    }
+
+    /// The desk that answers the nodes' services: started at the first call, if the context
+    /// has a transport (none otherwise, or if its thread could not start, which is said once).
+    pub(crate) fn desk(&self) -> Option<&Desk> {
+        self.inner.transport.as_ref()?;
+        let desk = self.inner.desk.get_or_init(|| {
+            Desk::start()
+                .inspect_err(|e| {
+                    eprintln!("tacto: nodes' parameter services will not be served: {e}")
+                })
+                .ok()
+        });
+        desk.as_ref()
     }
 
     /// The context's transport out of the process, if any.

@@ -72,6 +72,7 @@ mod message;
 pub mod msg;
 pub mod names;
 mod node;
+mod node_services;
 pub mod params;
 mod pi_mutex;
 mod publisher;

@@ -12,8 +12,11 @@ use crate::client::ClientBuilder;
 use crate::clock::{ClockKind, Time};
 use crate::context::{Context, TopicError};
 use crate::history::History;
+use crate::logging::{self, Logger, ROSOUT_TOPIC, rosout_qos};
 use crate::message::Message;
+use crate::msg::rcl_interfaces::msg::{self, Log};
 use crate::names::{NameError, NodeIdentity, RemapRule};
+use crate::node_services::NodeServices;
 use crate::params::{
     Parameter, ParameterError, ParameterOverrides, ParameterStore, ParameterWatch, YamlError,
     resolve_overrides,
@@ -21,7 +24,7 @@ use crate::params::{
 use crate::publisher::{Output, Publisher};
 use crate::qos::Qos;
 use crate::sample::Sample;
-use crate::service::{ServiceBuilder, ServiceType};
+use crate::service::{ServiceBuilder, ServiceCreateError, ServiceType};
 use crate::subscription::{Input, Subscription};
 use crate::trigger::{Activation, Trigger, TriggerError};
 
@@ -77,6 +80,7 @@ pub struct Node {
     /// Whether the context's arguments apply to this node.
     global_arguments: bool,
     parameters: Arc<ParameterStore>,
+    logger: Logger,
     context: Context,
     /// Process-unique, so that a node can recognise its own callback groups.
     id: u64,
@@ -132,6 +136,12 @@ pub enum NodeCreateError {
     /// An override has no value, or one the parameters refuse (rclcpp's text).
     #[error(transparent)]
     Parameters(#[from] ParameterError),
+    /// The node's `/parameter_events` or `/rosout` publisher could not be made.
+    #[error(transparent)]
+    Topic(#[from] TopicError),
+    /// The node's parameter services could not be made.
+    #[error(transparent)]
+    Services(#[from] ServiceCreateError),
 }
 
 /// Why a subscription could not be created.
@@ -171,6 +181,10 @@ pub struct NodeBuilder {
     overrides: Vec<Parameter>,
     allow_undeclared: bool,
     declare_from_overrides: bool,
+    parameter_services: bool,
+    parameter_events: bool,
+    logger_service: bool,
+    rosout: bool,
 }
 
 impl NodeBuilder {
@@ -184,7 +198,41 @@ impl NodeBuilder {
             overrides: Vec::new(),
             allow_undeclared: false,
             declare_from_overrides: false,
+            parameter_services: true,
+            parameter_events: true,
+            logger_service: false,
+            rosout: true,
         }
+    }
+
+    /// Whether the node serves its parameter services on the graph (default true), as
+    /// `NodeOptions::start_parameter_services`. They are served only with a transport, and
+    /// on the context's service thread, never in an executor.
+    pub fn start_parameter_services(mut self, yes: bool) -> Self {
+        self.parameter_services = yes;
+        self
+    }
+
+    /// Whether parameter changes are published on `/parameter_events` (default true), as
+    /// `NodeOptions::start_parameter_event_publisher`.
+    pub fn start_parameter_event_publisher(mut self, yes: bool) -> Self {
+        self.parameter_events = yes;
+        self
+    }
+
+    /// Whether the node serves `get_logger_levels` and `set_logger_levels` (default false),
+    /// as `NodeOptions::enable_logger_service` in Jazzy.
+    pub fn enable_logger_service(mut self, yes: bool) -> Self {
+        self.logger_service = yes;
+        self
+    }
+
+    /// Whether the node's log records are published on `/rosout` (default true, unless the
+    /// process's `--disable-rosout-logs`), as `NodeOptions::enable_rosout`; only with a
+    /// transport, where ROS 2's tools can read them.
+    pub fn enable_rosout(mut self, yes: bool) -> Self {
+        self.rosout = yes;
+        self
     }
 
     /// The node's namespace (`/robot1`; relative ones are made absolute); default `/`.
@@ -265,17 +313,28 @@ impl NodeBuilder {
         }
         sources.push(&local_overrides);
         let overrides = resolve_overrides(&fqn, &sources, &self.overrides)?;
-        let parameters = ParameterStore::builder(fqn.clone())
+        let name = self.context.claim_node_name(&fqn)?;
+        let mut parameters = ParameterStore::builder(fqn.clone())
             .overrides(overrides)
             .allow_undeclared_parameters(self.allow_undeclared)
-            .automatically_declare_parameters_from_overrides(self.declare_from_overrides)
-            .build()?;
+            .automatically_declare_parameters_from_overrides(self.declare_from_overrides);
+        if self.parameter_events {
+            let events = self.context.graph_publisher::<msg::ParameterEvent>(
+                Some(&fqn),
+                PARAMETER_EVENTS_TOPIC,
+                &Qos::parameters(),
+            )?;
+            let clock = self.context.clock().clone();
+            parameters = parameters
+                .on_event(move |event| events.publish(event.to_message(clock.now(ClockKind::Ros))));
+        }
+        let parameters = parameters.build()?;
         // As rclcpp's TimeSource, on every node.
         parameters.declare("use_sim_time", false)?;
-        let name = self.context.claim_node_name(&fqn)?;
         static NEXT_ID: AtomicU64 = AtomicU64::new(0);
-        Ok(Node {
+        let node = Node {
             name,
+            logger: Logger::for_node(identity.namespace(), identity.name()),
             identity,
             rules,
             global_arguments: self.global_arguments,
@@ -287,11 +346,45 @@ impl NodeBuilder {
             inputs: Vec::new(),
             outputs: Vec::new(),
             calls: Vec::new(),
-        })
+        };
+        if let Some(desk) = node.context.desk() {
+            let services = match self.parameter_services {
+                true => Some(NodeServices::create(&node, self.logger_service)?),
+                false => None,
+            };
+            let rosout = match self.rosout && logging::rosout_enabled() {
+                true => {
+                    let fqn = Some(node.fully_qualified_name());
+                    let publisher =
+                        (node.context).graph_publisher::<Log>(fqn, ROSOUT_TOPIC, &rosout_qos())?;
+                    Some(logging::attach_rosout(node.logger.name(), publisher))
+                }
+                false => None,
+            };
+            desk.add(&node.name, services, rosout)?;
+        }
+        Ok(node)
     }
 }
 
+/// Where parameter changes are published, as rclcpp's `ParameterEventHandler` reads them.
+const PARAMETER_EVENTS_TOPIC: &str = "/parameter_events";
+
 impl Node {
+    /// The node's logger, named after it (`robot1.camera` for `/robot1/camera`), as
+    /// `rclcpp::Node::get_logger`; clone it into code that runs in an executor.
+    ///
+    /// # Examples
+    /// ```
+    /// let ctx = tacto::Context::new();
+    /// let node = ctx.node_builder("camera").namespace("/robot1").create().unwrap();
+    /// assert_eq!(node.logger().name(), "robot1.camera");
+    /// tacto::info!(node.logger(), "ready at {} fps", 30);
+    /// ```
+    pub fn logger(&self) -> &Logger {
+        &self.logger
+    }
+
     /// The node's name, after remapping (`rclcpp::Node::get_name`).
     pub fn name(&self) -> &str {
         self.identity.name()

@@ -487,6 +487,29 @@ fn build<S: ServiceType>(
     name: &str,
     history: History,
 ) -> Result<Service<S>, ServiceCreateError> {
+    let service = link::<S>(node, name, history)?;
+    remember(&mut node.calls, Arc::downgrade(&service.input()));
+    Ok(service)
+}
+
+impl Node {
+    /// A service of this node that none of its triggers may name and no executor sees (the
+    /// node's parameter services, which the context's desk answers).
+    pub(crate) fn detached_service<S: ServiceType>(
+        &self,
+        name: &str,
+        history: History,
+    ) -> Result<Service<S>, ServiceCreateError> {
+        link::<S>(self, name, history)
+    }
+}
+
+/// Creates service `name` of `node` and links it out of the process.
+fn link<S: ServiceType>(
+    node: &Node,
+    name: &str,
+    history: History,
+) -> Result<Service<S>, ServiceCreateError> {
     if history.capacity() == 0 {
         return Err(ServiceCreateError::ZeroCapacity);
     }
@@ -524,8 +547,6 @@ fn build<S: ServiceType>(
         remote_arrivals: Arc::default(),
         remote_malformed: AtomicU64::new(0),
     });
-    let input: Arc<dyn Input> = requests.clone();
-    remember(&mut node.calls, Arc::downgrade(&input));
     Ok(Service {
         requests,
         exchange,

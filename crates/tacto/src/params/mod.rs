@@ -15,6 +15,7 @@
 
 mod error;
 mod handle;
+mod messages;
 mod names;
 mod overrides;
 mod store;
