@@ -1,0 +1,167 @@
+//! A tacto node as a ROS 2 node, seen by rclpy: named, moved and remapped by `--ros-args`,
+//! publishing at the period its parameter gives; its parameters read, set (and refused with
+//! rclcpp's reason), described and loaded by rclpy's own `AsyncParameterClient` on
+//! rmw_cyclonedds; its parameter changes on `/parameter_events` and its log lines on
+//! `/rosout`. The tacto side is the `talker` example, run as a user runs it. DDS domains 150
+//! to 152.
+
+mod support;
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Instant;
+
+use support::{PATIENCE, RclpyNode, rclpy_on_cyclone};
+use tacto::msg::rcl_interfaces::msg;
+use tacto::msg::rcl_interfaces::srv::{SetParameters, SetParameters_Request};
+
+/// The `talker` example with `args`, in `domain`, on loopback; killed on drop.
+struct Talker(Child);
+
+impl Talker {
+    fn start(domain: u32, args: &[&str]) -> Talker {
+        let child = Command::new(example("talker"))
+            .args(args)
+            .env("ROS_DOMAIN_ID", domain.to_string())
+            .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+            .env(
+                "CYCLONEDDS_URI",
+                "<CycloneDDS><Domain><General><Interfaces><NetworkInterface name=\"lo\"/>\
+                 </Interfaces></General></Domain></CycloneDDS>",
+            )
+            .env_remove("ROS_STATIC_PEERS")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the talker example runs");
+        Talker(child)
+    }
+}
+
+impl Drop for Talker {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn example(name: &str) -> PathBuf {
+    let path = (std::env::current_exe().expect("test binary").parent())
+        .and_then(|deps| deps.parent())
+        .expect("target dir")
+        .join("examples")
+        .join(name);
+    assert!(
+        path.exists(),
+        "{} is not built: `cargo test -p tacto-dds` builds it",
+        path.display()
+    );
+    path
+}
+
+/// The peer's next line that starts with `prefix`, within the patience.
+fn line(peer: &RclpyNode, prefix: &str) -> String {
+    let deadline = Instant::now() + PATIENCE;
+    while let Some(line) = peer.next_line(deadline) {
+        if line.starts_with(prefix) {
+            return line;
+        }
+    }
+    panic!("no line starting {prefix:?}; rclpy: {}", peer.stderr());
+}
+
+#[test]
+fn rclpy_sees_a_tacto_talker_renamed_moved_and_remapped_at_the_period_its_parameter_gives() {
+    const DOMAIN: u32 = 150;
+    let args = [
+        "--ros-args",
+        "-r",
+        "__node:=x",
+        "-r",
+        "__ns:=/y",
+        "-r",
+        "chatter:=z",
+        "-p",
+        "period:=0.2",
+    ];
+    let _talker = Talker::start(DOMAIN, &args);
+    let rclpy = RclpyNode::spawn("ros_node.py", DOMAIN, &["graph", "/y/x", "/y/z", "11"]);
+    assert_eq!(line(&rclpy, "node "), "node /y/x");
+    let rate: f64 = line(&rclpy, "rate ")["rate ".len()..].parse().unwrap();
+    // Ten periods of 0.2 s: 5 Hz. A loaded machine delays some arrivals, never all of them.
+    assert!((3.0..=7.0).contains(&rate), "{rate} Hz");
+}
+
+#[test]
+fn rclpy_hears_a_tacto_nodes_parameter_events_and_its_log_lines() {
+    const DOMAIN: u32 = 151;
+    let watch = RclpyNode::spawn("ros_node.py", DOMAIN, &["watch"]);
+    line(&watch, "ready");
+    let args = ["--ros-args", "-r", "__node:=watched", "-p", "period:=0.1"];
+    let _talker = Talker::start(DOMAIN, &args);
+    // The talker logs each message at INFO (20) under its node's logger, as demo_nodes_cpp's.
+    let logged = line(&watch, "rosout watched 20 Publishing: 'Hello World: ");
+    assert!(logged.ends_with('\''), "{logged}");
+
+    // A set from another process, through the talker's set_parameters service.
+    let ctx = tacto::Context::builder()
+        .transport(tacto_dds::DdsTransport::new(support::loopback_participant(
+            DOMAIN,
+        )))
+        .create();
+    let mut setter = ctx.node("setter").unwrap();
+    let client = setter
+        .client::<SetParameters>("/watched/set_parameters")
+        .create()
+        .unwrap();
+    let request = SetParameters_Request {
+        parameters: vec![msg::Parameter {
+            name: "period".into(),
+            value: msg::ParameterValue {
+                r#type: msg::ParameterType::PARAMETER_DOUBLE,
+                double_value: 0.3,
+                ..Default::default()
+            },
+        }],
+    };
+    let response = client.call(request, PATIENCE).unwrap();
+    assert!(response.results[0].successful, "{:?}", response.results);
+    assert_eq!(line(&watch, "event "), "event /watched period");
+}
+
+#[test]
+fn rclpys_parameter_client_on_cyclone_lists_gets_sets_describes_and_loads_a_tacto_nodes_parameters()
+{
+    let Some(cyclone) = rclpy_on_cyclone(
+        "rclpys_parameter_client_on_cyclone_lists_gets_sets_describes_and_loads_a_tacto_nodes_parameters",
+    ) else {
+        return;
+    };
+    const DOMAIN: u32 = 152;
+    let dir = std::env::temp_dir().join(format!("tacto-ros-node-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("talker.yaml");
+    std::fs::write(&file, "/talker:\n  ros__parameters:\n    period: 0.25\n").unwrap();
+    let _talker = Talker::start(DOMAIN, &[]);
+    let client = cyclone.spawn(
+        "ros_node.py",
+        DOMAIN,
+        &["params", "/talker", file.to_str().unwrap()],
+    );
+    assert_eq!(line(&client, "list "), "list period use_sim_time");
+    assert_eq!(line(&client, "get "), "get period 1.0");
+    assert_eq!(line(&client, "set "), "set True ");
+    assert_eq!(
+        line(&client, "set "),
+        "set False Wrong parameter type, parameter {period} is of type {double}, setting it \
+         to {string} is not allowed."
+    );
+    assert_eq!(
+        line(&client, "describe "),
+        "describe period 3 3600.0 seconds between two messages"
+    );
+    assert_eq!(line(&client, "load "), "load True");
+    assert_eq!(line(&client, "get "), "get period 0.25");
+    line(&client, "done");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
