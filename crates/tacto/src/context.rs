@@ -43,7 +43,7 @@ pub struct Context {
     inner: Arc<ContextInner>,
 }
 
-struct ContextInner {
+pub(crate) struct ContextInner {
     topics: Arc<Topics>,
     /// The fully qualified names of the context's nodes, each held weakly: a node's name is
     /// taken while its `Arc<str>` lives, in the node or in the executor the node was added to.
@@ -334,6 +334,16 @@ impl Context {
         S: Into<String>,
     {
         Ok(Self::builder().arguments(RosArgs::parse(args)?)?.create())
+    }
+
+    /// A handle that does not keep the context alive (see [`upgrade`](Self::upgrade)).
+    pub(crate) fn downgrade(&self) -> Weak<ContextInner> {
+        Arc::downgrade(&self.inner)
+    }
+
+    /// The context of a [`downgrade`](Self::downgrade)d handle, if it still exists.
+    pub(crate) fn upgrade(weak: &Weak<ContextInner>) -> Option<Context> {
+        weak.upgrade().map(|inner| Context { inner })
     }
 
     /// The context's ROS arguments (none unless given, see [`from_args`](Self::from_args)).

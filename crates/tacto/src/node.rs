@@ -18,8 +18,8 @@ use crate::msg::rcl_interfaces::msg::{self, Log};
 use crate::names::{NameError, NodeIdentity, RemapRule};
 use crate::node_services::NodeServices;
 use crate::params::{
-    Parameter, ParameterError, ParameterOverrides, ParameterStore, ParameterWatch, YamlError,
-    resolve_overrides,
+    Parameter, ParameterError, ParameterOverrides, ParameterStore, ParameterWatch,
+    SetParametersResult, YamlError, resolve_overrides,
 };
 use crate::publisher::{Output, Publisher};
 use crate::qos::Qos;
@@ -329,8 +329,7 @@ impl NodeBuilder {
                 .on_event(move |event| events.publish(event.to_message(clock.now(ClockKind::Ros))));
         }
         let parameters = parameters.build()?;
-        // As rclcpp's TimeSource, on every node.
-        parameters.declare("use_sim_time", false)?;
+        follow_use_sim_time(&parameters, &self.context)?;
         static NEXT_ID: AtomicU64 = AtomicU64::new(0);
         let node = Node {
             name,
@@ -365,6 +364,49 @@ impl NodeBuilder {
         }
         Ok(node)
     }
+}
+
+/// Declares `use_sim_time` as rclcpp's `TimeSource` does on every node, and makes the
+/// context's ROS clock follow `/clock` when it is true (from an override, or set later).
+///
+/// The ROS clock is the context's, shared by its nodes (rclcpp has one per node): it follows
+/// `/clock` from the first node that sets `use_sim_time`, and a set back to false is refused
+/// with the reason, since the other nodes' time would jump back to the system's.
+fn follow_use_sim_time(
+    parameters: &ParameterStore,
+    context: &Context,
+) -> Result<(), NodeCreateError> {
+    if parameters.declare("use_sim_time", false)? {
+        context.use_sim_time()?;
+    }
+    let clock = context.clock().clone();
+    let refuse_going_back = parameters.add_on_set_parameters_callback(move |set| {
+        let back = set
+            .iter()
+            .any(|p| p.name == "use_sim_time" && p.value == false.into());
+        match back && clock.is_sim_time() {
+            true => SetParametersResult::refused(
+                "use_sim_time cannot go back to false: this process's ROS clock follows /clock \
+                 for all its nodes once one of them uses sim time",
+            ),
+            false => SetParametersResult::ok(),
+        }
+    })?;
+    parameters.keep(refuse_going_back);
+    // Held weakly: the context's service thread holds the parameters.
+    let weak = context.downgrade();
+    let follow = parameters.add_post_set_parameters_callback(move |set| {
+        let on = set
+            .iter()
+            .any(|p| p.name == "use_sim_time" && p.value == true.into());
+        if let (true, Some(context)) = (on, Context::upgrade(&weak))
+            && let Err(error) = context.use_sim_time()
+        {
+            crate::error!(logging::Logger::get("rcl"), "cannot follow /clock: {error}");
+        }
+    })?;
+    parameters.keep(follow);
+    Ok(())
 }
 
 /// Where parameter changes are published, as rclcpp's `ParameterEventHandler` reads them.

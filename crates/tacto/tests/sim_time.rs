@@ -129,3 +129,42 @@ fn a_ros_timer_follows_clock_after_the_program_dropped_its_context(mut executor:
     spin_until_stopped(&mut executor);
     assert_eq!(activations.count(), 1);
 }
+
+/// `use_sim_time` is a parameter of every node, as in rclcpp: an override or a set turns its
+/// context's ROS clock to `/clock`; going back, which would move every node's time, is refused
+/// with the reason.
+#[test]
+fn the_use_sim_time_parameter_turns_the_ros_clock_to_clock() {
+    use tacto::params::{Parameter, ParameterValue};
+
+    let ctx = Context::new();
+    let node = ctx.node("plain").unwrap();
+    assert_eq!(
+        node.parameters()
+            .get_parameter("use_sim_time")
+            .unwrap()
+            .value,
+        ParameterValue::Bool(false)
+    );
+    assert!(!ctx.clock().is_sim_time());
+    let set = node
+        .parameters()
+        .set_parameter(Parameter::new("use_sim_time", true));
+    assert!(set.successful, "{set:?}");
+    assert!(ctx.clock().is_sim_time());
+    let back = node
+        .parameters()
+        .set_parameter(Parameter::new("use_sim_time", false));
+    assert!(!back.successful);
+    assert!(
+        back.reason.contains("cannot go back to false"),
+        "{}",
+        back.reason
+    );
+
+    let from_args = Context::from_args(["prog", "--ros-args", "-p", "use_sim_time:=true"]).unwrap();
+    assert!(!from_args.clock().is_sim_time());
+    let _sim = from_args.node("sim").unwrap();
+    assert!(from_args.clock().is_sim_time());
+    assert_eq!(from_args.clock().now(ClockKind::Ros), Time::from_nanos(0));
+}

@@ -64,6 +64,8 @@ struct State {
     /// The thread that is changing the parameters, while it does: its callbacks may read
     /// parameters but not change them (rclcpp's `ParameterMutationRecursionGuard`).
     mutating: Option<ThreadId>,
+    /// Callbacks the node itself registered, kept as long as the parameters are.
+    kept: Vec<CallbackHandle>,
 }
 
 struct Shared {
@@ -198,6 +200,7 @@ impl ParameterStoreBuilder {
                     post_set: Vec::new(),
                     watches: Vec::new(),
                     mutating: None,
+                    kept: Vec::new(),
                 }),
                 turn: PiMutex::new(()),
                 events: self.events,
@@ -1015,6 +1018,12 @@ impl ParameterStore {
         // The last registered runs first.
         list(&mut state).insert(0, Arc::downgrade(&callback));
         Ok(CallbackHandle { _callback: keep })
+    }
+
+    /// Keeps `handle`'s callback for as long as the parameters exist (the node's own
+    /// callbacks, which no user code holds).
+    pub(crate) fn keep(&self, handle: CallbackHandle) {
+        self.state().kept.push(handle);
     }
 
     /// Adds a pre-set callback (Jazzy's `add_pre_set_parameters_callback`): called first by
