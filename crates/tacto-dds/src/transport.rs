@@ -373,13 +373,12 @@ impl DdsLinkWriter {
     }
 }
 
-impl LinkWriter for DdsLinkWriter {
-    fn has_remote_readers(&self) -> bool {
-        if self.keeps_for_late_joiners {
-            return true;
-        }
+impl DdsLinkWriter {
+    /// The matched readers this writer serves: all of them, or beside shared memory those of
+    /// processes that shared memory does not reach.
+    fn readers_served(&self) -> u32 {
         let Some(key) = &self.shm_key else {
-            return self.matched.count.load(Ordering::Acquire) > 0;
+            return self.matched.count.load(Ordering::Acquire);
         };
         // Asked at each publication: Cyclone is asked only after a match or unmatch.
         let changed = &self.matched.changed;
@@ -387,7 +386,19 @@ impl LinkWriter for DdsLinkWriter {
             let elsewhere = shm_peers::readers_elsewhere(self.handle, key);
             self.elsewhere.store(elsewhere, Ordering::Release);
         }
-        self.elsewhere.load(Ordering::Acquire) > 0
+        self.elsewhere.load(Ordering::Acquire)
+    }
+}
+
+impl LinkWriter for DdsLinkWriter {
+    fn has_remote_readers(&self) -> bool {
+        self.keeps_for_late_joiners || self.readers_served() > 0
+    }
+
+    /// The matched readers (Cyclone's publication-matched count: never this process's, see
+    /// the module's docs), less those of processes reached through shared memory.
+    fn subscription_count(&self) -> usize {
+        usize::try_from(self.readers_served()).unwrap_or(usize::MAX)
     }
 
     fn write(&self, cdr: &[u8]) -> Result<(), LinkError> {
