@@ -282,12 +282,18 @@ impl Discovery {
             {
                 continue;
             }
-            let peer = self
-                .peers
-                .entry(key)
-                .or_insert_with(|| Peer { seen: now, ros });
-            peer.ros = ros;
-            self.changed = now;
+            // Only news is a change: a participant's announcement may come again unchanged.
+            match self.peers.get_mut(&key) {
+                Some(peer) if peer.ros == ros => {}
+                Some(peer) => {
+                    peer.ros = ros;
+                    self.changed = now;
+                }
+                None => {
+                    self.peers.insert(key, Peer { seen: now, ros });
+                    self.changed = now;
+                }
+            }
         }
         for (reader, is_writer) in [(&self.publications, true), (&self.subscriptions, false)] {
             let (alive, gone) = reader.take_endpoints(is_writer, now)?;
@@ -301,11 +307,11 @@ impl Discovery {
                 {
                     continue;
                 }
-                if let Some(known) = self.endpoints.get(&key) {
-                    endpoint.seen = known.seen;
+                match self.endpoints.get(&key) {
+                    Some(known) => endpoint.seen = known.seen,
+                    None => self.changed = now,
                 }
                 self.endpoints.insert(key, endpoint);
-                self.changed = now;
             }
         }
         self.take_node_info(now)?;
@@ -345,7 +351,7 @@ impl Discovery {
             e.is_writer
                 && e.dds_topic == NODE_INFO_TOPIC
                 && !self.nodes.contains_key(&e.participant)
-                && made.is_none_or(|made| e.seen >= made)
+                && made.is_none_or(|made| e.seen > made)
         });
         if !waiting {
             return Ok(());
