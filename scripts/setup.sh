@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what the DDS tests need and a fresh machine lacks; fast and silent when already done.
 #
-#   scripts/setup.sh            both steps below
+#   scripts/setup.sh            the steps below
 #   scripts/setup.sh libclang   only libclang (needed to *build* cyclors: its bindgen step)
 #   scripts/setup.sh venv       only the ROS 2 virtualenv (needed to *run* the DDS tests)
+#   scripts/setup.sh cyclone    only rclpy on rmw_cyclonedds in that venv (the services peer)
 #
 # 1. libclang: cyclors builds Cyclone DDS with cmake, then runs bindgen, which dlopens libclang
 #    and needs clang's builtin headers (stddef.h...). Debian splits them into libclang1-14 and
@@ -15,6 +16,11 @@
 #    `ros_wheels_bootstrapper` (a .pth file) re-executes the venv's python with
 #    LD_LIBRARY_PATH pointing at the wheels' libraries; rclpy then loads rmw_fastrtps_cpp, its
 #    default RMW, without AMENT_PREFIX_PATH.
+# 3. target/ros2-venv/bin/python-cyclone: rclpy on the real rmw_cyclonedds_cpp, built into the
+#    venv by ../shared/peers/build-rmw-cyclonedds.sh when ../shared exists (about a minute,
+#    once). Services (and parameters, actions, lifecycle) do not cross Fast DDS and Cyclone DDS,
+#    so this is the rclpy that the services tests talk to. A plain clone has no ../shared: the
+#    step is skipped and the tests that need the peer say they were skipped, and why.
 #
 # Concurrent runs (parallel test binaries) serialize on a lock file; the second finds the work
 # done. Honours TACTO_ROS2_VENV (venv folder) and PYTHON (interpreter, default python3.11).
@@ -103,12 +109,31 @@ setup_venv() {
     echo "$want" >"$stamp"
 }
 
+setup_cyclone() {
+    local venv="${TACTO_ROS2_VENV:-$root/target/ros2-venv}"
+    [[ -x "$venv/bin/python-cyclone" ]] && return 0
+    local build="$root/../shared/peers/build-rmw-cyclonedds.sh"
+    if [[ ! -f "$build" ]]; then
+        log "no $build: the tests that need rclpy on rmw_cyclonedds will be skipped"
+        return 0
+    fi
+    # The venv may be shared by several checkouts (a link to one venv), each with its own
+    # setup lock: this lock is the venv's own, so two checkouts never build into it at once.
+    exec 8>"$venv/.python-cyclone.lock"
+    flock 8
+    [[ -x "$venv/bin/python-cyclone" ]] && return 0
+    log "building rmw_cyclonedds into $venv (rclpy on Cyclone DDS; about a minute, once)"
+    # The real folder, not a link to it: the wrapper records this path.
+    bash "$build" "$(cd "$venv" && pwd -P)"
+}
+
 mkdir -p "$root/target"
 exec 9>"$root/target/.setup.lock"
 flock 9
 case "$what" in
-    all) setup_libclang; setup_venv ;;
+    all) setup_libclang; setup_venv; setup_cyclone ;;
     libclang) setup_libclang ;;
     venv) setup_venv ;;
-    *) log "unknown step '$what' (all, libclang, venv)"; exit 2 ;;
+    cyclone) setup_venv; setup_cyclone ;;
+    *) log "unknown step '$what' (all, libclang, venv, cyclone)"; exit 2 ;;
 esac

@@ -1,6 +1,7 @@
 //! Embeds the interface files of `tacto-msgs` (`../tacto-msgs/interfaces/<pkg>/{msg,srv}/`)
-//! and tacto's own (`../tacto/interfaces/`: `tacto_msgs`): the generator hashes types that use
-//! them, and the `tacto` binary knows them wherever it runs.
+//! and of the core crate (`../tacto/interfaces/`: `tacto_msgs`, and `rcl_interfaces`, which
+//! `tacto` generates itself): the generator hashes types that use them, and the `tacto` binary
+//! knows them wherever it runs.
 
 use std::fmt::Write;
 use std::path::Path;

@@ -2,18 +2,32 @@
 //! (only they include them; both small) those of the packages in `tests/interfaces/` and a
 //! list of every message type, which the bad-input test decodes.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-const PACKAGES: [&str; 9] = [
-    "builtin_interfaces",
+/// The packages generated here.
+const PACKAGES: [&str; 7] = [
     "example_interfaces",
     "geometry_msgs",
     "nav_msgs",
-    "rcl_interfaces",
     "rosgraph_msgs",
     "sensor_msgs",
     "std_msgs",
     "std_srvs",
+];
+
+/// The packages whose types are the core crate's, re-exported (src/lib.rs), with the folder of
+/// their files and the module of their messages in `tacto`.
+const CORE_PACKAGES: [(&str, &str, &str); 2] = [
+    (
+        "builtin_interfaces",
+        "interfaces/builtin_interfaces",
+        "::tacto::msg::builtin_interfaces",
+    ),
+    (
+        "rcl_interfaces",
+        "../tacto/interfaces/rcl_interfaces",
+        "::tacto::msg::rcl_interfaces::msg",
+    ),
 ];
 const TEST_PACKAGES: [&str; 2] = ["tacto_test_msgs", "type_description_interfaces"];
 
@@ -22,6 +36,9 @@ fn main() {
     let mut generator = tacto_msggen::Generator::new();
     for package in PACKAGES {
         generator = generator.package(root.join("interfaces").join(package));
+    }
+    for (package, _, messages) in CORE_PACKAGES {
+        generator = generator.shipped_package(package, messages);
     }
     let mut tests = tacto_msggen::Generator::new().tacto_msgs();
     for package in TEST_PACKAGES {
@@ -41,14 +58,13 @@ fn main() {
 fn write_message_list(root: &Path) {
     let mut paths = Vec::new();
     let mut services = Vec::new();
-    let folders = PACKAGES
-        .iter()
-        .map(|p| {
-            (
-                root.join("interfaces").join(p),
-                format!("::tacto_msgs::{p}"),
-            )
-        })
+    let package_folder = |p: &str| -> PathBuf {
+        (CORE_PACKAGES.iter().find(|(name, ..)| *name == p))
+            .map(|(_, dir, _)| root.join(dir))
+            .unwrap_or_else(|| root.join("interfaces").join(p))
+    };
+    let folders = (PACKAGES.iter().chain(CORE_PACKAGES.iter().map(|(p, ..)| p)))
+        .map(|p| (package_folder(p), format!("::tacto_msgs::{p}")))
         .chain(TEST_PACKAGES.iter().map(|p| {
             (
                 root.join("tests/interfaces").join(p),

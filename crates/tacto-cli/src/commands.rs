@@ -160,10 +160,52 @@ pub enum CommandError {
     /// Output could not be written (a closed pipe, say).
     #[error("cannot write the output: {0}")]
     Output(#[from] std::io::Error),
+    /// The node is not on the graph (ros2cli's text).
+    #[error("Node not found")]
+    NodeNotFound,
+    /// The node has no such parameter (ros2cli's text).
+    #[error("Parameter not set")]
+    ParameterNotSet,
+    /// The node serves no parameter services (ros2cli's text).
+    #[error("Wait for service timed out waiting for parameter services for node {0}")]
+    NoParameterServices(String),
+    /// The node's parameter service did not answer.
+    #[error("no reply from the parameter services of {node} after {} s", wait.as_secs_f64())]
+    NoReply {
+        /// The node.
+        node: String,
+        /// How long it waited.
+        wait: Duration,
+    },
+    /// A parameter value of a type rcl_interfaces does not define (ros2cli's text).
+    #[error("Unknown parameter type '{0}'")]
+    UnknownParameterType(u8),
+    /// A parameter request could not be encoded (a bound exceeded).
+    #[error("the parameter request cannot be encoded: {0}")]
+    ParamEncode(tacto::cdr::EncodeError),
+    /// A parameter service's reply does not decode.
+    #[error("the reply does not decode as {type_name}: {error}")]
+    ParamReply {
+        /// The response type.
+        type_name: &'static str,
+        /// What was wrong.
+        error: tacto::cdr::DecodeError,
+    },
+    /// A parameter file could not be read or is not one.
+    #[error("{}: {problem}", file.display())]
+    ParamFile {
+        /// The file.
+        file: PathBuf,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// An argument or an answer that makes no sense.
+    #[error("{0}")]
+    Usage(String),
 }
 
 /// Refreshes `discovery` every tick until `done` says so or `wait` has passed.
-fn watch(
+pub(crate) fn watch(
     discovery: &mut Discovery,
     wait: Duration,
     stop: &dyn Fn() -> bool,

@@ -126,8 +126,8 @@ fn scalar(value: &Value, truncate: Option<usize>) -> String {
     }
 }
 
-/// A float as Python's `repr` writes it and PyYAML then prints it: `1.0`, `0.1`,
-/// `1.0e-05`, `1.0e+16`, `.inf`, `.nan`.
+/// A float as PyYAML prints it: Python's `repr`, with `.0` before an exponent that has no
+/// dot (`1.0e-05`, `1.0e+16`), and `.inf`, `.nan`.
 pub(crate) fn python_float(f: f64) -> String {
     if f.is_nan() {
         return ".nan".into();
@@ -135,30 +135,15 @@ pub(crate) fn python_float(f: f64) -> String {
     if f.is_infinite() {
         return if f > 0.0 { ".inf" } else { "-.inf" }.into();
     }
-    let sci = format!("{f:e}");
-    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    if f == 0.0 || (-4..16).contains(&exponent) {
-        let fixed = f.to_string();
-        return if fixed.contains('.') {
-            fixed
-        } else {
-            format!("{fixed}.0")
-        };
+    let repr = crate::pyyaml::float_repr(f);
+    match repr.contains('.') {
+        true => repr,
+        false => repr.replacen('e', ".0e", 1),
     }
-    let mantissa = if mantissa.contains('.') {
-        mantissa.to_owned()
-    } else {
-        format!("{mantissa}.0")
-    };
-    let sign = if exponent < 0 { '-' } else { '+' };
-    format!("{mantissa}e{sign}{:02}", exponent.abs())
 }
 
 /// A string as PyYAML prints it: plain when that reads back as the same string, else in
-/// single quotes, or double quotes with escapes when it holds control characters. The test
-/// for "reads back as another type" is a little stricter than PyYAML's (anything that looks
-/// numeric is quoted).
+/// single quotes, or double quotes with escapes when it holds control characters.
 fn quote(s: &str) -> String {
     if s.chars().any(|c| c.is_control()) {
         let mut out = String::from("\"");
@@ -202,32 +187,8 @@ fn plain_is_safe(s: &str) -> bool {
     if s.contains(": ") || s.contains(" #") || s.starts_with("...") {
         return false;
     }
-    let lower = s.to_ascii_lowercase();
-    if matches!(
-        lower.as_str(),
-        "y" | "n"
-            | "yes"
-            | "no"
-            | "true"
-            | "false"
-            | "on"
-            | "off"
-            | "null"
-            | "~"
-            | "="
-            | "<<"
-            | ".inf"
-            | "-.inf"
-            | "+.inf"
-            | ".nan"
-    ) {
-        return false;
-    }
-    let numeric_start = first.is_ascii_digit() || "+-.".contains(first);
-    let numeric_body = s
-        .chars()
-        .all(|c| c.is_ascii_hexdigit() || "xXoObB_.:+-".contains(c));
-    !(numeric_start && numeric_body)
+    // What PyYAML's resolvers would read as another type.
+    !crate::pyyaml::resolves_to_non_string(s)
 }
 
 /// Why YAML could not be read as a message.

@@ -57,7 +57,7 @@ pub(crate) enum Endpoint {
     Writer,
 }
 
-/// Node name → the GIDs of its readers and of its writers.
+/// A node's fully qualified name → the GIDs of its readers and of its writers.
 type Nodes = BTreeMap<String, (Vec<Gid>, Vec<Gid>)>;
 
 /// The nodes of one participant and their endpoints, with the writer that announces them.
@@ -67,7 +67,7 @@ pub(crate) struct Graph {
     _topic: Topic,
     _participant: Arc<ParticipantInner>,
     participant_gid: Gid,
-    /// Node name → its readers' and writers' GIDs. Tacto nodes have no namespace: `/`.
+    /// A node's fully qualified name (`/ns/name`) → its readers' and writers' GIDs.
     nodes: Mutex<Nodes>,
 }
 
@@ -146,17 +146,29 @@ impl Graph {
         let info = ParticipantEntitiesInfo {
             gid: self.participant_gid,
             node_entities_info_seq: (nodes.iter())
-                .map(|(name, (readers, writers))| NodeEntitiesInfo {
-                    node_namespace: "/".into(),
-                    node_name: name.clone(),
-                    reader_gid_seq: readers.clone(),
-                    writer_gid_seq: writers.clone(),
+                .map(|(full_name, (readers, writers))| {
+                    let (namespace, name) = split_full_name(full_name);
+                    NodeEntitiesInfo {
+                        node_namespace: namespace.into(),
+                        node_name: name.into(),
+                        reader_gid_seq: readers.clone(),
+                        writer_gid_seq: writers.clone(),
+                    }
                 })
                 .collect(),
         };
         if let Ok(bytes) = tacto::cdr::to_vec(&info) {
             let _ = write_cdr(self.writer, &bytes);
         }
+    }
+}
+
+/// `/ns/name` → (`/ns`, `name`); `/name` → (`/`, `name`), as rcl announces them.
+fn split_full_name(full_name: &str) -> (&str, &str) {
+    match full_name.rsplit_once('/') {
+        Some(("", name)) => ("/", name),
+        Some((namespace, name)) => (namespace, name),
+        None => ("/", full_name),
     }
 }
 

@@ -443,7 +443,7 @@ impl Scope<'_> {
                     format!("super::super::{target}::msg::{name}")
                 } else {
                     let path = &self.externs[target];
-                    format!("{path}::msg::{name}")
+                    format!("{path}::{name}")
                 }
             }
         }

@@ -177,7 +177,7 @@ pub enum Problem {
 #[derive(Debug, Default, Clone)]
 pub struct Generator {
     packages: Vec<PathBuf>,
-    /// Package name → Rust path.
+    /// Package name → the Rust path of the module that holds its messages.
     externs: BTreeMap<String, String>,
     /// The folders of external packages, read for the type hashes of the types using them.
     extern_dirs: Vec<PathBuf>,
@@ -219,8 +219,36 @@ impl Generator {
     pub fn extern_package(mut self, dir: impl Into<PathBuf>, rust_path: &str) -> Generator {
         let dir = dir.into();
         let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        self.externs.insert(name.to_owned(), rust_path.to_owned());
+        self.externs
+            .insert(name.to_owned(), format!("{rust_path}::msg"));
         self.extern_dirs.push(dir);
+        self
+    }
+
+    /// Lets the packages use the messages of `package`, one of the packages whose definitions
+    /// are embedded in this crate (see [`shipped`]), from the Rust module `messages_path`, which
+    /// holds its message types by their ROS names: types written by hand, such as
+    /// `"crate::msg::builtin_interfaces"` inside `tacto`, or generated elsewhere, such as
+    /// `"::tacto::msg::rcl_interfaces::msg"`. A package that is not shipped gives
+    /// [`GenerateError::TypeHash`] for the first type that uses it.
+    ///
+    /// # Examples
+    /// ```
+    /// let dir = std::env::temp_dir().join(format!("msggen-shipped-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(dir.join("demo_msgs/msg")).unwrap();
+    /// std::fs::write(dir.join("demo_msgs/msg/Stamped.msg"), "builtin_interfaces/Time stamp\n").unwrap();
+    ///
+    /// let code = tacto_msggen::Generator::new()
+    ///     .package(dir.join("demo_msgs"))
+    ///     .shipped_package("builtin_interfaces", "::tacto::msg::builtin_interfaces")
+    ///     .generate()
+    ///     .unwrap();
+    /// assert!(code.contains("pub stamp: ::tacto::msg::builtin_interfaces::Time,"));
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
+    pub fn shipped_package(mut self, package: &str, messages_path: &str) -> Generator {
+        self.externs
+            .insert(package.to_owned(), messages_path.to_owned());
         self
     }
 
@@ -230,7 +258,7 @@ impl Generator {
     pub fn tacto_msgs(mut self) -> Generator {
         for name in TACTO_MSGS_PACKAGES {
             self.externs
-                .insert(name.to_owned(), format!("::tacto_msgs::{name}"));
+                .insert(name.to_owned(), format!("::tacto_msgs::{name}::msg"));
         }
         self
     }

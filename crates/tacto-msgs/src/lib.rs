@@ -35,12 +35,31 @@
 //! # let _ = request;
 //! ```
 //!
-//! `tacto::msg` keeps a few hand-written types of `std_msgs`, `builtin_interfaces` and
-//! `rosgraph_msgs` for the runtime's own use; the types here have the same type names and the
-//! same CDR, so either can be used on a topic.
+//! `builtin_interfaces` and `rcl_interfaces` are the core crate's own types, re-exported:
+//! `tacto_msgs::builtin_interfaces::msg::Time` *is* [`tacto::msg::builtin_interfaces::Time`]
+//! (which converts to and from [`tacto::Time`]), and `tacto_msgs::rcl_interfaces` *is*
+//! [`tacto::msg::rcl_interfaces`], which the runtime publishes on `/rosout` and serves
+//! parameters and logger levels with; every type here that has a stamp uses them.
+//!
+//! `tacto::msg` also keeps a few hand-written types of `std_msgs` and `rosgraph_msgs` for the
+//! runtime's own use; the types here have the same type names and the same CDR, so either can
+//! be used on a topic.
 
 // The runtime's trait, which `Node::service` and `Node::client` take; re-exported so that
 // `tacto_msgs::ServiceType` works where only this crate is named.
 pub use tacto::ServiceType;
 
 include!(concat!(env!("OUT_DIR"), "/interfaces.rs"));
+
+pub mod builtin_interfaces {
+    //! The ROS 2 interface package `builtin_interfaces`: the core crate's hand-written types.
+
+    pub mod msg {
+        //! The messages of `builtin_interfaces`, [`tacto::msg::builtin_interfaces`]'s types.
+
+        pub use tacto::msg::builtin_interfaces::{Duration, Time};
+    }
+}
+
+/// The ROS 2 interface package `rcl_interfaces`, generated in the core crate.
+pub use tacto::msg::rcl_interfaces;

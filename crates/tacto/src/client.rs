@@ -398,8 +398,9 @@ impl<'a, S: ServiceType> ClientBuilder<'a, S> {
         if self.history.capacity() == 0 {
             return Err(ClientCreateError::ZeroCapacity);
         }
+        let name = (self.node.resolve_service_name(&self.name)).map_err(ClientCreateError::Name)?;
         let ctx = self.node.context();
-        let exchange = ctx.exchanges().open::<S>(&self.name, ctx.delivery())?;
+        let exchange = ctx.exchanges().open::<S>(&name, ctx.delivery())?;
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         let responses = Arc::new(CallQueue::new(self.history));
@@ -417,7 +418,7 @@ impl<'a, S: ServiceType> ClientBuilder<'a, S> {
                     }
                 };
                 (transport.client(
-                    self.node.name(),
+                    self.node.fully_qualified_name(),
                     exchange.name(),
                     RosType::of::<S::Request>(),
                     RosType::of::<S::Response>(),

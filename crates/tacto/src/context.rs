@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
+use crate::args::{ArgsError, RosArgs};
 use crate::clock::Clock;
 use crate::exchange::Exchanges;
 use crate::executor::report::Reporter;
@@ -12,7 +13,8 @@ use crate::history::History;
 use crate::message::Message;
 use crate::msg::rosgraph_msgs;
 use crate::msg::tacto_msgs::{EXECUTOR_STATS_TOPIC, ExecutorStats};
-use crate::node::{Node, NodeCreateError};
+use crate::node::{Node, NodeBuilder, NodeCreateError};
+use crate::params::{ParameterOverrides, YamlError};
 use crate::publisher::Publisher;
 use crate::qos::Qos;
 use crate::subscription::Subscription;
@@ -41,9 +43,14 @@ pub struct Context {
 
 struct ContextInner {
     topics: Arc<Topics>,
-    /// The names of the context's nodes, each held weakly: a node's name is taken while its
-    /// `Arc<str>` lives, in the node or in the executor the node was added to.
+    /// The fully qualified names of the context's nodes, each held weakly: a node's name is
+    /// taken while its `Arc<str>` lives, in the node or in the executor the node was added to.
     node_names: Mutex<HashMap<String, Weak<str>>>,
+    /// The process's ROS arguments (rcl's global arguments): every node's remapping rules
+    /// and parameter overrides, unless it ignores them.
+    args: RosArgs,
+    /// The parameter values `args` gives, files read once.
+    parameter_overrides: ParameterOverrides,
     clock: Clock,
     delivery: LocalDelivery,
     transport: Option<Arc<dyn Transport>>,
@@ -60,6 +67,19 @@ struct ContextInner {
 pub struct ContextBuilder {
     delivery: LocalDelivery,
     transport: Option<Arc<dyn Transport>>,
+    args: RosArgs,
+    parameter_overrides: ParameterOverrides,
+}
+
+/// Why a context could not take its arguments.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ContextError {
+    /// A `--ros-args` argument is malformed or unknown.
+    #[error(transparent)]
+    Arguments(#[from] ArgsError),
+    /// A `--params-file` file or a `-p` value does not read (file, line and column).
+    #[error(transparent)]
+    Parameters(#[from] YamlError),
 }
 
 impl ContextBuilder {
@@ -92,12 +112,25 @@ impl ContextBuilder {
         self
     }
 
+    /// The process's ROS arguments (see [`Context::from_args`]): their remapping rules and
+    /// parameter overrides apply to every node made in the context (unless a node ignores
+    /// them, [`NodeBuilder::use_global_arguments`]). Unknown `--ros-args` flags are refused, as
+    /// rclcpp refuses them, and parameter files are read here, once.
+    pub fn arguments(mut self, args: RosArgs) -> Result<Self, ContextError> {
+        args.reject_unknown()?;
+        self.parameter_overrides = ParameterOverrides::from_args(&args)?;
+        self.args = args;
+        Ok(self)
+    }
+
     /// Creates the context.
     pub fn create(self) -> Context {
         Context {
             inner: Arc::new(ContextInner {
                 topics: Arc::default(),
                 node_names: Mutex::default(),
+                args: self.args,
+                parameter_overrides: self.parameter_overrides,
                 clock: Clock::default(),
                 delivery: self.delivery,
                 transport: self.transport,
@@ -173,6 +206,10 @@ impl fmt::Debug for Context {
 /// Why a topic could not be opened.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TopicError {
+    /// The name a node gave does not resolve to a valid topic or service name (rcl's rules
+    /// and rmw's text; see [`Node::resolve_topic_name`]).
+    #[error(transparent)]
+    Name(#[from] crate::names::NameError),
     /// The name breaks the ROS 2 naming rules.
     #[error("invalid topic name {name:?}: {reason}")]
     InvalidName {
@@ -224,16 +261,60 @@ impl Context {
         ContextBuilder {
             delivery: LocalDelivery::from_env(),
             transport: None,
+            args: RosArgs::default(),
+            parameter_overrides: ParameterOverrides::default(),
         }
     }
 
-    /// Creates a node named `name`: letters, digits and underscores, not starting with a
-    /// digit, at most 255 characters (ROS 2's rules).
+    /// A context configured by the program's command line, as `rclcpp::init(argc, argv)`:
+    /// the `--ros-args ... [--]` blocks (remapping, parameters, log levels; see
+    /// `docs/names.md`) apply to every node made in it; the program's own arguments are
+    /// [`arguments().program_args()`](crate::args::RosArgs::program_args).
     ///
-    /// Node names are unique in a context: ROS 2 only warns about a second node of the same
-    /// name, and its tools then mix the two up. So while a node lives, in the program or in
-    /// the executor it was added to, its name is refused ([`NodeCreateError::NameTaken`]); it
-    /// is free again once the node is dropped, or once the executor that took it is.
+    /// # Examples
+    /// ```
+    /// use tacto::Context;
+    ///
+    /// // As `talker --ros-args -r __node:=speaker -r __ns:=/robot1 -r chatter:=out -p period:=0.2`.
+    /// let argv = ["talker", "--ros-args", "-r", "__node:=speaker", "-r", "__ns:=/robot1",
+    ///             "-r", "chatter:=out", "-p", "period:=0.2"];
+    /// let ctx = Context::from_args(argv).unwrap();
+    /// let mut node = ctx.node("talker").unwrap();
+    /// assert_eq!(node.fully_qualified_name(), "/robot1/speaker");
+    /// let chatter = node.publisher::<tacto::msg::std_msgs::String>("chatter").create().unwrap();
+    /// assert_eq!(chatter.topic(), "/robot1/out");
+    /// assert_eq!(node.parameters().declare("period", 1.0).unwrap(), 0.2);
+    /// assert_eq!(ctx.arguments().program_args(), ["talker"]);
+    /// ```
+    pub fn from_args<I, S>(args: I) -> Result<Context, ContextError>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Ok(Self::builder().arguments(RosArgs::parse(args)?)?.create())
+    }
+
+    /// The context's ROS arguments (none unless given, see [`from_args`](Self::from_args)).
+    pub fn arguments(&self) -> &RosArgs {
+        &self.inner.args
+    }
+
+    /// The parameter values of the context's arguments.
+    pub(crate) fn parameter_overrides(&self) -> &ParameterOverrides {
+        &self.inner.parameter_overrides
+    }
+
+    /// Creates a node named `name` in the root namespace, renamed, moved, remapped and
+    /// given parameter values by the context's [arguments](Self::from_args); see
+    /// [`node_builder`](Self::node_builder) for a namespace and the other options. A name is
+    /// letters, digits and underscores, not starting with a digit, at most 255 characters
+    /// (rmw's rules, with its error texts).
+    ///
+    /// Node names (namespace and name) are unique in a context: ROS 2 only warns about a
+    /// second node of the same name, and its tools then mix the two up. So while a node
+    /// lives, in the program or in the executor it was added to, its name is refused
+    /// ([`NodeCreateError::NameTaken`]); it is free again once the node is dropped, or once
+    /// the executor that took it is.
     ///
     /// # Examples
     /// ```
@@ -246,7 +327,28 @@ impl Context {
     /// assert!(ctx.node("driver").is_ok());
     /// ```
     pub fn node(&self, name: &str) -> Result<Node, NodeCreateError> {
-        Node::new(self.clone(), name)
+        self.node_builder(name).create()
+    }
+
+    /// Starts building a node named `name` with options, as rclcpp's `NodeOptions`: a
+    /// namespace, arguments of its own, parameter overrides.
+    ///
+    /// # Examples
+    /// ```
+    /// use tacto::Context;
+    ///
+    /// let ctx = Context::new();
+    /// let node = ctx
+    ///     .node_builder("camera")
+    ///     .namespace("/robot1")
+    ///     .arguments(["--ros-args", "-r", "image:=raw", "-p", "fps:=30"])
+    ///     .create()
+    ///     .unwrap();
+    /// assert_eq!(node.fully_qualified_name(), "/robot1/camera");
+    /// assert_eq!(node.parameters().declare("fps", 10).unwrap(), 30);
+    /// ```
+    pub fn node_builder(&self, name: &str) -> NodeBuilder {
+        NodeBuilder::new(self.clone(), name)
     }
 
     /// Reserves the node name `name` for as long as the returned `Arc` or a clone of it lives.

@@ -55,6 +55,7 @@ compile_error!(
 // Lets `#[tacto::message]` name `::tacto` inside this crate too, for the standard messages.
 extern crate self as tacto;
 
+pub mod args;
 mod call_queue;
 pub mod callback_group;
 pub mod cdr;
@@ -69,7 +70,9 @@ pub mod idl;
 pub mod logging;
 mod message;
 pub mod msg;
+pub mod names;
 mod node;
+pub mod params;
 mod pi_mutex;
 mod publisher;
 mod qos;
@@ -87,7 +90,7 @@ pub use bytemuck;
 pub use callback_group::{CallbackGroup, CallbackGroupKind};
 pub use client::{CallError, Client, ClientBuilder, ClientCreateError, SendRequestError};
 pub use clock::{Clock, ClockKind, Time};
-pub use context::{Context, ContextBuilder, TopicError, resolve_topic_name};
+pub use context::{Context, ContextBuilder, ContextError, TopicError, resolve_topic_name};
 pub use executor::{
     AddError, CallbackExecutor, EventsExecutor, ExecutableStats, Executor, ExecutorStats,
     ExecutorThread, ExecutorThreadBuilder, JoinError, LetExecutor, SpawnError, SpinError,
@@ -98,7 +101,7 @@ pub use flat::{Flat, FlatLayout, FlatString, FlatStringError};
 pub use history::History;
 pub use message::Message;
 pub use node::{
-    ExecuteInError, Node, NodeCreateError, PublisherBuilder, SubscriptionBuilder,
+    ExecuteInError, Node, NodeBuilder, NodeCreateError, PublisherBuilder, SubscriptionBuilder,
     SubscriptionCreateError,
 };
 pub use publisher::{FlatLoan, Loan, Publisher};

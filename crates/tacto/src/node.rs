@@ -6,12 +6,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
+use crate::args::{ArgsError, RosArgs};
 use crate::callback_group::{CallbackGroup, CallbackGroupKind};
 use crate::client::ClientBuilder;
 use crate::clock::{ClockKind, Time};
 use crate::context::{Context, TopicError};
 use crate::history::History;
 use crate::message::Message;
+use crate::names::{NameError, NodeIdentity, RemapRule};
+use crate::params::{
+    Parameter, ParameterError, ParameterOverrides, ParameterStore, ParameterWatch, YamlError,
+    resolve_overrides,
+};
 use crate::publisher::{Output, Publisher};
 use crate::qos::Qos;
 use crate::sample::Sample;
@@ -62,9 +68,15 @@ use crate::trigger::{Activation, Trigger, TriggerError};
 /// assert_eq!(heard.take().unwrap().data, "HI");
 /// ```
 pub struct Node {
-    /// Claimed in the context: the name stays taken while this `Arc` or a clone lives, so an
-    /// executor that takes the node keeps a clone (see [`Context::node`]).
+    /// The fully qualified name, claimed in the context: it stays taken while this `Arc` or a
+    /// clone lives, so an executor that takes the node keeps a clone (see [`Context::node`]).
     pub(crate) name: Arc<str>,
+    identity: NodeIdentity,
+    /// The node's own remapping rules (from its arguments), applied before the context's.
+    rules: Vec<RemapRule>,
+    /// Whether the context's arguments apply to this node.
+    global_arguments: bool,
+    parameters: Arc<ParameterStore>,
     context: Context,
     /// Process-unique, so that a node can recognise its own callback groups.
     id: u64,
@@ -93,6 +105,7 @@ impl fmt::Debug for Node {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Node")
             .field("name", &self.name)
+            .field("namespace", &self.identity.namespace())
             .field("executables", &self.executables.len())
             .field("inputs", &live(&self.inputs))
             .field("outputs", &live(&self.outputs))
@@ -101,29 +114,25 @@ impl fmt::Debug for Node {
 }
 
 /// Why a node could not be created.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum NodeCreateError {
-    /// ROS 2 node names are letters, digits and underscores, not starting with a digit.
-    #[error("invalid node name {0:?}: use letters, digits and '_', not starting with a digit")]
-    InvalidName(String),
-    /// The name is longer than ROS 2 allows (rmw's `RMW_NODE_NAME_MAX_NAME_LENGTH`).
-    #[error("node name {name:?} has {length} characters, more than ROS 2's {max}")]
-    NameTooLong {
-        /// The name as given.
-        name: String,
-        /// Its length in characters.
-        length: usize,
-        /// The longest name allowed.
-        max: usize,
-    },
-    /// A node of this name already exists in the context: in the program, or in an executor
-    /// it was added to (see [`Context::node`]).
+    /// The name or namespace breaks ROS 2's rules (rmw's text), given or after remapping.
+    #[error(transparent)]
+    Name(#[from] NameError),
+    /// A node of this name and namespace already exists in the context: in the program, or in
+    /// an executor it was added to (see [`Context::node`]).
     #[error("a node named {0:?} already exists in this context")]
     NameTaken(String),
+    /// The node's own arguments are malformed or unknown.
+    #[error(transparent)]
+    Arguments(#[from] ArgsError),
+    /// A parameter file or `-p` value of the node's own arguments does not read.
+    #[error(transparent)]
+    ParameterFile(#[from] YamlError),
+    /// An override has no value, or one the parameters refuse (rclcpp's text).
+    #[error(transparent)]
+    Parameters(#[from] ParameterError),
 }
-
-/// rmw's `RMW_NODE_NAME_MAX_NAME_LENGTH`.
-const MAX_NODE_NAME_LENGTH: usize = 255;
 
 /// Why a subscription could not be created.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -150,27 +159,128 @@ pub enum ExecuteInError {
     ForeignCallbackGroup,
 }
 
-impl Node {
-    pub(crate) fn new(context: Context, name: &str) -> Result<Self, NodeCreateError> {
-        let valid = !name.is_empty()
-            && !name.starts_with(|c: char| c.is_ascii_digit())
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if !valid {
-            return Err(NodeCreateError::InvalidName(name.to_owned()));
+/// Builds a [`Node`] with options, as rclcpp's `NodeOptions`; from [`Context::node_builder`].
+#[derive(Debug)]
+#[must_use = "a builder does nothing until `create` is called"]
+pub struct NodeBuilder {
+    context: Context,
+    name: String,
+    namespace: String,
+    arguments: Option<Vec<String>>,
+    global_arguments: bool,
+    overrides: Vec<Parameter>,
+    allow_undeclared: bool,
+    declare_from_overrides: bool,
+}
+
+impl NodeBuilder {
+    pub(crate) fn new(context: Context, name: &str) -> Self {
+        NodeBuilder {
+            context,
+            name: name.to_owned(),
+            namespace: "/".to_owned(),
+            arguments: None,
+            global_arguments: true,
+            overrides: Vec::new(),
+            allow_undeclared: false,
+            declare_from_overrides: false,
         }
-        // Checked last, as rmw does: the other rules say more about a name that breaks them.
-        if name.len() > MAX_NODE_NAME_LENGTH {
-            return Err(NodeCreateError::NameTooLong {
-                name: name.to_owned(),
-                length: name.len(),
-                max: MAX_NODE_NAME_LENGTH,
-            });
+    }
+
+    /// The node's namespace (`/robot1`; relative ones are made absolute); default `/`.
+    pub fn namespace(mut self, namespace: &str) -> Self {
+        self.namespace = namespace.to_owned();
+        self
+    }
+
+    /// The node's own ROS arguments (`["--ros-args", "-r", "image:=raw"]`), as
+    /// `NodeOptions::arguments`: its rules and parameters come before the context's.
+    pub fn arguments<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.arguments = Some(args.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Whether the context's arguments apply to this node (default true), as
+    /// `NodeOptions::use_global_arguments`.
+    pub fn use_global_arguments(mut self, yes: bool) -> Self {
+        self.global_arguments = yes;
+        self
+    }
+
+    /// Sets a parameter's initial value, over any from arguments, as
+    /// `NodeOptions::parameter_overrides`.
+    pub fn parameter_override(mut self, parameter: Parameter) -> Self {
+        self.overrides.push(parameter);
+        self
+    }
+
+    /// Allows setting parameters that were never declared (default false), as
+    /// `NodeOptions::allow_undeclared_parameters`.
+    pub fn allow_undeclared_parameters(mut self, yes: bool) -> Self {
+        self.allow_undeclared = yes;
+        self
+    }
+
+    /// Declares every parameter that has an override when the node is created (default
+    /// false), as `NodeOptions::automatically_declare_parameters_from_overrides`.
+    pub fn automatically_declare_parameters_from_overrides(mut self, yes: bool) -> Self {
+        self.declare_from_overrides = yes;
+        self
+    }
+
+    /// Creates the node: named and placed as rcl does (its own `__node`/`__ns` rules before
+    /// the context's), its parameters given their overrides (the context's, then its own,
+    /// then [`parameter_override`](Self::parameter_override)s), `use_sim_time` declared as
+    /// rclcpp declares it on every node.
+    pub fn create(self) -> Result<Node, NodeCreateError> {
+        let local = match &self.arguments {
+            Some(args) => {
+                let args = RosArgs::parse(args)?;
+                args.reject_unknown()?;
+                Some(args)
+            }
+            None => None,
+        };
+        let rules = local
+            .as_ref()
+            .map_or(Vec::new(), |a| a.remap_rules().to_vec());
+        let context_args = self.context.arguments();
+        let global: &[RemapRule] = match self.global_arguments {
+            true => context_args.remap_rules(),
+            false => &[],
+        };
+        let identity = NodeIdentity::with_remapping(&self.name, &self.namespace, &rules, global)?;
+        let fqn = identity.fully_qualified_name();
+        let local_overrides = match &local {
+            Some(args) => ParameterOverrides::from_args(args)?,
+            None => ParameterOverrides::default(),
+        };
+        let mut sources = Vec::new();
+        if self.global_arguments {
+            sources.push(self.context.parameter_overrides());
         }
-        let name = context.claim_node_name(name)?;
+        sources.push(&local_overrides);
+        let overrides = resolve_overrides(&fqn, &sources, &self.overrides)?;
+        let parameters = ParameterStore::builder(fqn.clone())
+            .overrides(overrides)
+            .allow_undeclared_parameters(self.allow_undeclared)
+            .automatically_declare_parameters_from_overrides(self.declare_from_overrides)
+            .build()?;
+        // As rclcpp's TimeSource, on every node.
+        parameters.declare("use_sim_time", false)?;
+        let name = self.context.claim_node_name(&fqn)?;
         static NEXT_ID: AtomicU64 = AtomicU64::new(0);
         Ok(Node {
             name,
-            context,
+            identity,
+            rules,
+            global_arguments: self.global_arguments,
+            parameters: Arc::new(parameters),
+            context: self.context,
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             groups: 1,
             executables: Vec::new(),
@@ -179,10 +289,80 @@ impl Node {
             calls: Vec::new(),
         })
     }
+}
 
-    /// The node's name.
+impl Node {
+    /// The node's name, after remapping (`rclcpp::Node::get_name`).
     pub fn name(&self) -> &str {
+        self.identity.name()
+    }
+
+    /// The node's namespace, absolute (`rclcpp::Node::get_namespace`).
+    pub fn namespace(&self) -> &str {
+        self.identity.namespace()
+    }
+
+    /// The namespace and the name, `/robot1/camera` (`get_fully_qualified_name`): the node's
+    /// name on the ROS graph.
+    pub fn fully_qualified_name(&self) -> &str {
         &self.name
+    }
+
+    /// The node's parameters (see [`crate::params`]): declare, get, set, and take typed
+    /// [handles](ParameterStore::handle) for code that runs in an executor. Shared: code
+    /// that runs in an executor keeps a clone.
+    ///
+    /// # Examples
+    /// ```
+    /// use tacto::Context;
+    ///
+    /// let ctx = Context::new();
+    /// let node = ctx.node("controller").unwrap();
+    /// node.parameters().declare("gain", 0.5).unwrap();
+    /// let mut gain = node.parameters().handle::<f64>("gain").unwrap();
+    /// assert_eq!(*gain.get(), 0.5);
+    /// node.parameters().set_parameter(tacto::params::Parameter::new("gain", 0.7));
+    /// assert_eq!(*gain.get(), 0.7); // seen at the next read, at the cost of an atomic load
+    /// ```
+    pub fn parameters(&self) -> &Arc<ParameterStore> {
+        &self.parameters
+    }
+
+    /// A watch of changes to the parameters `names` (all of them if empty) that this node's
+    /// triggers may name ([`Trigger::on_parameters`]): code that must react to a new value
+    /// runs in its own executor when one is set, not in a callback of the setter's thread.
+    pub fn watch_parameters(&mut self, names: &[&str]) -> ParameterWatch {
+        let watch = match names.is_empty() {
+            true => self.parameters.watch(),
+            false => self.parameters.watch_names(names),
+        };
+        remember(&mut self.inputs, Arc::downgrade(&watch.input()));
+        watch
+    }
+
+    /// The fully qualified name of topic `name` for this node: expanded (`~`, `{node}`,
+    /// relative names under the namespace) and remapped, as `rcl_node_resolve_name`.
+    pub fn resolve_topic_name(&self, name: &str) -> Result<String, TopicError> {
+        (self
+            .identity
+            .resolve_topic_name(name, &self.rules, self.global_rules()))
+        .map_err(TopicError::Name)
+    }
+
+    /// The fully qualified name of service `name` for this node, as
+    /// [`resolve_topic_name`](Self::resolve_topic_name) with the rules for services.
+    pub fn resolve_service_name(&self, name: &str) -> Result<String, TopicError> {
+        (self
+            .identity
+            .resolve_service_name(name, &self.rules, self.global_rules()))
+        .map_err(TopicError::Name)
+    }
+
+    fn global_rules(&self) -> &[RemapRule] {
+        match self.global_arguments {
+            true => self.context.arguments().remap_rules(),
+            false => &[],
+        }
     }
 
     /// The context the node belongs to.
@@ -351,8 +531,9 @@ impl<T: Message> PublisherBuilder<'_, T> {
 
     /// Creates the publisher.
     pub fn create(self) -> Result<Publisher<T>, TopicError> {
-        let topic = self.node.context.topic::<T>(&self.topic)?;
-        let link = topic.link_writer(Some(self.node.name()), &self.qos)?;
+        let name = self.node.resolve_topic_name(&self.topic)?;
+        let topic = self.node.context.topic::<T>(&name)?;
+        let link = topic.link_writer(Some(self.node.fully_qualified_name()), &self.qos)?;
         let publisher = Publisher::new(topic, link, &self.qos);
         remember(&mut self.node.outputs, Arc::downgrade(&publisher.output()));
         Ok(publisher)
@@ -438,7 +619,9 @@ impl Node {
         if qos.history.capacity() == 0 {
             return Err(SubscriptionCreateError::ZeroCapacity);
         }
-        let sub = Subscription::new(Some(self.name()), self.context.topic::<T>(topic)?, qos)?;
+        let name = self.resolve_topic_name(topic)?;
+        let topic = self.context.topic::<T>(&name)?;
+        let sub = Subscription::new(Some(self.fully_qualified_name()), topic, qos)?;
         remember(&mut self.inputs, Arc::downgrade(&sub.input()));
         Ok(sub)
     }

@@ -490,8 +490,11 @@ fn build<S: ServiceType>(
     if history.capacity() == 0 {
         return Err(ServiceCreateError::ZeroCapacity);
     }
+    let name = node
+        .resolve_service_name(name)
+        .map_err(ServiceCreateError::Name)?;
     let ctx = node.context();
-    let exchange = ctx.exchanges().open::<S>(name, ctx.delivery())?;
+    let exchange = ctx.exchanges().open::<S>(&name, ctx.delivery())?;
     let local = Arc::new(CallQueue::new(history));
     if !exchange.serve(&local) {
         return Err(ServiceCreateError::AlreadyServed(
@@ -502,7 +505,7 @@ fn build<S: ServiceType>(
         None => None,
         Some(transport) => transport
             .service(
-                node.name(),
+                node.fully_qualified_name(),
                 exchange.name(),
                 RosType::of::<S::Request>(),
                 RosType::of::<S::Response>(),

@@ -8,6 +8,7 @@ use std::time::Duration;
 use crate::client::Client;
 use crate::clock::{ClockKind, Time};
 use crate::message::Message;
+use crate::params::ParameterWatch;
 use crate::service::{Service, ServiceType};
 use crate::subscription::{Input, Subscription};
 
@@ -199,6 +200,39 @@ impl Trigger {
     /// ```
     pub fn readable(source: impl AsFd + Send + 'static) -> Self {
         Self::with_rule(Rule::Readable(Box::new(source)))
+    }
+
+    /// Runs when a parameter the `watch` watches is set (see [`Node::watch_parameters`]): the
+    /// node reacts to a new value in its own executor, reading it where it runs.
+    ///
+    /// [`Node::watch_parameters`]: crate::Node::watch_parameters
+    ///
+    /// # Examples
+    /// ```
+    /// use std::time::Duration;
+    /// use tacto::params::Parameter;
+    /// use tacto::{Context, Executor, Trigger, WaitSetExecutor};
+    ///
+    /// let ctx = Context::new();
+    /// let mut node = ctx.node("planner").unwrap();
+    /// node.parameters().declare("horizon", 10).unwrap();
+    /// let mut horizon = node.parameters().handle::<i64>("horizon").unwrap();
+    /// let watch = node.watch_parameters(&["horizon"]);
+    /// let (seen, heard) = std::sync::mpsc::channel();
+    /// node.execute(Trigger::on_parameters(&watch), move |_| {
+    ///     watch.changed(); // looked at
+    ///     seen.send(*horizon.get()).unwrap();
+    /// }).unwrap();
+    /// let parameters = node.parameters().clone();
+    ///
+    /// let mut executor = WaitSetExecutor::new().unwrap();
+    /// executor.add(node).unwrap();
+    /// parameters.set_parameter(Parameter::new("horizon", 20)); // as a service thread would
+    /// executor.spin_for(Duration::from_millis(20)).unwrap();
+    /// assert_eq!(heard.try_recv(), Ok(20));
+    /// ```
+    pub fn on_parameters(watch: &ParameterWatch) -> Self {
+        Self::any().with_input(watch.input())
     }
 
     /// Runs when `service` receives requests (see [`Service`]).

@@ -4,6 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tacto::msg::std_msgs::{Empty, String as Text};
+use tacto::names::{FullTopicNameInvalid, NameError, NodeNameInvalid};
 use tacto::{
     CallbackExecutor, Context, EventsExecutor, Executor, LetExecutor, LocalDelivery,
     NodeCreateError, ThreadPoolExecutor, TopicError, Trigger, WaitSetExecutor,
@@ -97,9 +98,16 @@ fn a_second_live_node_of_the_same_name_is_refused() {
     let ctx = Context::new();
     let _first = ctx.node("twin").unwrap();
     match ctx.node("twin") {
-        Err(NodeCreateError::NameTaken(name)) => assert_eq!(name, "twin"),
+        Err(NodeCreateError::NameTaken(name)) => assert_eq!(name, "/twin"),
         other => panic!("{other:?}"),
     }
+    // The name is the namespace and the name: another namespace is another node.
+    let other = ctx
+        .node_builder("twin")
+        .namespace("/left")
+        .create()
+        .unwrap();
+    assert_eq!(other.fully_qualified_name(), "/left/twin");
 }
 
 #[test]
@@ -180,8 +188,12 @@ fn a_node_name_of_255_characters_is_accepted_and_one_of_256_refused() {
     let ctx = Context::new();
     assert!(ctx.node(&"n".repeat(255)).is_ok());
     match ctx.node(&"n".repeat(256)) {
-        Err(NodeCreateError::NameTooLong { length, max, .. }) => {
-            assert_eq!((length, max), (256, 255));
+        Err(NodeCreateError::Name(NameError::NodeName { invalid, .. })) => {
+            assert_eq!(invalid.reason, NodeNameInvalid::TooLong);
+            assert_eq!(
+                invalid.index, 254,
+                "rmw reports the last index within the limit"
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -200,8 +212,11 @@ fn a_topic_name_of_247_characters_once_resolved_is_accepted_and_one_of_248_refus
     );
     for name in ["t".repeat(247), format!("/{}", "u".repeat(247))] {
         match node.publisher::<Text>(&name).create() {
-            Err(TopicError::NameTooLong { length, max, .. }) => {
-                assert_eq!((length, max), (248, 247));
+            Err(TopicError::Name(NameError::FullName {
+                resolved, invalid, ..
+            })) => {
+                assert_eq!(invalid.reason, FullTopicNameInvalid::TooLong);
+                assert_eq!(resolved.len(), 248);
             }
             other => panic!("{name}: {other:?}"),
         }

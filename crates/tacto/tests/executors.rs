@@ -117,7 +117,10 @@ fn the_callback_executor_refuses_all_and_when_triggers() {
         node.execute(trigger.with(&a).with(&b), |_| {}).unwrap();
         match executor.add(node) {
             Err(AddError::UnsupportedTrigger { node, executor, .. }) => {
-                assert_eq!((node.as_str(), executor), (name, "callback"));
+                assert_eq!(
+                    (node.as_str(), executor),
+                    (&*format!("/{name}"), "callback")
+                );
             }
             other => panic!("{name}: {other:?}"),
         }
@@ -183,7 +186,7 @@ fn a_node_name_runs_once_per_executor() {
 
     for executor in [&mut first as &mut dyn Executor, &mut second] {
         match executor.add(ticking(&contexts[2], "twin")) {
-            Err(AddError::DuplicateNode(name)) => assert_eq!(name, "twin"),
+            Err(AddError::DuplicateNode(name)) => assert_eq!(name, "/twin"),
             other => panic!("{other:?}"),
         }
     }
@@ -207,7 +210,7 @@ fn a_node_name_is_taken_even_by_a_node_with_nothing_to_run() {
         executor.add(ctx.node("quiet").unwrap()).unwrap();
         // The executor holds the name in `ctx`; another context's node may have it.
         match executor.add(ticking(&Context::new(), "quiet")) {
-            Err(AddError::DuplicateNode(name)) => assert_eq!(name, "quiet"),
+            Err(AddError::DuplicateNode(name)) => assert_eq!(name, "/quiet"),
             other => panic!("{other:?}"),
         }
     }
@@ -227,7 +230,7 @@ fn a_subscription_triggers_one_executable_only() {
 
     let mut executor = WaitSetExecutor::new().unwrap();
     match executor.add(node) {
-        Err(AddError::InputAlreadyTriggering(node)) => assert_eq!(node, "fusion"),
+        Err(AddError::InputAlreadyTriggering(node)) => assert_eq!(node, "/fusion"),
         other => panic!("{other:?}"),
     }
 }
@@ -241,7 +244,7 @@ fn a_refused_node_leaves_no_trace_in_the_executor() {
     refused.execute(Trigger::on(&radar), |_| {}).unwrap();
     let mut executor = WaitSetExecutor::new().unwrap();
     match executor.add(refused) {
-        Err(AddError::InputAlreadyTriggering(node)) => assert_eq!(node, "fusion"),
+        Err(AddError::InputAlreadyTriggering(node)) => assert_eq!(node, "/fusion"),
         other => panic!("one subscription triggering two executables: {other:?}"),
     }
 
@@ -359,7 +362,7 @@ fn executable_stats_count_each_executables_runs_and_time(mut executor: impl Exec
 
     let stats = executor.executable_stats();
     let names: Vec<_> = stats.iter().map(|s| (&*s.node, s.index)).collect();
-    assert_eq!(names, [("counted", 0), ("counted", 1)]);
+    assert_eq!(names, [("/counted", 0), ("/counted", 1)]);
     let (timer, triggered) = (&stats[0], &stats[1]);
     assert!(timer.runs >= 2, "{timer:?}");
     assert!((1..=2).contains(&triggered.runs), "{triggered:?}");

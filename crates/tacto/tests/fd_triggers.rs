@@ -250,7 +250,7 @@ fn a_regular_file_is_refused_and_leaves_nothing_behind(mut executor: impl Execut
     driver.execute(Trigger::readable(file), |_| {}).unwrap();
     match executor.add(driver) {
         Err(AddError::Watch { node, source }) => {
-            assert_eq!(node, "driver");
+            assert_eq!(node, "/driver");
             assert_eq!(source.raw_os_error(), Some(libc::EPERM));
         }
         other => panic!("expected AddError::Watch, got {other:?}"),

@@ -444,7 +444,7 @@ fn a_periodic_trigger_that_is_not_a_multiple_of_the_period_is_refused() {
 
     let refused = executor.add(node);
     assert!(
-        matches!(refused, Err(AddError::UnsupportedTrigger { ref node, .. }) if node == "odd"),
+        matches!(refused, Err(AddError::UnsupportedTrigger { ref node, .. }) if node == "/odd"),
         "{refused:?}"
     );
     // A refused node leaves no trace: a node of the same name is welcome.
@@ -593,7 +593,7 @@ fn executable_stats_count_a_let_nodes_runs() {
     assert_eq!(stats.len(), 1);
     assert_eq!(
         (&*stats[0].node, stats[0].index, stats[0].runs),
-        ("let_counted", 0, 3)
+        ("/let_counted", 0, 3)
     );
     assert!(stats[0].run_time_mean() <= stats[0].run_time_max);
 }

@@ -319,19 +319,19 @@ fn topic_names_that_break_the_ros_rules_are_refused() {
         "a/2b",
         "a b",
         "a-b",
-        "~/chat",
-        "{node}/chat",
+        "~chat",
+        "{nodes}/chat",
     ] {
         match node.subscription::<Text>(name).create() {
-            Err(SubscriptionCreateError::Topic(TopicError::InvalidName { name: n, .. })) => {
-                assert_eq!(n, name)
+            Err(SubscriptionCreateError::Topic(TopicError::Name(error))) => {
+                assert!(error.to_string().contains(&format!("'{name}'")), "{error}")
             }
             other => panic!("{name:?} gave {other:?}"),
         }
         assert!(
             matches!(
                 node.publisher::<Text>(name).create(),
-                Err(TopicError::InvalidName { .. })
+                Err(TopicError::Name(_))
             ),
             "{name:?} accepted for a publisher"
         );
@@ -339,13 +339,34 @@ fn topic_names_that_break_the_ros_rules_are_refused() {
 }
 
 #[test]
+fn private_names_and_substitutions_resolve_under_the_node() {
+    let ctx = Context::new();
+    let mut node = ctx
+        .node_builder("driver")
+        .namespace("/robot1")
+        .create()
+        .unwrap();
+    for (name, resolved) in [
+        ("~/odom", "/robot1/driver/odom"),
+        ("{node}/odom", "/robot1/driver/odom"),
+        ("odom", "/robot1/odom"),
+        ("/odom", "/odom"),
+    ] {
+        let sub = node.subscription::<Text>(name).create().unwrap();
+        assert_eq!(sub.topic(), resolved);
+    }
+}
+
+#[test]
 fn node_names_that_break_the_ros_rules_are_refused() {
     let ctx = Context::new();
     for name in ["", "1node", "my-node", "my/node", "my node"] {
-        assert_eq!(
-            ctx.node(name).unwrap_err(),
-            NodeCreateError::InvalidName(name.into())
-        );
+        match ctx.node(name) {
+            Err(NodeCreateError::Name(tacto::names::NameError::NodeName { name: n, .. })) => {
+                assert_eq!(n, name)
+            }
+            other => panic!("{name:?} gave {other:?}"),
+        }
     }
     assert!(ctx.node("_my_node2").is_ok());
 }

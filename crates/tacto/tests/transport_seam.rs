@@ -377,9 +377,9 @@ fn every_executor_of_a_process_is_reported_on_the_stats_topic_while_someone_subs
     for report in &seen {
         assert_eq!(report.pid, std::process::id());
         let expected = if report.kind == "wait-set" {
-            "ticker"
+            "/ticker"
         } else {
-            "relay"
+            "/relay"
         };
         let [executable] = &report.executables[..] else {
             panic!("{report:?}");

@@ -1,10 +1,13 @@
-//! Real ROS 2 peers for the tests: rclpy nodes (the PyPI wheels, Fast DDS) run as child
-//! processes from the virtualenv `scripts/setup.sh` creates, and a tacto-dds participant
-//! restricted to the loopback interface.
+//! Real ROS 2 peers for the tests: rclpy nodes (the PyPI wheels) run as child processes from
+//! the virtualenv `scripts/setup.sh` creates, on Fast DDS (rclpy's default) or on the real
+//! rmw_cyclonedds (for services and what is built on them, which do not cross the two DDS
+//! implementations), and a tacto-dds participant restricted to the loopback interface.
 
 #![allow(dead_code)] // each test file uses its own part of this module
 
-use std::io::{BufRead, BufReader, Read};
+pub mod test_msgs;
+
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
@@ -36,15 +39,101 @@ pub fn python() -> PathBuf {
         if !status.success() {
             return Err(format!("scripts/setup.sh venv failed ({status})"));
         }
-        let venv = std::env::var_os("TACTO_ROS2_VENV")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| root.join("target/ros2-venv"));
-        Ok(venv.join("bin/python"))
+        Ok(venv().join("bin/python"))
     });
     match result {
         Ok(python) => python.clone(),
         Err(error) => panic!("the ROS 2 virtualenv is not available: {error}"),
     }
+}
+
+/// rclpy on rmw_cyclonedds_cpp: `python-cyclone` in the venv, which `scripts/setup.sh cyclone`
+/// builds from `../shared/peers` (the project's sibling folder, beside the repository root).
+/// Services, parameters, actions and lifecycle are tested against it: rclpy's own code on the
+/// RMW whose service mapping tacto speaks.
+///
+/// Returns `None` when the checkout has no `../shared` (a plain clone), after writing
+/// `test <test> ... skipped: <why>` to the test's real stderr (not the captured one, so it
+/// shows in `cargo test`'s output): such a test must return at once, having checked nothing.
+/// Fails the test if `../shared` is there but the peer cannot be built.
+pub fn rclpy_on_cyclone(test: &str) -> Option<CycloneRclpy> {
+    static PYTHON: OnceLock<Result<Option<PathBuf>, String>> = OnceLock::new();
+    let result = PYTHON.get_or_init(|| {
+        let root = repo_root();
+        let build = root.join("../shared/peers/build-rmw-cyclonedds.sh");
+        if !build.exists() {
+            return Ok(None);
+        }
+        let status = Command::new("bash")
+            .arg(root.join("scripts/setup.sh"))
+            .arg("cyclone")
+            .status()
+            .map_err(|e| format!("cannot run scripts/setup.sh: {e}"))?;
+        if !status.success() {
+            return Err(format!("scripts/setup.sh cyclone failed ({status})"));
+        }
+        let python = venv().join("bin/python-cyclone");
+        match python.exists() {
+            true => Ok(Some(python)),
+            false => Err(format!("{} is missing after setup", python.display())),
+        }
+    });
+    match result {
+        Ok(Some(python)) => Some(CycloneRclpy {
+            python: python.clone(),
+        }),
+        Ok(None) => {
+            // Straight to the file descriptor: libtest captures eprintln! of passing tests.
+            let _ = writeln!(
+                std::io::stderr(),
+                "test {test} ... skipped: no ../shared/peers beside the repository, so no \
+                 rclpy on rmw_cyclonedds to test against (see scripts/setup.sh)"
+            );
+            None
+        }
+        Err(error) => panic!("rclpy on rmw_cyclonedds is not available: {error}"),
+    }
+}
+
+/// rclpy on rmw_cyclonedds, found by [`rclpy_on_cyclone`].
+pub struct CycloneRclpy {
+    python: PathBuf,
+}
+
+impl CycloneRclpy {
+    /// Starts `tests/rclpy/<script>` with `args` on rmw_cyclonedds in DDS domain `domain_id`,
+    /// loopback only (Cyclone's config as [`loopback_participant`]'s).
+    pub fn spawn(&self, script: &str, domain_id: u32, args: &[&str]) -> RclpyNode {
+        let script_path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/rclpy")
+            .join(script);
+        let mut command = Command::new(&self.python);
+        command
+            .arg("-u")
+            .arg(&script_path)
+            .args(args)
+            .env("ROS_DOMAIN_ID", domain_id.to_string())
+            .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+            .env("CYCLONEDDS_URI", LOOPBACK_URI)
+            // What would change the peer's network behind the test's back; the wrapper sets
+            // the RMW itself.
+            .env_remove("ROS_LOCALHOST_ONLY")
+            .env_remove("ROS_STATIC_PEERS")
+            .env_remove("RMW_IMPLEMENTATION")
+            .env_remove("_ROS_WHEELS_BOOTSTRAP_COMPLETE");
+        RclpyNode::start(command, &script_path.display().to_string())
+    }
+}
+
+/// Cyclone's configuration for the tests: the loopback interface only.
+const LOOPBACK_URI: &str = "<CycloneDDS><Domain><General><Interfaces>\
+    <NetworkInterface name=\"lo\"/>\
+    </Interfaces></General></Domain></CycloneDDS>";
+
+fn venv() -> PathBuf {
+    std::env::var_os("TACTO_ROS2_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target/ros2-venv"))
 }
 
 /// Cyclone on the loopback interface only, with LOCALHOST discovery as rclpy gets it from
@@ -53,12 +142,7 @@ pub fn python() -> PathBuf {
 pub fn loopback_participant(domain_id: u32) -> Participant {
     let mut config = DomainConfig::new(domain_id);
     config.discovery_range = DiscoveryRange::Localhost;
-    config.cyclonedds_uri = Some(
-        "<CycloneDDS><Domain><General><Interfaces>\
-         <NetworkInterface name=\"lo\"/>\
-         </Interfaces></General></Domain></CycloneDDS>"
-            .into(),
-    );
+    config.cyclonedds_uri = Some(LOOPBACK_URI.into());
     Participant::new(&config).unwrap_or_else(|e| panic!("participant in domain {domain_id}: {e}"))
 }
 
@@ -122,7 +206,9 @@ impl RclpyNode {
             [] => Command::new(&exe),
         };
         command
-            .args([test, "--exact", "--nocapture", "--test-threads=1"])
+            // A test that plays its own other part, or an ignored one that only exists to be
+            // run here (not counted as a test of its own): both run with --include-ignored.
+            .args([test, "--exact", "--include-ignored", "--nocapture"])
             .env(ROLE, role);
         Self::start(command, &format!("{test} as {role}"))
     }

@@ -1,6 +1,6 @@
 //! What the test files of this crate share (each uses what it needs of it): the other
-//! process of a test, which is the test binary re-executed to run its `child_role` test with
-//! a role from an environment variable, spinning an executor until something holds, and
+//! process of a test, which is the test binary re-executed to run its `child_role` test (ignored,
+//! so not counted as one) with a role from an environment variable, spinning an executor until something holds, and
 //! where iceoryx2 keeps a service's static config (tests that forge one).
 #![allow(dead_code)]
 
@@ -28,7 +28,8 @@ impl Child {
     /// Runs this test binary's `child_role` with `role` in the variable `role_var`, and `env`.
     pub fn spawn(role_var: &str, role: &str, env: &[(&str, String)]) -> Child {
         let mut process = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "child_role", "--nocapture", "--test-threads=1"])
+            // Ignored, so that the suite counts only real tests: run here with --ignored.
+            .args(["child_role", "--exact", "--ignored", "--nocapture"])
             .env(role_var, role)
             .envs(env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())

@@ -383,12 +383,12 @@ impl Executor for LetExecutor {
     /// at once, not held to the period's end. A driver reading an fd can run on
     /// another executor and publish to the LET nodes' subscriptions, which are frozen.
     fn add(&mut self, node: Node) -> Result<(), AddError> {
-        if self.base.nodes.iter().any(|n| **n == *node.name()) {
-            return Err(AddError::DuplicateNode(node.name().to_owned()));
+        if self.base.nodes.contains(&node.name) {
+            return Err(AddError::DuplicateNode(node.name.to_string()));
         }
         if node.calls.iter().any(|call| call.strong_count() > 0) {
             return Err(AddError::ServicesUnsupported {
-                node: node.name().to_owned(),
+                node: node.name.to_string(),
                 executor: "LET",
             });
         }
@@ -399,7 +399,7 @@ impl Executor for LetExecutor {
             let every = self
                 .periods_of(exe)
                 .map_err(|reason| AddError::UnsupportedTrigger {
-                    node: node.name().to_owned(),
+                    node: node.name.to_string(),
                     executor: "LET",
                     reason,
                 })?;

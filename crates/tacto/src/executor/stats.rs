@@ -40,12 +40,12 @@ use crate::subscription::Input;
 /// executor.spin().unwrap();
 ///
 /// let stats = &executor.executable_stats()[0];
-/// assert_eq!((&*stats.node, stats.index, stats.runs), ("planner", 0, 3));
+/// assert_eq!((&*stats.node, stats.index, stats.runs), ("/planner", 0, 3));
 /// assert!(stats.run_time_max >= stats.run_time_mean());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExecutableStats {
-    /// The node's name.
+    /// The node's fully qualified name (`/robot1/planner`).
     pub node: Arc<str>,
     /// Its position among the node's executables, in the order they were registered.
     pub index: usize,

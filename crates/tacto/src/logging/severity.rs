@@ -14,7 +14,7 @@ use std::str::FromStr;
 /// use tacto::logging::Severity;
 ///
 /// assert_eq!("warn".parse::<Severity>(), Ok(Severity::Warn));
-/// assert_eq!("WARNING".parse::<Severity>(), Ok(Severity::Warn)); // rcutils accepts both
+/// assert!("WARNING".parse::<Severity>().is_err()); // as rcutils: only its own names
 /// assert!(Severity::Error > Severity::Info);
 /// assert_eq!(Severity::Info as u8, 20);
 /// assert_eq!(Severity::Fatal.to_string(), "FATAL");
@@ -78,15 +78,15 @@ pub struct ParseSeverityError(pub String);
 impl FromStr for Severity {
     type Err = ParseSeverityError;
 
-    /// As `rcutils_logging_severity_level_from_string`: the names in any case, and `WARNING`
-    /// for `WARN`.
+    /// As `rcutils_logging_severity_level_from_string` (Jazzy): one of its names, in any case;
+    /// `WARNING` is not one (rcutils compares with its name table, which has `WARN` only).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let upper = s.to_ascii_uppercase();
         Ok(match upper.as_str() {
             "UNSET" => Severity::Unset,
             "DEBUG" => Severity::Debug,
             "INFO" => Severity::Info,
-            "WARN" | "WARNING" => Severity::Warn,
+            "WARN" => Severity::Warn,
             "ERROR" => Severity::Error,
             "FATAL" => Severity::Fatal,
             _ => return Err(ParseSeverityError(s.to_owned())),

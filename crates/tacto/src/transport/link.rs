@@ -53,8 +53,9 @@ use crate::service::RequestId;
 pub trait Transport: Send + Sync + fmt::Debug {
     /// The writer of topic `topic` (resolved, `/chatter`) of ROS type `ros_type`
     /// (`std_msgs/msg/String`) with `qos`, shared by the publishers of `node` on the topic with
-    /// that QoS. `node` names the node that owns it, for the ROS graph; `None` for the
-    /// context's own endpoints (the `/clock` subscription of sim time).
+    /// that QoS. `node` is the fully qualified name (`/robot1/talker`) of the node that owns
+    /// it, for the ROS graph; `None` for the context's own endpoints (the `/clock`
+    /// subscription of sim time).
     fn writer(
         &self,
         node: Option<&str>,

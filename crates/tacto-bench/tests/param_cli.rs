@@ -1,0 +1,277 @@
+//! `tacto param` against rclcpp's own parameter services: the `talker` of the rclcpp Jazzy
+//! peer (`../shared/peers/install-rclcpp.sh`: rclcpp on rmw_cyclonedds, built from source),
+//! whose node serves the six parameter services as every rclcpp node does. Expected outputs
+//! are `ros2 param`'s (ros2cli Jazzy, `ros2param/verb/*.py`) and rclcpp's reason texts.
+//! Without `../shared` beside the project (a plain clone), each test says it is skipped and
+//! why. DDS domains 61 to 63.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The `tacto` binary in `domain`, on loopback (localhost discovery, as the talker).
+fn tacto(domain: u32, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tacto"))
+        .args(args)
+        .env("ROS_DOMAIN_ID", domain.to_string())
+        .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+        .env("CYCLONEDDS_URI", LOOPBACK)
+        .env_remove("ROS_STATIC_PEERS")
+        .stdin(Stdio::null())
+        .output()
+        .expect("the tacto binary runs")
+}
+
+const LOOPBACK: &str = "<CycloneDDS><Domain><General><Interfaces><NetworkInterface \
+                        name=\"lo\"/></Interfaces></General></Domain></CycloneDDS>";
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// rclcpp's peer unpacked under `target/` (a no-op once done); `None` without `../shared`,
+/// which a plain clone does not have. With `../shared`, a failed install fails the test.
+fn rclcpp_peer() -> Option<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let script = root.join("../shared/peers/install-rclcpp.sh");
+    if !script.exists() {
+        eprintln!(
+            "skipped: no {}: the rclcpp peer comes with ../shared (CI has it)",
+            script.display()
+        );
+        return None;
+    }
+    let dir = root.join("target/rclcpp-peer");
+    std::fs::create_dir_all(&dir).expect("target/ is writable");
+    // One install at a time, across tests and test binaries: it unpacks into one folder.
+    let status = Command::new("flock")
+        .arg(dir.join(".lock"))
+        .arg("bash")
+        .arg(&script)
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .status()
+        .expect("flock and bash run");
+    assert!(
+        status.success(),
+        "{} {}: {status}",
+        script.display(),
+        dir.display()
+    );
+    Some(dir.join("rclcpp-jazzy"))
+}
+
+/// rclcpp's `talker` (node `/talker`, `std_msgs/String` on `chatter`), killed on drop.
+struct Talker(Child);
+
+impl Talker {
+    fn start(peer: &Path, domain: u32) -> Talker {
+        let child = Command::new("bash")
+            .arg("-c")
+            .arg("source \"$1/env.sh\" none && exec \"$RCLCPP_PEER/chatter/lib/peer_chatter/talker\"")
+            .arg("talker")
+            .arg(peer)
+            .env("ROS_DOMAIN_ID", domain.to_string())
+            .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+            .env("CYCLONEDDS_URI", LOOPBACK)
+            .env_remove("ROS_STATIC_PEERS")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("bash runs");
+        Talker(child)
+    }
+}
+
+impl Drop for Talker {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Runs `args` until its stdout holds `expected` (a loaded machine may need more than the
+/// first discovery), for at most a minute; the last output.
+fn until(domain: u32, args: &[&str], expected: &str) -> Output {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let output = tacto(domain, args);
+        if text(&output.stdout).contains(expected) || Instant::now() > deadline {
+            return output;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+macro_rules! peer_or_skip {
+    () => {
+        match rclcpp_peer() {
+            Some(peer) => peer,
+            None => return,
+        }
+    };
+}
+
+#[test]
+fn list_get_and_describe_read_an_rclcpp_nodes_parameters() {
+    let peer = peer_or_skip!();
+    const DOMAIN: u32 = 61;
+    let _talker = Talker::start(&peer, DOMAIN);
+    let listed = until(DOMAIN, &["param", "list", "/talker"], "use_sim_time");
+    assert_eq!(
+        text(&listed.stdout),
+        "  qos_overrides./parameter_events.publisher.depth\n  \
+         qos_overrides./parameter_events.publisher.durability\n  \
+         qos_overrides./parameter_events.publisher.history\n  \
+         qos_overrides./parameter_events.publisher.reliability\n  \
+         start_type_description_service\n  use_sim_time\n",
+        "{}",
+        text(&listed.stderr)
+    );
+    // Every node, each under its name: the talker's list is the same, indented under it.
+    let every = until(DOMAIN, &["param", "list"], "/talker:");
+    assert!(
+        text(&every.stdout).starts_with("/talker:\n  qos_overrides./parameter_events"),
+        "{}",
+        text(&every.stdout)
+    );
+    let typed = tacto(
+        DOMAIN,
+        &[
+            "param",
+            "list",
+            "/talker",
+            "--param-type",
+            "--filter",
+            "use",
+        ],
+    );
+    assert_eq!(text(&typed.stdout), "  use_sim_time (type: boolean)\n");
+
+    let got = tacto(DOMAIN, &["param", "get", "/talker", "use_sim_time"]);
+    assert_eq!(text(&got.stdout), "Boolean value is: False\n");
+    let hidden = tacto(
+        DOMAIN,
+        &["param", "get", "talker", "use_sim_time", "--hide-type"],
+    );
+    assert_eq!(text(&hidden.stdout), "False\n");
+    let depth = tacto(
+        DOMAIN,
+        &[
+            "param",
+            "get",
+            "/talker",
+            "qos_overrides./parameter_events.publisher.depth",
+        ],
+    );
+    assert_eq!(text(&depth.stdout), "Integer value is: 1000\n");
+
+    let described = tacto(DOMAIN, &["param", "describe", "/talker", "use_sim_time"]);
+    assert_eq!(
+        text(&described.stdout),
+        "Parameter name: use_sim_time\n  Type: boolean\n  Constraints:\n"
+    );
+}
+
+#[test]
+fn set_load_dump_and_delete_change_an_rclcpp_nodes_parameters_or_say_why_not() {
+    let peer = peer_or_skip!();
+    const DOMAIN: u32 = 62;
+    let _talker = Talker::start(&peer, DOMAIN);
+    until(DOMAIN, &["param", "list", "/talker"], "use_sim_time");
+
+    let set = tacto(DOMAIN, &["param", "set", "/talker", "use_sim_time", "true"]);
+    assert_eq!(text(&set.stdout), "Set parameter successful\n");
+    let got = tacto(DOMAIN, &["param", "get", "/talker", "use_sim_time"]);
+    assert_eq!(text(&got.stdout), "Boolean value is: True\n");
+
+    // Refused by rclcpp, with its reason; ros2param prints it on stderr and exits 0.
+    let wrong = tacto(DOMAIN, &["param", "set", "/talker", "use_sim_time", "5"]);
+    assert!(wrong.status.success());
+    assert_eq!(text(&wrong.stdout), "");
+    assert!(
+        text(&wrong.stderr).contains(
+            "Setting parameter failed: Wrong parameter type, parameter {use_sim_time} is of \
+             type {bool}, setting it to {integer} is not allowed."
+        ),
+        "{}",
+        text(&wrong.stderr)
+    );
+
+    let dumped = tacto(DOMAIN, &["param", "dump", "/talker"]);
+    let dumped = text(&dumped.stdout);
+    assert!(
+        dumped.starts_with("/talker:\n  ros__parameters:\n    qos_overrides:\n"),
+        "{dumped}"
+    );
+    assert!(
+        dumped.contains(
+            "        publisher:\n          depth: 1000\n          durability: volatile\n"
+        ),
+        "{dumped}"
+    );
+    assert!(
+        dumped.ends_with("    start_type_description_service: true\n    use_sim_time: true\n\n"),
+        "{dumped}"
+    );
+
+    // What dump printed loads back: here with use_sim_time turned off again.
+    let dir = std::env::temp_dir().join(format!("tacto-param-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("talker.yaml");
+    std::fs::write(
+        &file,
+        dumped.replace("use_sim_time: true", "use_sim_time: false"),
+    )
+    .unwrap();
+    let loaded = tacto(
+        DOMAIN,
+        &["param", "load", "/talker", file.to_str().unwrap()],
+    );
+    let loaded_out = text(&loaded.stdout);
+    assert!(
+        loaded_out.contains("Set parameter use_sim_time successful\n"),
+        "{loaded_out}"
+    );
+    // rclcpp refuses a read-only QoS override after the node started.
+    assert!(
+        text(&loaded.stderr).contains(
+            "Set parameter qos_overrides./parameter_events.publisher.depth failed: \
+             parameter 'qos_overrides./parameter_events.publisher.depth' cannot be set \
+             because it is read-only"
+        ),
+        "{}",
+        text(&loaded.stderr)
+    );
+    let got = tacto(DOMAIN, &["param", "get", "/talker", "use_sim_time"]);
+    assert_eq!(text(&got.stdout), "Boolean value is: False\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    // A declared parameter of a node that does not allow undeclared ones stays.
+    let deleted = tacto(DOMAIN, &["param", "delete", "/talker", "use_sim_time"]);
+    assert!(
+        text(&deleted.stderr).starts_with("Deleting parameter failed"),
+        "{}",
+        text(&deleted.stderr)
+    );
+}
+
+#[test]
+fn a_node_that_is_not_there_is_reported_with_ros2params_text() {
+    // Needs no peer: nothing runs in this domain.
+    const DOMAIN: u32 = 63;
+    let output = tacto(DOMAIN, &["param", "get", "/nobody", "x", "--wait-s", "1"]);
+    assert!(!output.status.success());
+    assert!(
+        text(&output.stderr).contains("Node not found"),
+        "{}",
+        text(&output.stderr)
+    );
+    let bad = tacto(DOMAIN, &["param", "list", "--filter", "(", "--wait-s", "0"]);
+    assert!(!bad.status.success());
+    assert!(
+        text(&bad.stderr).contains("--filter"),
+        "{}",
+        text(&bad.stderr)
+    );
+}
