@@ -168,8 +168,9 @@ enum BenchCommand {
 /// What every graph command takes.
 #[derive(Debug, Args)]
 struct GraphArgs {
-    /// Seconds to wait for discovery.
-    #[arg(long, global = true, value_name = "S", default_value = "2", value_parser = warmup)]
+    /// The most seconds to wait for discovery to settle (a graph command returns as soon as it
+    /// has; `echo`, `hz`, `bw`: for a publisher to appear).
+    #[arg(long, global = true, value_name = "S", default_value = "5", value_parser = warmup)]
     wait_s: Duration,
     /// A folder of .msg packages (a package folder or a folder of packages); may be repeated.
     #[arg(long, global = true, value_name = "DIR")]

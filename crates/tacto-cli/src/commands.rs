@@ -1,5 +1,6 @@
-//! `tacto topic list|echo|hz|pub` and `tacto node list`: each waits a short time for discovery,
-//! prints to `out`, and returns when done or when `stop()` says so (Ctrl-C).
+//! `tacto topic list|echo|hz|pub` and `tacto node list`: each waits for discovery to settle
+//! (see [`Discovery::is_settled`], at most `--wait-s`), prints to `out`, and returns when done
+//! or when `stop()` says so (Ctrl-C).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -18,13 +19,18 @@ use crate::registry::{MessageType, TypeError, TypeRegistry};
 use crate::top::Executors;
 use crate::{json, yaml};
 
-/// How often a waiting command looks at discovery and at `stop`.
+/// How often a waiting command looks at data and at `stop`.
 const TICK: Duration = Duration::from_millis(100);
+
+/// How often a command waiting for discovery looks at it: the graph settles in a few hundred
+/// milliseconds, and a refresh that finds nothing new costs microseconds.
+const DISCOVERY_TICK: Duration = Duration::from_millis(10);
 
 /// What every command takes.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// How long to wait for discovery (`--wait-s`).
+    /// The longest to wait for discovery to settle (`--wait-s`); a graph command returns as
+    /// soon as it has.
     pub wait: Duration,
     /// Folders of `.msg` packages (`--msg-path`), searched before `AMENT_PREFIX_PATH` and the
     /// shipped packages.
@@ -38,7 +44,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Options {
         Options {
-            wait: Duration::from_secs(2),
+            wait: Duration::from_secs(5),
             msg_paths: Vec::new(),
             json: false,
             qos: QosChoice::default(),
@@ -68,19 +74,19 @@ pub enum CommandError {
         wait: Duration,
     },
     /// The topic has no endpoint on the graph.
-    #[error("unknown topic {topic} (none seen after {} s)", wait.as_secs_f64())]
+    #[error("unknown topic {topic} (none seen after {:.1} s)", wait.as_secs_f64())]
     UnknownTopic {
         /// The topic.
         topic: String,
-        /// How long it waited.
+        /// How long it waited for discovery to settle.
         wait: Duration,
     },
     /// No node of that name on the graph.
-    #[error("unable to find node {node} (none seen after {} s)", wait.as_secs_f64())]
+    #[error("unable to find node {node} (none seen after {:.1} s)", wait.as_secs_f64())]
     UnknownNode {
         /// The node, `/namespace/name`.
         node: String,
-        /// How long it waited.
+        /// How long it waited for discovery to settle.
         wait: Duration,
     },
     /// No server of the service appeared in time.
@@ -198,8 +204,7 @@ pub enum CommandError {
     Usage(String),
 }
 
-/// Refreshes `discovery` every tick until `done` says so or `wait` has passed; false when
-/// stopped.
+/// Refreshes `discovery` every tick until `done` says so or `wait` has passed.
 pub(crate) fn watch(
     discovery: &mut Discovery,
     wait: Duration,
@@ -215,8 +220,41 @@ pub(crate) fn watch(
         if stop() {
             return Err(CommandError::Interrupted);
         }
-        std::thread::sleep(TICK.min(deadline.saturating_duration_since(Instant::now())));
+        let left = deadline.saturating_duration_since(Instant::now());
+        std::thread::sleep(DISCOVERY_TICK.min(left));
     }
+}
+
+/// How long a command waited for discovery, and whether it settled in that time.
+#[derive(Debug, Clone, Copy)]
+struct Waited {
+    took: Duration,
+    settled: bool,
+}
+
+impl std::fmt::Display for Waited {
+    /// `after 0.3 s`, or `after 5.0 s (discovery had not settled)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "after {:.1} s", self.took.as_secs_f64())?;
+        match self.settled {
+            true => Ok(()),
+            false => write!(f, " (discovery had not settled)"),
+        }
+    }
+}
+
+/// Watches `discovery` until it settles or `wait` has passed.
+fn settle(
+    discovery: &mut Discovery,
+    wait: Duration,
+    stop: &dyn Fn() -> bool,
+) -> Result<Waited, CommandError> {
+    let start = Instant::now();
+    watch(discovery, wait, stop, Discovery::is_settled)?;
+    Ok(Waited {
+        took: start.elapsed(),
+        settled: discovery.is_settled(),
+    })
 }
 
 /// `/name` for `name`.
@@ -227,8 +265,8 @@ fn absolute(topic: &str) -> String {
     }
 }
 
-/// `tacto topic list [-t] [--include-hidden-topics]`: the topics on the graph after the wait,
-/// hidden ones only if asked (as ros2cli).
+/// `tacto topic list [-t] [--include-hidden-topics]`: the topics on the graph once discovery
+/// has settled, hidden ones only if asked (as ros2cli).
 pub fn topic_list(
     participant: &Participant,
     options: &Options,
@@ -238,7 +276,7 @@ pub fn topic_list(
     stop: &dyn Fn() -> bool,
 ) -> Result<(), CommandError> {
     let mut discovery = Discovery::new(participant)?;
-    watch(&mut discovery, options.wait, stop, |_| false)?;
+    let waited = settle(&mut discovery, options.wait, stop)?;
     let mut topics = discovery.topics();
     topics.retain(|topic| include_hidden || !is_hidden(&topic.name));
     if options.json {
@@ -253,7 +291,7 @@ pub fn topic_list(
         }
     }
     if topics.is_empty() {
-        eprintln!("no topics after {} s", options.wait.as_secs_f64());
+        eprintln!("no topics {waited}");
     }
     Ok(())
 }
@@ -276,17 +314,11 @@ pub fn topic_info(
 ) -> Result<(), CommandError> {
     let topic = absolute(topic);
     let mut discovery = Discovery::new(participant)?;
-    let find = |d: &Discovery| d.topics().into_iter().find(|t| t.name == topic);
-    // Done early once every endpoint is named (`ros_discovery_info` may come after them).
-    let complete = |d: &Discovery| {
-        find(d)
-            .is_some_and(|t| (t.publishers.iter().chain(&t.subscribers)).all(|e| e.node.is_some()))
-    };
-    watch(&mut discovery, options.wait, stop, complete)?;
-    let Some(info) = find(&discovery) else {
+    let waited = settle(&mut discovery, options.wait, stop)?;
+    let Some(info) = discovery.topics().into_iter().find(|t| t.name == topic) else {
         return Err(CommandError::UnknownTopic {
             topic,
-            wait: options.wait,
+            wait: waited.took,
         });
     };
     if options.json {
@@ -437,12 +469,11 @@ pub fn node_info(
 ) -> Result<(), CommandError> {
     let node = absolute(node);
     let mut discovery = Discovery::new(participant)?;
-    // Endpoints may be named a little after the node appears: the whole wait is taken.
-    watch(&mut discovery, options.wait, stop, |_| false)?;
+    let waited = settle(&mut discovery, options.wait, stop)?;
     if !discovery.nodes().contains(&node) {
         return Err(CommandError::UnknownNode {
             node,
-            wait: options.wait,
+            wait: waited.took,
         });
     }
     let of_node = |list: &[EndpointInfo]| list.iter().any(|e| e.node.as_deref() == Some(&node));
@@ -543,7 +574,7 @@ fn topic_json(topic: &TopicInfo) -> serde_json::Value {
     })
 }
 
-/// `tacto node list`: the nodes on the graph after the wait.
+/// `tacto node list`: the nodes on the graph once discovery has settled.
 pub fn node_list(
     participant: &Participant,
     options: &Options,
@@ -551,7 +582,7 @@ pub fn node_list(
     stop: &dyn Fn() -> bool,
 ) -> Result<(), CommandError> {
     let mut discovery = Discovery::new(participant)?;
-    watch(&mut discovery, options.wait, stop, |_| false)?;
+    let waited = settle(&mut discovery, options.wait, stop)?;
     let nodes = discovery.nodes();
     if options.json {
         writeln!(out, "{}", serde_json::Value::from(nodes.clone()))?;
@@ -561,7 +592,7 @@ pub fn node_list(
         }
     }
     if nodes.is_empty() {
-        eprintln!("no nodes after {} s", options.wait.as_secs_f64());
+        eprintln!("no nodes {waited}");
     }
     Ok(())
 }
@@ -834,8 +865,9 @@ pub fn topic_pub(
     Ok(())
 }
 
-/// `tacto service list [-t] [--include-hidden-services]`: the services on the graph after the
-/// wait (`-t`: with types), hidden ones (an action's) only if asked, as ros2cli.
+/// `tacto service list [-t] [--include-hidden-services]`: the services on the graph once
+/// discovery has settled (`-t`: with types), hidden ones (an action's) only if asked, as
+/// ros2cli.
 pub fn service_list(
     participant: &Participant,
     options: &Options,
@@ -845,7 +877,7 @@ pub fn service_list(
     stop: &dyn Fn() -> bool,
 ) -> Result<(), CommandError> {
     let mut discovery = Discovery::new(participant)?;
-    watch(&mut discovery, options.wait, stop, |_| false)?;
+    let waited = settle(&mut discovery, options.wait, stop)?;
     let mut services = discovery.services();
     services.retain(|service| include_hidden || !is_hidden(&service.name));
     if options.json {
@@ -872,7 +904,7 @@ pub fn service_list(
         }
     }
     if services.is_empty() {
-        eprintln!("no services after {} s", options.wait.as_secs_f64());
+        eprintln!("no services {waited}");
     }
     Ok(())
 }

@@ -232,7 +232,8 @@ struct Session<'a> {
 }
 
 impl Session<'_> {
-    /// Waits up to `wait` for `node` to appear on the graph.
+    /// Waits for `node` to appear on the graph, until discovery has settled without it (at
+    /// most `wait`).
     fn find_node(
         &self,
         node: &str,
@@ -242,17 +243,20 @@ impl Session<'_> {
         let mut discovery = Discovery::new(self.participant)?;
         let visible = |name: &String| param.include_hidden_nodes || !is_hidden(name);
         let found = |d: &Discovery| d.nodes().iter().any(|n| n == node && visible(n));
-        watch(&mut discovery, wait, self.stop, found)?;
+        watch(&mut discovery, wait, self.stop, |d| {
+            found(d) || d.is_settled()
+        })?;
         match found(&discovery) {
             true => Ok(node.to_owned()),
             false => Err(CommandError::NodeNotFound),
         }
     }
 
-    /// The nodes on the graph after `wait`, in ros2param's order: by name, then namespace.
+    /// The nodes on the graph once discovery has settled (at most `wait`), in ros2param's
+    /// order: by name, then namespace.
     fn nodes(&self, wait: Duration, param: &ParamOptions) -> Result<Vec<String>, CommandError> {
         let mut discovery = Discovery::new(self.participant)?;
-        watch(&mut discovery, wait, self.stop, |_| false)?;
+        watch(&mut discovery, wait, self.stop, Discovery::is_settled)?;
         let mut nodes = discovery.nodes();
         nodes.retain(|n| param.include_hidden_nodes || !is_hidden(n));
         nodes.sort_by(|a, b| split_full_name(a).cmp(&split_full_name(b)));

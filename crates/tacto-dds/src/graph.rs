@@ -6,6 +6,11 @@
 //! one message per participant, `rmw_dds_common/msg/ParticipantEntitiesInfo`, on a reliable,
 //! transient-local, keep-last-1 topic, republished whole whenever a node's endpoints change.
 //! A node is listed while it has at least one DDS endpoint.
+//!
+//! A participant has one graph (see `Participant::graph`), announced as soon as it is made,
+//! with no nodes at first: rmw announces a participant with its first node only, but a graph
+//! tool that sees a ROS 2 participant waits for its announcement (see `discovery.rs`), so
+//! tacto's participants announce themselves from the start (a transport's, an observer's).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -67,7 +72,8 @@ pub(crate) struct Graph {
 }
 
 impl Graph {
-    /// The graph of `participant`, with its `ros_discovery_info` writer.
+    /// The graph of `participant`, with its `ros_discovery_info` writer, announced with no
+    /// nodes.
     pub(crate) fn new(participant: &Participant) -> Result<Graph, String> {
         let dds_type =
             naming::dds_type_name(ParticipantEntitiesInfo::TYPE_NAME).map_err(|e| e.to_string())?;
@@ -96,13 +102,15 @@ impl Graph {
         let participant_gid = Gid {
             data: participant.guid().map_err(|e| e.to_string())?,
         };
-        Ok(Graph {
+        let graph = Graph {
             writer,
             _topic: topic,
             _participant: participant.keep_alive(),
             participant_gid,
             nodes: Mutex::default(),
-        })
+        };
+        graph.announce(&Nodes::new());
+        Ok(graph)
     }
 
     /// Adds endpoint `gid` of `node` and announces the new graph.

@@ -9,11 +9,12 @@
 use std::collections::HashMap;
 use std::ffi::CString;
 use std::ptr;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use cyclors::dds_entity_t;
 
 use crate::domain::{ConfigError, DomainConfig};
+use crate::graph::Graph;
 use crate::qos::QosHandle;
 use crate::retcode::DdsStatus;
 
@@ -80,6 +81,11 @@ pub struct Participant {
 pub(crate) struct ParticipantInner {
     handle: dds_entity_t,
     domain_id: u32,
+    /// Its entry on `ros_discovery_info`, while someone holds it (a transport, its endpoints,
+    /// an observer): one writer per participant, as rmw has one per context, so that two
+    /// users of the participant never announce two versions of it. Weak: the graph keeps
+    /// the participant alive, not the other way round.
+    graph: Mutex<Weak<Graph>>,
 }
 
 impl Participant {
@@ -97,6 +103,7 @@ impl Participant {
                 inner: Arc::new(ParticipantInner {
                     handle,
                     domain_id: config.domain_id,
+                    graph: Mutex::default(),
                 }),
             }),
             Err(error) => {
@@ -104,6 +111,18 @@ impl Participant {
                 Err(error)
             }
         }
+    }
+
+    /// The participant's entry on `ros_discovery_info`: the one held already, or a new one,
+    /// announced at once with the nodes it has (none).
+    pub(crate) fn graph(&self) -> Result<Arc<Graph>, String> {
+        let mut held = (self.inner.graph.lock()).unwrap_or_else(PoisonError::into_inner);
+        if let Some(graph) = held.upgrade() {
+            return Ok(graph);
+        }
+        let graph = Arc::new(Graph::new(self)?);
+        *held = Arc::downgrade(&graph);
+        Ok(graph)
     }
 
     /// The DDS domain id.

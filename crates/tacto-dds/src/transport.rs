@@ -54,8 +54,10 @@ use crate::writer::{write_cdr, write_in_place};
 #[derive(Debug)]
 pub struct DdsTransport {
     participant: Participant,
-    /// The nodes and their endpoints, announced on `ros_discovery_info`; made with the first
-    /// endpoint of a node.
+    /// The nodes and their endpoints, announced on `ros_discovery_info`: the participant's
+    /// graph, made (and announced with no nodes) with the transport, so that graph tools see
+    /// a tacto process with no node yet as one; made again with the first endpoint of a node
+    /// if that failed.
     graph: Mutex<Option<Arc<Graph>>>,
     /// The shared-memory key this process announces, if it has shared memory beside DDS.
     shm_key: Option<String>,
@@ -65,8 +67,8 @@ impl DdsTransport {
     /// A transport whose endpoints belong to `participant`.
     pub fn new(participant: Participant) -> Arc<DdsTransport> {
         Arc::new(DdsTransport {
+            graph: Mutex::new(participant.graph().ok()),
             participant,
-            graph: Mutex::default(),
             shm_key: None,
         })
     }
@@ -94,8 +96,8 @@ impl DdsTransport {
     /// ```
     pub fn beside_shm(participant: Participant, host_key: &str) -> Arc<DdsTransport> {
         Arc::new(DdsTransport {
+            graph: Mutex::new(participant.graph().ok()),
             participant,
-            graph: Mutex::default(),
             shm_key: Some(shm_peers::announced(host_key)),
         })
     }
@@ -125,7 +127,7 @@ impl DdsTransport {
             match &*graph {
                 Some(made) => made.clone(),
                 None => graph
-                    .insert(Arc::new(Graph::new(&self.participant).map_err(LinkError)?))
+                    .insert(self.participant.graph().map_err(LinkError)?)
                     .clone(),
             }
         };
@@ -371,13 +373,12 @@ impl DdsLinkWriter {
     }
 }
 
-impl LinkWriter for DdsLinkWriter {
-    fn has_remote_readers(&self) -> bool {
-        if self.keeps_for_late_joiners {
-            return true;
-        }
+impl DdsLinkWriter {
+    /// The matched readers this writer serves: all of them, or beside shared memory those of
+    /// processes that shared memory does not reach.
+    fn readers_served(&self) -> u32 {
         let Some(key) = &self.shm_key else {
-            return self.matched.count.load(Ordering::Acquire) > 0;
+            return self.matched.count.load(Ordering::Acquire);
         };
         // Asked at each publication: Cyclone is asked only after a match or unmatch.
         let changed = &self.matched.changed;
@@ -385,7 +386,19 @@ impl LinkWriter for DdsLinkWriter {
             let elsewhere = shm_peers::readers_elsewhere(self.handle, key);
             self.elsewhere.store(elsewhere, Ordering::Release);
         }
-        self.elsewhere.load(Ordering::Acquire) > 0
+        self.elsewhere.load(Ordering::Acquire)
+    }
+}
+
+impl LinkWriter for DdsLinkWriter {
+    fn has_remote_readers(&self) -> bool {
+        self.keeps_for_late_joiners || self.readers_served() > 0
+    }
+
+    /// The matched readers (Cyclone's publication-matched count: never this process's, see
+    /// the module's docs), less those of processes reached through shared memory.
+    fn subscription_count(&self) -> usize {
+        usize::try_from(self.readers_served()).unwrap_or(usize::MAX)
     }
 
     fn write(&self, cdr: &[u8]) -> Result<(), LinkError> {

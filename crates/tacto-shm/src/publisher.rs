@@ -333,6 +333,22 @@ impl Port {
         })
     }
 
+    /// The subscribers of other processes on the topic, each subscription of theirs a port of
+    /// its own: those that keep what this port sends (a subscriber drops its own process's
+    /// samples, another context's in this process too, which the intra path serves).
+    pub(crate) fn remote_subscribers(&self) -> usize {
+        let mut count = 0;
+        (self.topic.data.dynamic_config()).list_subscribers(|subscriber| {
+            // A node whose process cannot be told is counted: it is not this one's.
+            let pid = (subscriber.node_id.pid::<Ipc>().ok())
+                .and_then(|pid| u32::try_from(pid.value()).ok());
+            let here = subscriber.node_id == self.node_id || pid == Some(self.process_id);
+            count += usize::from(!here);
+            CallbackProgression::Continue
+        });
+        count
+    }
+
     /// True while a subscriber of another node (another process) is connected to the topic.
     pub(crate) fn has_remote_subscribers(&self) -> bool {
         let mut remote = false;

@@ -238,6 +238,11 @@ impl LinkWriter for ShmLinkWriter {
         self.transient_local || self.port.has_remote_subscribers()
     }
 
+    /// The topic's subscriber ports in other processes, one per subscription.
+    fn subscription_count(&self) -> usize {
+        self.port.remote_subscribers()
+    }
+
     fn write(&self, cdr: &[u8]) -> Result<(), LinkError> {
         // Raw bytes carry no facts of their own: stamped now, sequence 0 (no gap counting).
         let now = crate::publisher::now_ns();

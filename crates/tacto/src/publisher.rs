@@ -297,13 +297,38 @@ impl<T: Message> Publisher<T> {
 
     /// True if a subscription, in the process or out of it, would receive a sample now.
     pub(crate) fn is_heard(&self) -> bool {
-        self.subscription_count() > 0
+        self.shared.topic.subscriber_count() > 0
             || (self.shared.link.as_ref()).is_some_and(|link| link.has_remote_readers())
     }
 
-    /// The number of intra-process subscriptions on the topic.
+    /// The subscriptions a message published now would reach, as rclcpp's
+    /// `Publisher::get_subscription_count()`: those of this context on the topic (every Rust
+    /// type of its ROS type), and those of other processes its transport reaches (over DDS,
+    /// the readers matched with this publisher's writer, rclpy's and other ROS 2 nodes'
+    /// among them; over shared memory, the subscribers of other processes). A subscription of
+    /// this process is counted once, here, never again by the transport. A remote one whose
+    /// QoS cannot match this publisher's is not counted (see
+    /// [`incompatible_qos`](Self::incompatible_qos)); one being discovered is counted once
+    /// matched, a few milliseconds after it appears.
+    ///
+    /// # Examples
+    /// ```
+    /// use tacto::Context;
+    /// use tacto::msg::std_msgs::String as Text;
+    ///
+    /// let ctx = Context::new();
+    /// let mut node = ctx.node("talker")?;
+    /// let chatter = node.publisher::<Text>("chatter").create()?;
+    /// assert_eq!(chatter.subscription_count(), 0);
+    /// let listener = node.subscription::<Text>("chatter").create()?;
+    /// assert_eq!(chatter.subscription_count(), 1);
+    /// drop(listener);
+    /// assert_eq!(chatter.subscription_count(), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn subscription_count(&self) -> usize {
-        self.shared.topic.subscriber_count()
+        let remote = (self.shared.link.as_ref()).map_or(0, |link| link.subscription_count());
+        self.shared.topic.subscriber_count() + remote
     }
 
     pub(crate) fn output(&self) -> Arc<dyn Output> {

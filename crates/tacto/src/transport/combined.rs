@@ -155,6 +155,12 @@ impl LinkWriter for Writers {
         self.0.iter().any(|link| link.has_remote_readers())
     }
 
+    /// Both links' counts: a process reached through both is counted by one (a DDS link beside
+    /// shared memory leaves the processes it reaches that way to it).
+    fn subscription_count(&self) -> usize {
+        self.0.iter().map(|link| link.subscription_count()).sum()
+    }
+
     fn write(&self, cdr: &[u8]) -> Result<(), LinkError> {
         self.each(|link| link.write(cdr))
     }

@@ -195,6 +195,16 @@ pub trait LinkWriter: Send + Sync + fmt::Debug {
     /// matched, or the writer keeps samples for late joiners. Only then is a sample encoded.
     fn has_remote_readers(&self) -> bool;
 
+    /// The subscriptions outside this process that a sample written now would reach: DDS's
+    /// matched readers (this process's own are never matched: no echo), shared memory's
+    /// subscriber ports of other processes. Added to the context's own subscriptions in
+    /// [`Publisher::subscription_count`](crate::Publisher::subscription_count). Unlike
+    /// [`has_remote_readers`](Self::has_remote_readers), it counts no store for late joiners.
+    /// The default, 0, is for a transport that cannot tell.
+    fn subscription_count(&self) -> usize {
+        0
+    }
+
     /// Sends one sample's CDR bytes, encapsulation header included.
     fn write(&self, cdr: &[u8]) -> Result<(), LinkError>;
 
