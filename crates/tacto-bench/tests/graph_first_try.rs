@@ -115,10 +115,9 @@ fn a_tacto_process_with_no_node_yet_does_not_hold_the_graph_up() {
     const DOMAIN: u32 = 207;
     // A participant that announces no node (its transport made, no endpoint yet): the graph
     // settles without waiting for names it will never give.
-    let idle = Context::builder()
+    let _idle = Context::builder()
         .transport(DdsTransport::new(loopback_participant(DOMAIN)))
         .create();
-    let _node = idle.node("idle").expect("a node");
     let talker = RclpyNode::spawn_in(RCLPY, "talker.py", DOMAIN, &["/first_try_idle", "x"]);
     wait_for_peer(DOMAIN, "/rclpy_talker", &talker);
     let output = tacto(DOMAIN, &["node", "list", "--wait-s", "30"])

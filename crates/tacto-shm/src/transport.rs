@@ -215,10 +215,10 @@ impl Transport for ShmTransport {
         Ok(Some(Box::new(link)))
     }
 
-    /// No: every process of a host would open a publisher of the one stats topic, and a
-    /// topic takes [`ShmLimits::publishers`] at most; `tacto top` reads
-    /// the stats over DDS.
-    fn carries_executor_stats(&self) -> bool {
+    /// No: every process of a host would open a publisher of the same few topics (the stats,
+    /// `/parameter_events`, `/rosout`), and a topic takes [`ShmLimits::publishers`] at most;
+    /// ROS 2's tools and `tacto top` read them over DDS.
+    fn carries_graph_topics(&self) -> bool {
         false
     }
 }

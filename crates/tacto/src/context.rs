@@ -435,8 +435,7 @@ impl Context {
     /// Publishes `board`'s figures on the stats topic from now on, if the context has a
     /// transport (see [`crate::executor::report`]).
     pub(crate) fn report(&self, board: &Arc<Board>) {
-        let carries = self.inner.transport.as_ref();
-        if !carries.is_some_and(|transport| transport.carries_executor_stats()) {
+        if !self.carries_graph_topics() {
             return;
         }
         let reporter = self.inner.reporter.get_or_init(|| {
@@ -452,6 +451,13 @@ impl Context {
         if let Some(reporter) = reporter {
             reporter.add(board);
         }
+    }
+
+    /// Whether the context has a transport that ROS 2's tools reach (see
+    /// [`Transport::carries_graph_topics`]): its nodes' parameter services, parameter events
+    /// and log records go there.
+    pub(crate) fn carries_graph_topics(&self) -> bool {
+        (self.inner.transport.as_ref()).is_some_and(|transport| transport.carries_graph_topics())
     }
 
     /// A publisher of the context's own (not of a node's executables, so no executor

@@ -318,7 +318,8 @@ impl NodeBuilder {
             .overrides(overrides)
             .allow_undeclared_parameters(self.allow_undeclared)
             .automatically_declare_parameters_from_overrides(self.declare_from_overrides);
-        if self.parameter_events {
+        let on_graph = self.context.carries_graph_topics();
+        if self.parameter_events && on_graph {
             let events = self.context.graph_publisher::<msg::ParameterEvent>(
                 Some(&fqn),
                 PARAMETER_EVENTS_TOPIC,
@@ -346,7 +347,7 @@ impl NodeBuilder {
             outputs: Vec::new(),
             calls: Vec::new(),
         };
-        if let Some(desk) = node.context.desk() {
+        if let Some(desk) = on_graph.then(|| node.context.desk()).flatten() {
             let services = match self.parameter_services {
                 true => Some(NodeServices::create(&node, self.logger_service)?),
                 false => None,
@@ -410,7 +411,7 @@ fn follow_use_sim_time(
 }
 
 /// Where parameter changes are published, as rclcpp's `ParameterEventHandler` reads them.
-const PARAMETER_EVENTS_TOPIC: &str = "/parameter_events";
+pub(crate) const PARAMETER_EVENTS_TOPIC: &str = "/parameter_events";
 
 impl Node {
     /// The node's logger, named after it (`robot1.camera` for `/robot1/camera`), as

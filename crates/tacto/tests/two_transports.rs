@@ -212,7 +212,9 @@ fn services_and_clients_go_through_the_transport_given_last() {
         .transport(named(0, "host"))
         .transport(named(1, "network"))
         .create();
-    let mut node = ctx.node("both").unwrap();
+    // Its own parameter services would be refused the same way.
+    let builder = ctx.node_builder("both").start_parameter_services(false);
+    let mut node = builder.create().unwrap();
     let service = node.service::<TriggerSrv>("ask").create().map(drop);
     let error = format!("{:?}", service.expect_err("the network transport refuses"));
     assert!(error.contains("network serves"), "{error}");
@@ -226,8 +228,8 @@ fn services_and_clients_go_through_the_transport_given_last() {
         .transport(hubs[0].transport())
         .transport(named(1, "network"))
         .create();
-    let refused = plain
-        .node("n")
+    let refused = (plain.node_builder("n").start_parameter_services(false))
+        .create()
         .unwrap()
         .service::<TriggerSrv>("ask")
         .create()
@@ -240,8 +242,8 @@ fn services_and_clients_go_through_the_transport_given_last() {
         .transport(named(0, "host"))
         .transport(hubs[1].transport())
         .create();
-    let refused = alone
-        .node("n")
+    let refused = (alone.node_builder("n").start_parameter_services(false))
+        .create()
         .unwrap()
         .service::<TriggerSrv>("ask")
         .create()

@@ -8,7 +8,7 @@
 //! executors pay nothing for it.
 //!
 //! A context without a transport, or whose transport does not
-//! [carry the stats](crate::transport::Transport::carries_executor_stats) (shared memory), starts
+//! [carry the graph's topics](crate::transport::Transport::carries_graph_topics) (shared memory), starts
 //! no thread: in the process, executors answer
 //! [`Executor::executable_stats`](super::Executor::executable_stats) directly.
 

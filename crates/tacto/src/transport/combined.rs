@@ -15,13 +15,19 @@ use std::sync::{Arc, OnceLock};
 use rustix::event::{EventfdFlags, epoll, eventfd};
 
 use crate::cdr::Encodable;
+use crate::logging::ROSOUT_TOPIC;
 use crate::msg::tacto_msgs::EXECUTOR_STATS_TOPIC;
+use crate::node::PARAMETER_EVENTS_TOPIC;
 use crate::qos::Qos;
 use crate::sample::SampleInfo;
 use crate::transport::{
     ClientLink, LinkError, LinkReader, LinkWriter, ReadOp, RemotePublishers, RemoteSample, RosType,
     ServiceLink, Transport,
 };
+
+/// The topics every process writes, which go only through transports that
+/// [carry them](Transport::carries_graph_topics).
+const GRAPH_TOPICS: [&str; 3] = [EXECUTOR_STATS_TOPIC, PARAMETER_EVENTS_TOPIC, ROSOUT_TOPIC];
 
 /// Two transports, each linking every topic: `first` is the one given first to the builder.
 #[derive(Debug)]
@@ -35,16 +41,16 @@ impl Combined {
         Combined { first, second }
     }
 
-    /// The one transport that links `topic`, if only one does: the stats topic goes only
-    /// through those that carry it (a shared-memory transport does not: every process of a
-    /// host would open a port on that one topic).
+    /// The one transport that links `topic`, if only one does: the graph's own topics go only
+    /// through those that carry them (a shared-memory transport does not: every process of a
+    /// host would open a port on each).
     fn alone(&self, topic: &str) -> Option<&Arc<dyn Transport>> {
-        if topic != EXECUTOR_STATS_TOPIC {
+        if !GRAPH_TOPICS.contains(&topic) {
             return None;
         }
         match (
-            self.first.carries_executor_stats(),
-            self.second.carries_executor_stats(),
+            self.first.carries_graph_topics(),
+            self.second.carries_graph_topics(),
         ) {
             (true, false) => Some(&self.first),
             (false, true) => Some(&self.second),
@@ -125,9 +131,9 @@ impl Transport for Combined {
         }
     }
 
-    /// If either does: the stats topic then goes through those that do.
-    fn carries_executor_stats(&self) -> bool {
-        self.first.carries_executor_stats() || self.second.carries_executor_stats()
+    /// If either does: the graph's own topics then go through those that do.
+    fn carries_graph_topics(&self) -> bool {
+        self.first.carries_graph_topics() || self.second.carries_graph_topics()
     }
 }
 

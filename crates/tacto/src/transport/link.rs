@@ -44,6 +44,10 @@ use crate::service::RequestId;
 ///     ) -> Result<Box<dyn LinkReader>, LinkError> {
 ///         Err(LinkError(format!("{topic} comes from nowhere")))
 ///     }
+///     // No ROS 2 tool reaches it: its nodes need no parameter services or /rosout there.
+///     fn carries_graph_topics(&self) -> bool {
+///         false
+///     }
 /// }
 ///
 /// let ctx = Context::builder().transport(Arc::new(Nowhere)).create();
@@ -104,10 +108,11 @@ pub trait Transport: Send + Sync + fmt::Debug {
         Ok(None)
     }
 
-    /// True (the default) if the context publishes its executors' stats over this transport
-    /// (see [`tacto_msgs::ExecutorStats`](crate::msg::tacto_msgs::ExecutorStats)): every
-    /// process with an executor then writes that one topic.
-    fn carries_executor_stats(&self) -> bool {
+    /// True (the default) if ROS 2's graph tools reach this transport, so that the context
+    /// writes the graph's own topics over it, which every process writes: its executors' stats
+    /// (see [`tacto_msgs::ExecutorStats`](crate::msg::tacto_msgs::ExecutorStats)),
+    /// `/parameter_events` and `/rosout`; and serves its nodes' parameter services there.
+    fn carries_graph_topics(&self) -> bool {
         true
     }
 }
