@@ -161,12 +161,13 @@ impl<L> Entry<L> {
             false => self.exe.trigger.fire()?,
         };
         let time = self.now(now);
-        let missed_periods = match &mut self.schedule {
-            Some(schedule) => schedule.fire(time)?,
-            None => 0,
+        let (missed_periods, deadline) = match &mut self.schedule {
+            Some(schedule) => (schedule.fire(time)?, Some(schedule.served())),
+            None => (0, None),
         };
         Some(Activation {
             time,
+            deadline,
             missed_periods,
             fired,
         })
