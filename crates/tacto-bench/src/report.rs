@@ -57,7 +57,7 @@ pub fn table(report: &Report) -> String {
     );
     if reference {
         header += &format!(
-            " | {:>6} {:>8} {:>8} {:>8} {:>8} {:>6} | {:>5} {:>8} {:>6} {:>8} {:>8}",
+            " | {:>6} {:>8} {:>8} {:>8} {:>8} {:>6} | {:>5} {:>8} {:>6} {:>8} {:>8} | {:>6} {:>6} {:>6}",
             "hp n",
             "hp mean",
             "hp p50",
@@ -68,7 +68,10 @@ pub fn table(report: &Report) -> String {
             "bp mean",
             "bp sd",
             "bp min",
-            "bp max"
+            "bp max",
+            "sd p50",
+            "sd p99",
+            "sd max"
         );
     } else {
         header += &format!(
@@ -92,8 +95,8 @@ pub fn table(report: &Report) -> String {
         "",
         match reference {
             true => format!(
-                " | {:>6} {:>8} {:>8} {:>8} {:>8} {:>6} | {:>5} {:>8} {:>6} {:>8} {:>8}",
-                "", "ms", "ms", "ms", "ms", "", "", "ms", "ms", "ms", "ms"
+                " | {:>6} {:>8} {:>8} {:>8} {:>8} {:>6} | {:>5} {:>8} {:>6} {:>8} {:>8} | {:>6} {:>6} {:>6}",
+                "", "ms", "ms", "ms", "ms", "", "", "ms", "ms", "ms", "ms", "ms", "ms", "ms"
             ),
             false => format!(
                 " | {:>7} {:>8} {:>8} {:>7} {:>7} {:>7} {:>10}",
@@ -119,8 +122,11 @@ pub fn table(report: &Report) -> String {
             let ms = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.2}"));
             let hp = r.hot_path_latency_ms.as_ref();
             let bp = r.bp_period_ms.as_ref();
+            let delay = r.periodic_start_delay_ms.as_ref();
+            // Start delays are tens of microseconds when nothing waits: one more digit.
+            let fine = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.3}"));
             row += &format!(
-                " | {:>6} {:>8} {:>8} {:>8} {:>8} {:>6} | {:>5} {:>8} {:>6} {:>8} {:>8}",
+                " | {:>6} {:>8} {:>8} {:>8} {:>8} {:>6} | {:>5} {:>8} {:>6} {:>8} {:>8} | {:>6} {:>6} {:>6}",
                 hp.map_or(0, |d| d.n),
                 ms(hp.map(|d| d.mean)),
                 ms(hp.map(|d| d.p50)),
@@ -132,6 +138,9 @@ pub fn table(report: &Report) -> String {
                 ms(bp.map(|s| s.sd)),
                 ms(bp.map(|s| s.min)),
                 ms(bp.map(|s| s.max)),
+                fine(delay.map(|d| d.p50)),
+                fine(delay.map(|d| d.p99)),
+                fine(delay.map(|d| d.max)),
             );
         } else {
             let pooled = pooled(r);
@@ -208,6 +217,8 @@ hp       hot-path latency, lidar driver to ObjectCollisionEstimator: n samples, 
          p99, max; hp drp: samples the hot-path nodes missed
 bp       behaviour planner's period (set to 100 ms): n periods, mean, standard deviation,
          min, max
+sd       start delay of the periodic nodes' runs (sensors, cyclic nodes, planner): from the
+         deadline a run serves to the executor's start of it, p50, p99, max
 ";
 
 const LEGEND_TOPICS: &str = "\

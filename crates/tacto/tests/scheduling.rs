@@ -148,20 +148,35 @@ fn stats_of<'s>(stats: &'s [ExecutableStats], name: &str) -> &'s ExecutableStats
 }
 
 /// For each periodic run in `runs`: the data-triggered runs the executor started, by its own
-/// clock, after the run's deadline had passed and before the run. The order of runs is the
-/// log's; the times are the executor's readings, so this is exact whatever the load.
+/// clock, after the run's deadline had passed and before the run, other than the one a
+/// periodic entry yields to after it ran (a period that overran, here when the machine
+/// preempted the executor during the periodic run, comes due again at once, and runs after
+/// one data-triggered run, so that it cannot starve them). The order of runs is the log's;
+/// the times are the executor's readings, so this is exact whatever the load.
 fn data_runs_started_while_due(runs: &[Run]) -> Vec<(Time, Vec<&'static str>)> {
     let mut waited = Vec::new();
     for (i, run) in runs.iter().enumerate() {
         let Run::Period { deadline, .. } = run else {
             continue;
         };
-        let before: Vec<&'static str> = (runs[..i].iter())
-            .filter_map(|r| match r {
-                Run::Data { node, time } if time >= deadline => Some(*node),
-                _ => None,
-            })
-            .collect();
+        let mut before = Vec::new();
+        for (j, earlier) in runs[..i].iter().enumerate() {
+            let Run::Data { node, time } = earlier else {
+                continue;
+            };
+            let yielded_to = match runs[..j]
+                .iter()
+                .rposition(|r| matches!(r, Run::Period { .. }))
+            {
+                Some(period) => runs[period + 1..j]
+                    .iter()
+                    .all(|r| matches!(r, Run::Period { .. })),
+                None => false,
+            };
+            if time >= deadline && !yielded_to {
+                before.push(*node);
+            }
+        }
         if !before.is_empty() {
             waited.push((*deadline, before));
         }
@@ -205,17 +220,18 @@ fn a_due_period_runs_before_further_data_work(mut executor: impl Executor) {
         ticker.start_delay_max,
         longest_run
     );
-    // The busy nodes were not starved: each ran between most periods.
-    for name in busy_nodes {
-        let ran = runs
-            .iter()
-            .filter(|r| matches!(r, Run::Data { node, .. } if *node == name))
-            .count();
-        assert!(
-            ran >= PERIODS,
-            "{name} ran {ran} times in {PERIODS} periods"
-        );
-    }
+    // The busy nodes took turns: none ran twice while another waited.
+    let counts: Vec<usize> = (busy_nodes.iter())
+        .map(|name| {
+            let mine = |r: &&Run| matches!(r, Run::Data { node, .. } if node == name);
+            runs.iter().filter(mine).count()
+        })
+        .collect();
+    let (fewest, most) = (counts.iter().min().unwrap(), counts.iter().max().unwrap());
+    assert!(
+        *fewest > 0 && most - fewest <= 1,
+        "runs per busy node: {counts:?}"
+    );
 }
 
 #[test]
@@ -249,17 +265,29 @@ fn periods_due_together_run_in_registration_order(mut executor: impl Executor) {
     start(&ctx, &["busy_a", "busy_b"]);
     spin_until_stopped(&mut executor);
 
-    let periods: Vec<(&str, Time)> = (log.runs().into_iter())
-        .filter_map(|r| match r {
-            Run::Period { node, deadline, .. } => Some((node, deadline)),
-            Run::Data { .. } => None,
-        })
-        .collect();
-    for pair in periods.chunks(2) {
-        assert_eq!(pair.len(), 2, "{periods:?}");
-        assert_eq!((pair[0].0, pair[1].0), ("first", "second"), "{periods:?}");
-        assert_eq!(pair[0].1, pair[1].1, "one grid: the same deadline");
+    // Each deadline both served: "first", then "second" right after it. (A run that the
+    // machine preempted for a whole period makes the other serve a later deadline instead,
+    // with a missed period: such deadlines are not shared.)
+    let runs = log.runs();
+    let mut shared = 0;
+    for (i, run) in runs.iter().enumerate() {
+        let Run::Period {
+            node: "second",
+            deadline,
+            ..
+        } = run
+        else {
+            continue;
+        };
+        let first = (runs.iter()).position(
+            |r| matches!(r, Run::Period { node: "first", deadline: d, .. } if d == deadline),
+        );
+        if let Some(first) = first {
+            assert_eq!(first + 1, i, "{runs:?}");
+            shared += 1;
+        }
     }
+    assert!(shared > 0, "no deadline served by both: {runs:?}");
 }
 
 #[test]
@@ -312,4 +340,64 @@ fn an_overrunning_period_does_not_starve_data_work_on_the_callback_executor() {
 #[test]
 fn an_overrunning_period_does_not_starve_data_work_on_the_events_executor() {
     an_overrunning_period_does_not_starve_data_work(EventsExecutor::new().unwrap());
+}
+
+/// A hop of a chain: runs on `input`, works [`WORK`], publishes on `output` (the last hop
+/// stops the executor instead).
+fn hop(ctx: &Context, name: &'static str, input: &str, output: Option<&str>, log: &Log) -> Node {
+    let mut node = ctx.node(name).unwrap();
+    let input = node.subscription::<Empty>(input).create().unwrap();
+    let output = output.map(|topic| node.publisher::<Empty>(topic).create().unwrap());
+    let log = log.clone();
+    node.execute(Trigger::on(&input), move |activation| {
+        log.push(Run::Data {
+            node: name,
+            time: activation.time(),
+        });
+        input.take_all().for_each(drop);
+        busy(WORK);
+        match &output {
+            Some(output) => output.publish(Empty::default()),
+            None => log.stop.stop(),
+        }
+    })
+    .unwrap();
+    node
+}
+
+/// A chain of three hops whose first hop is ready at the start, beside two always-ready nodes
+/// registered between its first hop and the others: once the first hop ran, the next hops run
+/// as their data arrives, before the older work of the other nodes.
+fn a_chain_advances_as_its_data_arrives(mut executor: impl Executor) {
+    let ctx = Context::new();
+    let log = Log::new(&executor, "none");
+    executor
+        .add(hop(&ctx, "first", "a", Some("b"), &log))
+        .unwrap();
+    executor.add(always_ready(&ctx, "busy_a", &log)).unwrap();
+    executor.add(always_ready(&ctx, "busy_b", &log)).unwrap();
+    executor
+        .add(hop(&ctx, "second", "b", Some("c"), &log))
+        .unwrap();
+    executor.add(hop(&ctx, "third", "c", None, &log)).unwrap();
+    start(&ctx, &["a", "busy_a", "busy_b"]);
+    spin_until_stopped(&mut executor);
+
+    let order: Vec<&str> = (log.runs().into_iter())
+        .filter_map(|r| match r {
+            Run::Data { node, .. } => Some(node),
+            Run::Period { .. } => None,
+        })
+        .collect();
+    assert_eq!(order, ["first", "second", "third"]);
+}
+
+#[test]
+fn a_chain_advances_as_its_data_arrives_on_the_wait_set_executor() {
+    a_chain_advances_as_its_data_arrives(WaitSetExecutor::new().unwrap());
+}
+
+#[test]
+fn a_chain_advances_as_its_data_arrives_on_the_callback_executor() {
+    a_chain_advances_as_its_data_arrives(CallbackExecutor::new().unwrap());
 }

@@ -9,7 +9,7 @@
 
 use std::time::Instant;
 
-use super::single_threaded::{Order, Policy, SingleThreaded};
+use super::single_threaded::{Policy, SingleThreaded};
 use super::{
     AddError, ExecutableStats, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle,
 };
@@ -70,7 +70,6 @@ impl CallbackExecutor {
         SingleThreaded::new(Policy {
             accepts: |exe| classic("callback")(exe),
             kind: "callback",
-            order: Order::TimersFirst,
         })
         .map(CallbackExecutor)
     }

@@ -43,6 +43,13 @@ impl Pending {
         })
     }
 
+    /// True if the entry is pending on input whose first sample arrived at `mark` or later
+    /// (steady clock). Does not take the flag.
+    fn arrived_since(&self, mark: Time) -> bool {
+        // `since` is stored before the flag is set, and read after it is seen.
+        self.flag.load(Ordering::SeqCst) && self.since.load(Ordering::Relaxed) >= mark.as_nanos()
+    }
+
     /// Notes the arrival time if this is the first arrival since the last run.
     fn arrived(&self) {
         if self.since.load(Ordering::Relaxed) == 0 {
@@ -131,12 +138,6 @@ impl<L> Entry<L> {
     /// True for a classic per-message callback (see [`left_unread`](Self::left_unread)).
     pub(crate) fn is_per_sample(&self) -> bool {
         self.exe.trigger.per_sample
-    }
-
-    /// True if a periodic entry's deadline has passed at `now` (see [`Entry::fire`]).
-    pub(crate) fn is_due(&mut self, now: Time) -> bool {
-        let now = self.now(now);
-        self.schedule.as_mut().is_some_and(|s| s.is_due(now))
     }
 
     /// The time on the trigger's clock, given the steady time the executor last read.
@@ -239,6 +240,12 @@ impl Entry<Pending> {
             }
         }
         self.fire(now)
+    }
+
+    /// True if the entry's input began to arrive at `mark` or later (steady clock) and it has
+    /// not run since; the trigger is not asked.
+    pub(crate) fn arrived_since(&self, mark: Time) -> bool {
+        !self.is_periodic() && self.listener.arrived_since(mark)
     }
 
     /// Marks the entry pending and wakes its executor, as a sample would.

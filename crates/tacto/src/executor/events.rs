@@ -132,6 +132,11 @@ pub struct EventsExecutor {
     /// Events to run before looking at watched fds again while the queue is busy: those queued
     /// when they were looked at last.
     until_fds: usize,
+    /// Events taken so far.
+    event_runs: u64,
+    /// Per executable: for a timer, `event_runs` when it last ran (a timer runs at most once
+    /// between two events while events wait).
+    timer_runs: Vec<u64>,
 }
 
 impl EventsExecutor {
@@ -184,27 +189,46 @@ impl EventsExecutor {
             timers_next: None,
             sim_timers: false,
             until_fds: 0,
+            event_runs: 0,
+            timer_runs: Vec::new(),
         })
     }
 
-    /// Queues a due event for every timer whose deadline passed at `now` (steady) and that has
-    /// none queued, and notes when to look again.
-    fn queue_due_timers(&mut self, now: Time) {
-        let mut ring = self.queue.lock();
+    /// Runs every timer due at `now` (steady), in registration order, skipping those that ran
+    /// since the last event unless `again`; looks again after each run, which moves `now`.
+    /// Notes when to look next; true if any ran.
+    fn run_due_timers(&mut self, now: &mut Time, again: bool) -> io::Result<bool> {
+        let mut ran = false;
+        'look: loop {
+            for index in 0..self.entries.len() {
+                let entry = &mut self.entries[index];
+                if !entry.is_periodic() || (!again && self.timer_runs[index] == self.event_runs) {
+                    continue;
+                }
+                if let Some(activation) = entry.fire(*now) {
+                    self.timer_runs[index] = self.event_runs;
+                    let running = Running::enter(Arc::as_ptr(self.base.poller.signal()) as usize);
+                    *now = entry.run(&activation)?;
+                    drop(running);
+                    self.base.stats.record(&activation);
+                    ran = true;
+                    // Another may have come due meanwhile; those before this one come first.
+                    continue 'look;
+                }
+            }
+            break;
+        }
         self.timers_next = None;
         self.sim_timers = false;
-        for (index, entry) in self.entries.iter_mut().enumerate() {
-            if !entry.is_periodic() || ring.queued[index].due {
-                continue;
-            }
-            if entry.is_due(now) {
-                ring.push_due(index);
-            } else if let Some(deadline) = entry.steady_deadline() {
-                self.timers_next = Some(self.timers_next.map_or(deadline, |t| t.min(deadline)));
-            } else {
-                self.sim_timers = true;
+        for entry in self.entries.iter().filter(|e| e.is_periodic()) {
+            match entry.steady_deadline() {
+                Some(deadline) => {
+                    self.timers_next = Some(self.timers_next.map_or(deadline, |t| t.min(deadline)));
+                }
+                None => self.sim_timers = true,
             }
         }
+        Ok(ran)
     }
 
     /// Takes the oldest event and runs its executable once if its trigger fires; false if the
@@ -215,14 +239,11 @@ impl EventsExecutor {
             return Ok(false);
         };
         self.until_fds = self.until_fds.saturating_sub(1);
+        self.event_runs += 1;
         // Only a node refused half-way through `add` leaves listeners without an entry.
         let Some(entry) = self.entries.get_mut(index) else {
             return Ok(true);
         };
-        if entry.is_periodic() {
-            // Firing moves its deadline: look at the timers again.
-            self.timers_next = Some(Time::ZERO);
-        }
         if let Some(arrived) = arrived {
             entry.arrived_at(arrived);
         }
@@ -262,6 +283,7 @@ impl Executor for EventsExecutor {
         let entries = dispatch::admit(node, &mut self.base, &self.entries, |_| Ok(()), source)?;
         let first = self.entries.len();
         self.entries.extend(entries);
+        self.timer_runs.resize(self.entries.len(), u64::MAX);
         // Samples that arrived before the node was added have no events: one due event serves
         // them all. The trigger is checked without the lock, as its code may publish.
         for index in first..self.entries.len() {
@@ -287,12 +309,19 @@ impl Executor for EventsExecutor {
                 return Ok(SpinOutcome::Interrupted);
             }
             self.base.poller.signal().take_notified();
-            if self.sim_timers || self.timers_next.is_some_and(|t| t <= now) {
-                self.queue_due_timers(now);
+            let timers_due = self.sim_timers || self.timers_next.is_some_and(|t| t <= now);
+            if timers_due {
+                self.run_due_timers(&mut now, false)?;
             }
             let busy = self.run_next(&mut now)?;
             if deadline.is_some_and(|d| now >= d) {
                 return Ok(SpinOutcome::Elapsed);
+            }
+            // With no event left, a timer due again starves no one. Every timer is asked: one
+            // on another clock may be due by its own clock before the steady deadline derived
+            // from it.
+            if !busy && self.run_due_timers(&mut now, true)? {
+                continue;
             }
             if !busy {
                 let next = self.timers_next.into_iter().chain(deadline).min();

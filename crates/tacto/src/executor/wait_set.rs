@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use super::single_threaded::{Order, Policy, SingleThreaded};
+use super::single_threaded::{Policy, SingleThreaded};
 use super::{
     AddError, ExecutableStats, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle,
 };
@@ -53,7 +53,6 @@ impl WaitSetExecutor {
         SingleThreaded::new(Policy {
             accepts: |_| Ok(()),
             kind: "wait-set",
-            order: Order::Registration,
         })
         .map(WaitSetExecutor)
     }
