@@ -267,7 +267,9 @@ fn periods_due_together_run_in_registration_order(mut executor: impl Executor) {
 
     // Each deadline both served: "first", then "second" right after it. (A run that the
     // machine preempted for a whole period makes the other serve a later deadline instead,
-    // with a missed period: such deadlines are not shared.)
+    // with a missed period: such deadlines are not shared. And if "first" started its late
+    // run for one deadline just before the next, "second" serves that next one right after
+    // it, and "first" serves it after one data-triggered run, as it ran since the last.)
     let runs = log.runs();
     let mut shared = 0;
     for (i, run) in runs.iter().enumerate() {
@@ -282,7 +284,13 @@ fn periods_due_together_run_in_registration_order(mut executor: impl Executor) {
         let first = (runs.iter()).position(
             |r| matches!(r, Run::Period { node: "first", deadline: d, .. } if d == deadline),
         );
-        if let Some(first) = first {
+        let first_was_late = i.checked_sub(1).is_some_and(|before| {
+            matches!(
+                runs[before],
+                Run::Period { node: "first", deadline: d, .. } if d < *deadline
+            )
+        });
+        if let Some(first) = first.filter(|_| !first_was_late) {
             assert_eq!(first + 1, i, "{runs:?}");
             shared += 1;
         }
@@ -343,12 +351,13 @@ fn an_overrunning_period_does_not_starve_data_work_on_the_events_executor() {
 }
 
 /// A hop of a chain: runs on `input`, works [`WORK`], publishes on `output` (the last hop
-/// stops the executor instead).
+/// stops the executor after its third run instead).
 fn hop(ctx: &Context, name: &'static str, input: &str, output: Option<&str>, log: &Log) -> Node {
     let mut node = ctx.node(name).unwrap();
     let input = node.subscription::<Empty>(input).create().unwrap();
     let output = output.map(|topic| node.publisher::<Empty>(topic).create().unwrap());
     let log = log.clone();
+    let mut runs = 0;
     node.execute(Trigger::on(&input), move |activation| {
         log.push(Run::Data {
             node: name,
@@ -356,31 +365,46 @@ fn hop(ctx: &Context, name: &'static str, input: &str, output: Option<&str>, log
         });
         input.take_all().for_each(drop);
         busy(WORK);
+        runs += 1;
         match &output {
             Some(output) => output.publish(Empty::default()),
-            None => log.stop.stop(),
+            None if runs == 3 => log.stop.stop(),
+            None => {}
         }
     })
     .unwrap();
     node
 }
 
-/// A chain of three hops whose first hop is ready at the start, beside two always-ready nodes
-/// registered between its first hop and the others: once the first hop ran, the next hops run
-/// as their data arrives, before the older work of the other nodes.
+/// A node that publishes on `topic` every [`PERIOD`].
+fn feeder(ctx: &Context, topic: &str) -> Node {
+    let mut node = ctx.node("feeder").unwrap();
+    let output = node.publisher::<Empty>(topic).create().unwrap();
+    node.execute(Trigger::every(PERIOD), move |_| {
+        output.publish(Empty::default())
+    })
+    .unwrap();
+    node
+}
+
+/// A chain of three hops fed every period, registered last hop first, beside two always-ready
+/// nodes: once the executor has seen the chain's data flow, a sample runs down the whole chain
+/// in one sweep, hop after hop, before the always-ready nodes run again. (In registration
+/// order, each hop would wait for a round of the others.)
 fn a_chain_advances_as_its_data_arrives(mut executor: impl Executor) {
     let ctx = Context::new();
     let log = Log::new(&executor, "none");
+    executor.add(hop(&ctx, "third", "c", None, &log)).unwrap();
     executor
-        .add(hop(&ctx, "first", "a", Some("b"), &log))
+        .add(hop(&ctx, "second", "b", Some("c"), &log))
         .unwrap();
     executor.add(always_ready(&ctx, "busy_a", &log)).unwrap();
     executor.add(always_ready(&ctx, "busy_b", &log)).unwrap();
     executor
-        .add(hop(&ctx, "second", "b", Some("c"), &log))
+        .add(hop(&ctx, "first", "a", Some("b"), &log))
         .unwrap();
-    executor.add(hop(&ctx, "third", "c", None, &log)).unwrap();
-    start(&ctx, &["a", "busy_a", "busy_b"]);
+    executor.add(feeder(&ctx, "a")).unwrap();
+    start(&ctx, &["busy_a", "busy_b"]);
     spin_until_stopped(&mut executor);
 
     let order: Vec<&str> = (log.runs().into_iter())
@@ -389,7 +413,12 @@ fn a_chain_advances_as_its_data_arrives(mut executor: impl Executor) {
             Run::Period { .. } => None,
         })
         .collect();
-    assert_eq!(order, ["first", "second", "third"]);
+    // The first traversal teaches the executor the chain; the last one is checked.
+    assert_eq!(
+        order[order.len() - 3..],
+        ["first", "second", "third"],
+        "{order:?}"
+    );
 }
 
 #[test]

@@ -228,7 +228,11 @@ impl Entry<Pending> {
     /// [`Entry::fire`] takes it.
     pub(crate) fn poll(&mut self, now: Time) -> Option<Activation> {
         if !self.is_periodic() {
-            if !self.listener.flag.swap(false, Ordering::SeqCst) {
+            // A load first: most entries an executor asks are not pending, and a swap would
+            // write the cache line of each.
+            if !self.listener.flag.load(Ordering::SeqCst)
+                || !self.listener.flag.swap(false, Ordering::SeqCst)
+            {
                 return None;
             }
             // A publisher writes `since` only while it is 0: a load, then a store of 0 only
@@ -242,8 +246,8 @@ impl Entry<Pending> {
         self.fire(now)
     }
 
-    /// True if the entry's input began to arrive at `mark` or later (steady clock) and it has
-    /// not run since; the trigger is not asked.
+    /// True if the entry is pending on input that began to arrive at `mark` or later (steady
+    /// clock); the trigger is not asked.
     pub(crate) fn arrived_since(&self, mark: Time) -> bool {
         !self.is_periodic() && self.listener.arrived_since(mark)
     }

@@ -1,17 +1,19 @@
 //! The events executor: rclcpp's `EventsExecutor`, with a bounded queue.
 //!
-//! Every sample that arrives on a triggering subscription, and every timer that comes due,
-//! becomes an event in one FIFO queue; the thread takes events oldest first and runs one
-//! executable per event. rclcpp's queue is unbounded, and a timer that overruns fills it with
-//! one event per missed period, replayed back to back. Here the queue has a fixed size, a timer
-//! holds at most one event, and a sample whose event does not fit is still served (see
-//! [`EventsExecutor`] for the exact policy).
+//! Every sample that arrives on a triggering subscription becomes an event in one FIFO queue;
+//! the thread takes events oldest first and runs one executable per event, and runs the
+//! timers that came due before the next event. rclcpp's queue is unbounded, holds timers'
+//! events too, and a timer that overruns fills it with one event per missed period, replayed
+//! back to back. Here the queue has a fixed size, a timer never waits in it, and a sample
+//! whose event does not fit is still served (see [`EventsExecutor`] for the exact policy).
 //!
 //! Publishers queue sample events on their own threads, through the listener attached to
 //! each triggering subscription, and wake the executor through its [`Signal`] (no syscall
-//! while it is busy). Timers are queued by the executor thread itself: it looks at them before
-//! each event, but reads their deadlines only once the earliest one has passed, and sleeps in
-//! the poller until that deadline when the queue is empty.
+//! while it is busy). Timers are not queued: before each event the executor thread runs the
+//! timers that came due (it reads their deadlines only once the earliest one has passed), and
+//! sleeps in the poller until that deadline when the queue is empty. rclcpp's
+//! `EventsExecutor` queues a timer's event behind the events already queued; here a timer
+//! waits for at most the one run under way when it came due.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -36,8 +38,8 @@ use crate::subscription::Listener;
 /// bounded queue.
 ///
 /// Each sample that arrives on a triggering subscription queues one event for the executable
-/// it triggers, and so does each timer that comes due. The thread takes events oldest first and
-/// runs the executable once per event, so a callback subscription
+/// it triggers. The thread takes events oldest first and runs the executable once per event,
+/// and before each event the timers that came due, so a callback subscription
 /// ([`SubscriptionBuilder::callback`](crate::SubscriptionBuilder::callback)) runs once per
 /// message, in arrival order across all subscriptions.
 ///
@@ -59,9 +61,10 @@ use crate::subscription::Listener;
 ///   the back of the queue. So a callback whose sample events were refused works off its
 ///   history one message per turn, taking turns with everything else, until nothing unread is
 ///   left.
-/// - **Timers never overflow and never burst.** A timer's event is its due event, so it has at
-///   most one queued. A timer that overruns, or waits behind a long queue, runs once when its
-///   turn comes, with the deadlines it missed in
+/// - **Timers jump the queue, never overflow and never burst.** A timer takes no place in the
+///   queue: once due, it runs before the next event, timers due together in the order they
+///   were added, each at most once between two events (so one that overruns cannot starve
+///   them). A timer that overruns runs once, with the deadlines it missed in
 ///   [`Activation::missed_periods`](crate::Activation::missed_periods) (see [`crate::timer`]).
 /// - **Readable fds** ([`Trigger::readable`](crate::Trigger::readable)) queue due events too,
 ///   one when the fd becomes readable: an fd's event runs its code once, however much data
@@ -82,6 +85,8 @@ use crate::subscription::Listener;
 /// # Guarantees
 /// - Events run in the order they were queued, one run at most per event; a subscription's
 ///   samples are taken oldest first.
+/// - A timer that came due starts before the next event: its start delay is at most the one
+///   run under way when it came due, plus the timers due with it and added before it.
 /// - Blocks in `epoll_wait` when the queue is empty; never busy-waits.
 /// - Bounded memory and no allocation per event; no sample is lost to the queue.
 /// - Timers on ROS time follow `/clock` when the context uses sim time.
@@ -124,8 +129,8 @@ pub struct EventsExecutor {
     queue: Arc<EventQueue>,
     /// Indexed by the executable numbers that events carry.
     entries: Vec<Entry<Source>>,
-    /// When to look at the timers next, on the steady clock: the earliest deadline of a timer
-    /// without a queued event. `None`: no timer can come due on the steady clock.
+    /// When to look at the timers next, on the steady clock: the earliest timer deadline.
+    /// `None`: no timer can come due on the steady clock.
     timers_next: Option<Time>,
     /// Some timer follows simulated time, which has no steady deadline: look at every turn.
     sim_timers: bool,
@@ -443,9 +448,9 @@ struct Queued {
 enum Event {
     /// A sample arrived on one of its triggering subscriptions, at this time (steady clock).
     Sample(usize, Time),
-    /// It is due without a sample event of its own: a timer's deadline passed, or its trigger
-    /// holds on samples without events (refused, older than the node's `add`, or left unread
-    /// by its last run).
+    /// It is due without a sample event of its own: a readable fd, or its trigger holds on
+    /// samples without events (refused, older than the node's `add`, or left unread by its
+    /// last run).
     Due(usize),
 }
 

@@ -11,20 +11,26 @@
 //!    that one run, and for the periodic entries due with it and registered before it; never
 //!    for a round of other work. A periodic entry runs at most once between two data-triggered
 //!    runs, so one that overruns its period cannot starve the others.
-//! 2. **The data flows on.** Then an entry whose input arrived since the executor started its
-//!    last data-triggered run (during that run, or from the periodic runs after it), in
-//!    registration order: the next hop of a chain runs as its data arrives, before older work.
-//! 3. **Registration order.** Otherwise the next ready entry after the last one taken this way,
-//!    in the order entries were added.
+//! 2. **Then one sweep in dataflow order.** The data-triggered entries are swept in the order
+//!    of the dataflow between them, upstream first: the thread learns that entry B follows
+//!    entry A when B's input arrives while A runs, and ranks B at least one above A (at most
+//!    the number of entries, so that a cycle stops rising); the sweep takes lower ranks first,
+//!    registration order among equals. Each ready entry runs once per sweep, when the sweep
+//!    reaches it, so a chain whose first hop ran advances hop by hop within the same sweep,
+//!    and every entry has its turn at the same place in each sweep. Entries nobody feeds from
+//!    this executor (all rank 0) are swept in registration order.
 //!
-//! A *pass* is one sweep of rule 3 over the entries: each data-triggered entry runs at most
-//! once per pass (rule 2 included), so none waits for more than one pass, however busy the
-//! others are. When a pass ends the thread looks at watched fds without blocking, so a busy
-//! executor still sees them, and a new pass begins; when a whole pass finds nothing ready, the
-//! thread sleeps until the next deadline or notification.
+//! A *pass* is one sweep: each data-triggered entry runs at most once in it, so none waits for
+//! more than the rest of one pass and the next, however busy the others are. When a pass ends
+//! the thread looks at watched fds without blocking, so a busy executor still sees them, and a
+//! new pass begins; when a pass finds nothing ready at all, the thread sleeps until the next
+//! deadline or notification.
 //!
 //! Everything here reads the steady time once per run, at its end (see [`Entry::fire`]); the
-//! arrival times that rule 2 compares are those the start-delay statistic already keeps.
+//! arrival times that rule 2 learns from are those the start-delay statistic keeps anyway. The
+//! order depends on what the thread saw arrive during runs, so input from other threads
+//! (another executor, a transport) can raise a rank too: it reorders, and the pass still
+//! bounds every wait.
 
 use std::io;
 use std::time::Instant;
@@ -53,10 +59,14 @@ pub(crate) struct SingleThreaded {
     /// Per entry: for a data-triggered one, the pass in which it last ran; for a periodic one,
     /// the number of data-triggered runs before its last run.
     last: Vec<u64>,
+    /// Per entry: its place in the dataflow, learned (rule 2 of the module docs).
+    rank: Vec<usize>,
+    /// The data-triggered entries in sweep order: lowest rank first, then registration order.
+    order: Vec<usize>,
+    /// The next place in `order` the sweep looks at.
+    cursor: usize,
     /// The current pass's number (see the module docs).
     pass: u64,
-    /// The next entry rule 3 looks at.
-    cursor: usize,
     /// Data-triggered runs so far.
     data_runs: u64,
     /// When to look at the periodic entries next: the earliest steady deadline among them.
@@ -82,8 +92,10 @@ impl SingleThreaded {
             base: Base::new(policy.kind)?,
             entries: Vec::new(),
             last: Vec::new(),
-            pass: 0,
+            rank: Vec::new(),
+            order: Vec::new(),
             cursor: 0,
+            pass: 0,
             data_runs: 0,
             periods_next: None,
             sim_periods: false,
@@ -100,10 +112,14 @@ impl SingleThreaded {
             self.policy.accepts,
             |_, exe| Pending::new(&signal, exe),
         )?;
+        let first = self.entries.len();
         // Neither "ran this pass" nor "ran since the last data-triggered run".
-        self.last
-            .resize(self.entries.len() + entries.len(), u64::MAX);
+        self.last.resize(first + entries.len(), u64::MAX);
+        self.rank.resize(first + entries.len(), 0);
         self.entries.extend(entries);
+        let data = (first..self.entries.len()).filter(|&i| !self.entries[i].is_periodic());
+        self.order.extend(data);
+        self.sort_order();
         self.plan_periods();
         Ok(())
     }
@@ -118,12 +134,9 @@ impl SingleThreaded {
         let deadline = deadline.map(steady_time);
         let key = std::sync::Arc::as_ptr(self.base.poller.signal()) as usize;
         // A spin starts a pass: the last one may have been cut short by a stop.
-        self.pass += 1;
-        self.cursor = 0;
+        self.new_pass();
         // Read after each wait, and moved on by each run (see `Entry::fire`).
         let mut now = os_now(ClockKind::Steady);
-        // When the last data-triggered run started: input that arrived since is fresh (rule 2).
-        let mut mark = now;
         // Whether this pass ran a data-triggered entry.
         let mut busy = false;
         loop {
@@ -136,18 +149,18 @@ impl SingleThreaded {
             }
             self.base.poller.signal().take_notified();
             self.run_due_periods(key, &mut now, false)?;
-            match self.next_data(now, mark) {
+            match self.next_data(now) {
                 Next::Run(index, activation) => {
-                    mark = now;
+                    let start = now;
                     self.run(index, &activation, key, &mut now)?;
+                    self.learn(index, start);
                     self.data_runs += 1;
                     busy = true;
                 }
                 Next::PassEnd => {
                     let idle = !busy;
                     busy = false;
-                    self.pass += 1;
-                    self.cursor = 0;
+                    self.new_pass();
                     if !idle {
                         if self.base.poller.watches_fds()
                             && self.base.poller.poll_watched()? == Woken::Shutdown
@@ -170,7 +183,6 @@ impl SingleThreaded {
                         return Ok(SpinOutcome::Interrupted);
                     }
                     now = os_now(ClockKind::Steady);
-                    mark = now;
                     continue;
                 }
             }
@@ -227,30 +239,50 @@ impl SingleThreaded {
         }
     }
 
-    /// Rules 2 and 3: the data-triggered entry to run next at `now`, fresh input counted from
-    /// `mark`; each runs at most once per pass.
-    fn next_data(&mut self, now: Time, mark: Time) -> Next {
+    /// Rule 2: the next ready data-triggered entry of the sweep at `now`, each at most once
+    /// per pass.
+    fn next_data(&mut self, now: Time) -> Next {
         let pass = self.pass;
-        for index in 0..self.entries.len() {
-            if self.last[index] != pass && self.entries[index].arrived_since(mark) {
-                if let Some(activation) = self.entries[index].poll(now) {
-                    self.last[index] = pass;
-                    return Next::Run(index, activation);
-                }
-            }
-        }
-        while let Some(entry) = self.entries.get_mut(self.cursor) {
-            let index = self.cursor;
+        while let Some(&index) = self.order.get(self.cursor) {
             self.cursor += 1;
-            if entry.is_periodic() || self.last[index] == pass {
+            if self.last[index] == pass {
                 continue;
             }
-            if let Some(activation) = entry.poll(now) {
+            if let Some(activation) = self.entries[index].poll(now) {
                 self.last[index] = pass;
                 return Next::Run(index, activation);
             }
         }
         Next::PassEnd
+    }
+
+    fn new_pass(&mut self) {
+        self.pass += 1;
+        self.cursor = 0;
+    }
+
+    /// Learns from the run of entry `ran`, started at `start`: an entry whose input arrived
+    /// since follows it (rule 2).
+    fn learn(&mut self, ran: usize, start: Time) {
+        let rank = (self.rank[ran] + 1).min(self.entries.len());
+        let mut moved = false;
+        for &index in &self.order {
+            if index != ran && self.rank[index] < rank && self.entries[index].arrived_since(start) {
+                self.rank[index] = rank;
+                moved = true;
+            }
+        }
+        if moved {
+            self.sort_order();
+        }
+    }
+
+    /// Puts `order` in rule 2's order. Unstable, which allocates nothing: the keys are unique.
+    /// Mid-sweep, an entry moved behind the cursor waits for the next pass: ranks settle
+    /// within the first runs of a chain, so this is rare.
+    fn sort_order(&mut self) {
+        let rank = &self.rank;
+        (self.order).sort_unstable_by_key(|&index| (rank[index], index));
     }
 
     /// Runs entry `index` as executor `key` (see [`Running`]); `now` moves to the run's end.
