@@ -137,7 +137,7 @@ fn always_ready(ctx: &Context, name: &'static str, log: &Log) -> Node {
 fn start(ctx: &Context, topics: &[&str]) {
     let mut starter = ctx.node("starter").unwrap();
     for topic in topics {
-        let publisher = starter.publisher::<Empty>(*topic).create().unwrap();
+        let publisher = starter.publisher::<Empty>(topic).create().unwrap();
         publisher.publish(Empty::default());
     }
 }

@@ -200,7 +200,7 @@ impl SingleThreaded {
     /// (once per idle turn) asks every periodic entry, since one on another clock may be due
     /// by its own clock a little before or after the steady deadline derived from it.
     fn run_due_periods(&mut self, key: usize, now: &mut Time, again: bool) -> io::Result<bool> {
-        if !again && !self.sim_periods && !self.periods_next.is_some_and(|t| t <= *now) {
+        if !again && !self.sim_periods && self.periods_next.is_none_or(|t| t > *now) {
             return Ok(false);
         }
         let mut ran = false;
