@@ -465,3 +465,41 @@ fn pooled(r: &RunResult) -> Option<Distribution> {
         n,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reference_systems_table_shows_the_periodic_start_delay_beside_the_planners_period() {
+        let run = RunResult {
+            executor: "wait-set".into(),
+            hot_path_drops: Some(0),
+            periodic_start_delay_ms: Some(Distribution {
+                mean: 0.05,
+                p50: 0.012,
+                p99: 2.345,
+                max: 2.5,
+                n: 530,
+            }),
+            ..Default::default()
+        };
+        let report = Report {
+            topology: "reference-system".into(),
+            duration_s: 30.0,
+            crunch: 4096,
+            crunch_ms: None,
+            crunch_ms_target: None,
+            runs: vec![run],
+            interrupted: false,
+        };
+        let table = table(&report);
+        let header = table.lines().nth(1).unwrap();
+        assert!(header.ends_with("| sd p50 sd p99 sd max"), "{header}");
+        let row = table.lines().nth(3).unwrap();
+        assert!(row.ends_with("|  0.012  2.345  2.500"), "{row}");
+        assert!(table.contains("sd       start delay of the periodic nodes' runs"));
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["runs"][0]["periodic_start_delay_ms"]["p99"], 2.345);
+    }
+}
