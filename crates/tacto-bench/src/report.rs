@@ -57,7 +57,7 @@ pub fn table(report: &Report) -> String {
     );
     if reference {
         header += &format!(
-            " | {:>6} {:>8} {:>8} {:>8} {:>8} {:>6} | {:>5} {:>8} {:>6} {:>8} {:>8}",
+            " | {:>6} {:>8} {:>8} {:>8} {:>8} {:>6} | {:>5} {:>8} {:>6} {:>8} {:>8} | {:>6} {:>6} {:>6}",
             "hp n",
             "hp mean",
             "hp p50",
@@ -68,7 +68,10 @@ pub fn table(report: &Report) -> String {
             "bp mean",
             "bp sd",
             "bp min",
-            "bp max"
+            "bp max",
+            "sd p50",
+            "sd p99",
+            "sd max"
         );
     } else {
         header += &format!(
@@ -92,8 +95,8 @@ pub fn table(report: &Report) -> String {
         "",
         match reference {
             true => format!(
-                " | {:>6} {:>8} {:>8} {:>8} {:>8} {:>6} | {:>5} {:>8} {:>6} {:>8} {:>8}",
-                "", "ms", "ms", "ms", "ms", "", "", "ms", "ms", "ms", "ms"
+                " | {:>6} {:>8} {:>8} {:>8} {:>8} {:>6} | {:>5} {:>8} {:>6} {:>8} {:>8} | {:>6} {:>6} {:>6}",
+                "", "ms", "ms", "ms", "ms", "", "", "ms", "ms", "ms", "ms", "ms", "ms", "ms"
             ),
             false => format!(
                 " | {:>7} {:>8} {:>8} {:>7} {:>7} {:>7} {:>10}",
@@ -119,8 +122,11 @@ pub fn table(report: &Report) -> String {
             let ms = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.2}"));
             let hp = r.hot_path_latency_ms.as_ref();
             let bp = r.bp_period_ms.as_ref();
+            let delay = r.periodic_start_delay_ms.as_ref();
+            // Start delays are tens of microseconds when nothing waits: one more digit.
+            let fine = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.3}"));
             row += &format!(
-                " | {:>6} {:>8} {:>8} {:>8} {:>8} {:>6} | {:>5} {:>8} {:>6} {:>8} {:>8}",
+                " | {:>6} {:>8} {:>8} {:>8} {:>8} {:>6} | {:>5} {:>8} {:>6} {:>8} {:>8} | {:>6} {:>6} {:>6}",
                 hp.map_or(0, |d| d.n),
                 ms(hp.map(|d| d.mean)),
                 ms(hp.map(|d| d.p50)),
@@ -132,6 +138,9 @@ pub fn table(report: &Report) -> String {
                 ms(bp.map(|s| s.sd)),
                 ms(bp.map(|s| s.min)),
                 ms(bp.map(|s| s.max)),
+                fine(delay.map(|d| d.p50)),
+                fine(delay.map(|d| d.p99)),
+                fine(delay.map(|d| d.max)),
             );
         } else {
             let pooled = pooled(r);
@@ -208,6 +217,8 @@ hp       hot-path latency, lidar driver to ObjectCollisionEstimator: n samples, 
          p99, max; hp drp: samples the hot-path nodes missed
 bp       behaviour planner's period (set to 100 ms): n periods, mean, standard deviation,
          min, max
+sd       start delay of the periodic nodes' runs (sensors, cyclic nodes, planner): from the
+         deadline a run serves to the executor's start of it, p50, p99, max
 ";
 
 const LEGEND_TOPICS: &str = "\
@@ -453,4 +464,42 @@ fn pooled(r: &RunResult) -> Option<Distribution> {
         max: worst(|d| d.max),
         n,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reference_systems_table_shows_the_periodic_start_delay_beside_the_planners_period() {
+        let run = RunResult {
+            executor: "wait-set".into(),
+            hot_path_drops: Some(0),
+            periodic_start_delay_ms: Some(Distribution {
+                mean: 0.05,
+                p50: 0.012,
+                p99: 2.345,
+                max: 2.5,
+                n: 530,
+            }),
+            ..Default::default()
+        };
+        let report = Report {
+            topology: "reference-system".into(),
+            duration_s: 30.0,
+            crunch: 4096,
+            crunch_ms: None,
+            crunch_ms_target: None,
+            runs: vec![run],
+            interrupted: false,
+        };
+        let table = table(&report);
+        let header = table.lines().nth(1).unwrap();
+        assert!(header.ends_with("| sd p50 sd p99 sd max"), "{header}");
+        let row = table.lines().nth(3).unwrap();
+        assert!(row.ends_with("|  0.012  2.345  2.500"), "{row}");
+        assert!(table.contains("sd       start delay of the periodic nodes' runs"));
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["runs"][0]["periodic_start_delay_ms"]["p99"], 2.345);
+    }
 }

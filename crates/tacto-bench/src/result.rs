@@ -73,6 +73,11 @@ pub struct RunResult {
     /// Reference system: the behaviour planner's period as seen downstream.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bp_period_ms: Option<Spread>,
+    /// Reference system: how late the executor started the periodic nodes' runs (sensors,
+    /// cyclic nodes, the behaviour planner), from the deadline each run serves, as the
+    /// executor's own start-delay statistic counts it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub periodic_start_delay_ms: Option<Distribution>,
     /// ros2-performance and nobleo: per-topic delivery figures.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub topics: Vec<TopicResult>,

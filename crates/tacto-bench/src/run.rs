@@ -277,13 +277,14 @@ pub fn run_launched(
 }
 
 /// The figures of a run made of `parts`, one per process: CPU, memory, wake-ups and drops
-/// added up; each latency or period from the process that measured it (the one with the most
+/// added up; each latency, period or start delay from the process that measured it (the one with the most
 /// samples); nobleo's topics side by side (each topic is heard in the processes that
 /// subscribe to it).
 pub fn merge(executor: &str, parts: &[&RunResult]) -> RunResult {
     let most = |n: fn(&RunResult) -> u64| parts.iter().max_by_key(|p| n(p));
     let hp = most(|p| p.hot_path_latency_ms.as_ref().map_or(0, |d| d.n));
     let bp = most(|p| p.bp_period_ms.as_ref().map_or(0, |s| s.n));
+    let delay = most(|p| p.periodic_start_delay_ms.as_ref().map_or(0, |d| d.n));
     let hot_path_drops = parts
         .iter()
         .filter_map(|p| p.hot_path_drops)
@@ -304,6 +305,7 @@ pub fn merge(executor: &str, parts: &[&RunResult]) -> RunResult {
         hot_path_latency_ms: hp.and_then(|p| p.hot_path_latency_ms.clone()),
         hot_path_drops,
         bp_period_ms: bp.and_then(|p| p.bp_period_ms.clone()),
+        periodic_start_delay_ms: delay.and_then(|p| p.periodic_start_delay_ms.clone()),
         topics: parts.iter().flat_map(|p| p.topics.clone()).collect(),
         deliveries_per_s: deliveries,
         notes: parts.iter().flat_map(|p| p.notes.clone()).collect(),

@@ -370,6 +370,8 @@ impl Trigger {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Activation {
     pub(crate) time: Time,
+    /// For a periodic trigger, the deadline this run serves.
+    pub(crate) deadline: Option<Time>,
     pub(crate) missed_periods: u64,
     /// Bit `i`: the trigger's `i`-th subscription received samples (bit 63: any from the 64th).
     pub(crate) fired: u64,
@@ -382,6 +384,36 @@ impl Activation {
     /// executables in between, and for a thread pool by the time the run waited for a worker.
     pub fn time(&self) -> Time {
         self.time
+    }
+
+    /// For a periodic trigger, the deadline this run serves, on the trigger's clock: the
+    /// start of the period it began (after missed periods, the last one that passed, see
+    /// [`crate::timer`]). `time() - deadline()` is how late the run started, the start delay
+    /// its executor counts ([`ExecutableStats`](crate::ExecutableStats)). rclcpp hands a timer
+    /// the same pair as `TimerInfo`'s `expected_call_time` and `actual_call_time`. `None` for
+    /// other triggers.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::sync::mpsc;
+    /// use std::time::Duration;
+    /// use tacto::{Context, Executor, Trigger, WaitSetExecutor};
+    ///
+    /// let ctx = Context::new();
+    /// let mut node = ctx.node("ticker").unwrap();
+    /// let (tx, rx) = mpsc::channel();
+    /// node.execute(Trigger::every(Duration::from_millis(1)), move |activation| {
+    ///     let _ = tx.send((activation.deadline(), activation.time()));
+    /// })
+    /// .unwrap();
+    /// let mut executor = WaitSetExecutor::new().unwrap();
+    /// executor.add(node).unwrap();
+    /// executor.spin_for(Duration::from_millis(20)).unwrap();
+    /// let (deadline, started) = rx.try_recv().unwrap();
+    /// assert!(deadline.unwrap() <= started); // never before its deadline
+    /// ```
+    pub fn deadline(&self) -> Option<Time> {
+        self.deadline
     }
 
     /// For a periodic trigger, how many periods passed unserved before this run (see

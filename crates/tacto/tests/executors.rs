@@ -98,9 +98,43 @@ fn the_callback_executor_runs_due_timers_first_in_a_round() {
 }
 
 #[test]
-fn the_wait_set_executor_runs_ready_executables_in_the_order_they_were_added() {
+fn the_wait_set_executor_runs_due_periods_before_ready_data() {
+    // Registered after the message's code, the due period still runs first (see
+    // tests/scheduling.rs for the order under load).
     let first = first_two_of_a_ready_callback_and_timer(WaitSetExecutor::new().unwrap());
-    assert_eq!(first, ["message", "timer"]);
+    assert_eq!(first, ["timer", "message"]);
+}
+
+/// Three subscriptions' code, each with a sample waiting when `executor` starts: the order it
+/// runs them in.
+fn three_ready_subscriptions(mut executor: impl Executor) -> Vec<String> {
+    let ctx = Context::new();
+    let events = Events::new(&executor, 3);
+    for name in ["one", "two", "three"] {
+        let mut node = ctx.node(name).unwrap();
+        let heard = events.clone();
+        node.subscription::<Empty>(name)
+            .callback(move |_| heard.push(name))
+            .unwrap();
+        executor.add(node).unwrap();
+    }
+    let mut source = ctx.node("source").unwrap();
+    for name in ["three", "two", "one"] {
+        let publisher = source.publisher::<Empty>(name).create().unwrap();
+        publisher.publish(Empty::default());
+    }
+    spin_until_stopped(&mut executor);
+    events.all()
+}
+
+#[test]
+fn the_wait_set_and_callback_executors_run_data_ready_together_in_the_order_it_was_added() {
+    for order in [
+        three_ready_subscriptions(WaitSetExecutor::new().unwrap()),
+        three_ready_subscriptions(CallbackExecutor::new().unwrap()),
+    ] {
+        assert_eq!(order, ["one", "two", "three"]);
+    }
 }
 
 #[test]

@@ -1,15 +1,16 @@
 //! The callback executor: the classic ROS 2 model, kept as the honest baseline.
 //!
 //! Every subscription has a callback that runs once per message, every timer a callback per
-//! period, as with rclcpp's `SingleThreadedExecutor`: each round runs due timers first, then
-//! one message per ready subscription. Trigger conditions (`all`, `when`) are not part of this
+//! period, as with rclcpp's `SingleThreadedExecutor`: due timers first, then one message per
+//! ready subscription. rclcpp looks at its timers once per wait; this executor looks before
+//! every callback, so a timer waits for at most the one callback under way when it came due. Trigger conditions (`all`, `when`) are not part of this
 //! model and are refused; polling subscriptions read from a timer work as in rclcpp. A
 //! [readable](crate::Trigger::readable) trigger runs its code once per round while its fd is
 //! readable, like a callback subscription's once per message.
 
 use std::time::Instant;
 
-use super::single_threaded::{Order, Policy, SingleThreaded};
+use super::single_threaded::{Policy, SingleThreaded};
 use super::{
     AddError, ExecutableStats, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle,
 };
@@ -32,6 +33,16 @@ pub(super) fn classic(
 }
 
 /// Runs callbacks one message at a time on one thread, like rclcpp's single-threaded executor.
+///
+/// # Guarantees
+/// - A timer that came due runs before the next message callback is started: its start delay
+///   is at most the one callback under way when it came due, plus the timers due with it and
+///   added before it. Timers due together run in the order they were added; a timer runs at
+///   most once between two message callbacks, so one that overruns cannot starve them.
+/// - Message callbacks run in dataflow order, one message each per pass, as
+///   [`WaitSetExecutor`](crate::WaitSetExecutor) runs its triggers: a chain of callbacks
+///   advances hop by hop within one pass; a subscription's messages are taken oldest first.
+/// - Blocks in `epoll_wait` when nothing is ready; never busy-waits.
 ///
 /// # Examples
 /// ```
@@ -70,7 +81,6 @@ impl CallbackExecutor {
         SingleThreaded::new(Policy {
             accepts: |exe| classic("callback")(exe),
             kind: "callback",
-            order: Order::TimersFirst,
         })
         .map(CallbackExecutor)
     }

@@ -43,6 +43,13 @@ impl Pending {
         })
     }
 
+    /// True if the entry is pending on input whose first sample arrived at `mark` or later
+    /// (steady clock). Does not take the flag.
+    fn arrived_since(&self, mark: Time) -> bool {
+        // `since` is stored before the flag is set, and read after it is seen.
+        self.flag.load(Ordering::SeqCst) && self.since.load(Ordering::Relaxed) >= mark.as_nanos()
+    }
+
     /// Notes the arrival time if this is the first arrival since the last run.
     fn arrived(&self) {
         if self.since.load(Ordering::Relaxed) == 0 {
@@ -133,12 +140,6 @@ impl<L> Entry<L> {
         self.exe.trigger.per_sample
     }
 
-    /// True if a periodic entry's deadline has passed at `now` (see [`Entry::fire`]).
-    pub(crate) fn is_due(&mut self, now: Time) -> bool {
-        let now = self.now(now);
-        self.schedule.as_mut().is_some_and(|s| s.is_due(now))
-    }
-
     /// The time on the trigger's clock, given the steady time the executor last read.
     fn now(&self, steady: Time) -> Time {
         match self.exe.trigger.clock {
@@ -161,12 +162,13 @@ impl<L> Entry<L> {
             false => self.exe.trigger.fire()?,
         };
         let time = self.now(now);
-        let missed_periods = match &mut self.schedule {
-            Some(schedule) => schedule.fire(time)?,
-            None => 0,
+        let (missed_periods, deadline) = match &mut self.schedule {
+            Some(schedule) => (schedule.fire(time)?, Some(schedule.served())),
+            None => (0, None),
         };
         Some(Activation {
             time,
+            deadline,
             missed_periods,
             fired,
         })
@@ -226,7 +228,11 @@ impl Entry<Pending> {
     /// [`Entry::fire`] takes it.
     pub(crate) fn poll(&mut self, now: Time) -> Option<Activation> {
         if !self.is_periodic() {
-            if !self.listener.flag.swap(false, Ordering::SeqCst) {
+            // A load first: most entries an executor asks are not pending, and a swap would
+            // write the cache line of each.
+            if !self.listener.flag.load(Ordering::SeqCst)
+                || !self.listener.flag.swap(false, Ordering::SeqCst)
+            {
                 return None;
             }
             // A publisher writes `since` only while it is 0: a load, then a store of 0 only
@@ -238,6 +244,12 @@ impl Entry<Pending> {
             }
         }
         self.fire(now)
+    }
+
+    /// True if the entry is pending on input that began to arrive at `mark` or later (steady
+    /// clock); the trigger is not asked.
+    pub(crate) fn arrived_since(&self, mark: Time) -> bool {
+        !self.is_periodic() && self.listener.arrived_since(mark)
     }
 
     /// Marks the entry pending and wakes its executor, as a sample would.

@@ -1,17 +1,19 @@
 //! The events executor: rclcpp's `EventsExecutor`, with a bounded queue.
 //!
-//! Every sample that arrives on a triggering subscription, and every timer that comes due,
-//! becomes an event in one FIFO queue; the thread takes events oldest first and runs one
-//! executable per event. rclcpp's queue is unbounded, and a timer that overruns fills it with
-//! one event per missed period, replayed back to back. Here the queue has a fixed size, a timer
-//! holds at most one event, and a sample whose event does not fit is still served (see
-//! [`EventsExecutor`] for the exact policy).
+//! Every sample that arrives on a triggering subscription becomes an event in one FIFO queue;
+//! the thread takes events oldest first and runs one executable per event, and runs the
+//! timers that came due before the next event. rclcpp's queue is unbounded, holds timers'
+//! events too, and a timer that overruns fills it with one event per missed period, replayed
+//! back to back. Here the queue has a fixed size, a timer never waits in it, and a sample
+//! whose event does not fit is still served (see [`EventsExecutor`] for the exact policy).
 //!
 //! Publishers queue sample events on their own threads, through the listener attached to
 //! each triggering subscription, and wake the executor through its [`Signal`] (no syscall
-//! while it is busy). Timers are queued by the executor thread itself: it looks at them before
-//! each event, but reads their deadlines only once the earliest one has passed, and sleeps in
-//! the poller until that deadline when the queue is empty.
+//! while it is busy). Timers are not queued: before each event the executor thread runs the
+//! timers that came due (it reads their deadlines only once the earliest one has passed), and
+//! sleeps in the poller until that deadline when the queue is empty. rclcpp's
+//! `EventsExecutor` queues a timer's event behind the events already queued; here a timer
+//! waits for at most the one run under way when it came due.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -36,8 +38,8 @@ use crate::subscription::Listener;
 /// bounded queue.
 ///
 /// Each sample that arrives on a triggering subscription queues one event for the executable
-/// it triggers, and so does each timer that comes due. The thread takes events oldest first and
-/// runs the executable once per event, so a callback subscription
+/// it triggers. The thread takes events oldest first and runs the executable once per event,
+/// and before each event the timers that came due, so a callback subscription
 /// ([`SubscriptionBuilder::callback`](crate::SubscriptionBuilder::callback)) runs once per
 /// message, in arrival order across all subscriptions.
 ///
@@ -59,9 +61,10 @@ use crate::subscription::Listener;
 ///   the back of the queue. So a callback whose sample events were refused works off its
 ///   history one message per turn, taking turns with everything else, until nothing unread is
 ///   left.
-/// - **Timers never overflow and never burst.** A timer's event is its due event, so it has at
-///   most one queued. A timer that overruns, or waits behind a long queue, runs once when its
-///   turn comes, with the deadlines it missed in
+/// - **Timers jump the queue, never overflow and never burst.** A timer takes no place in the
+///   queue: once due, it runs before the next event, timers due together in the order they
+///   were added, each at most once between two events (so one that overruns cannot starve
+///   them). A timer that overruns runs once, with the deadlines it missed in
 ///   [`Activation::missed_periods`](crate::Activation::missed_periods) (see [`crate::timer`]).
 /// - **Readable fds** ([`Trigger::readable`](crate::Trigger::readable)) queue due events too,
 ///   one when the fd becomes readable: an fd's event runs its code once, however much data
@@ -82,6 +85,8 @@ use crate::subscription::Listener;
 /// # Guarantees
 /// - Events run in the order they were queued, one run at most per event; a subscription's
 ///   samples are taken oldest first.
+/// - A timer that came due starts before the next event: its start delay is at most the one
+///   run under way when it came due, plus the timers due with it and added before it.
 /// - Blocks in `epoll_wait` when the queue is empty; never busy-waits.
 /// - Bounded memory and no allocation per event; no sample is lost to the queue.
 /// - Timers on ROS time follow `/clock` when the context uses sim time.
@@ -124,14 +129,19 @@ pub struct EventsExecutor {
     queue: Arc<EventQueue>,
     /// Indexed by the executable numbers that events carry.
     entries: Vec<Entry<Source>>,
-    /// When to look at the timers next, on the steady clock: the earliest deadline of a timer
-    /// without a queued event. `None`: no timer can come due on the steady clock.
+    /// When to look at the timers next, on the steady clock: the earliest timer deadline.
+    /// `None`: no timer can come due on the steady clock.
     timers_next: Option<Time>,
     /// Some timer follows simulated time, which has no steady deadline: look at every turn.
     sim_timers: bool,
     /// Events to run before looking at watched fds again while the queue is busy: those queued
     /// when they were looked at last.
     until_fds: usize,
+    /// Events taken so far.
+    event_runs: u64,
+    /// Per executable: for a timer, `event_runs` when it last ran (a timer runs at most once
+    /// between two events while events wait).
+    timer_runs: Vec<u64>,
 }
 
 impl EventsExecutor {
@@ -184,27 +194,46 @@ impl EventsExecutor {
             timers_next: None,
             sim_timers: false,
             until_fds: 0,
+            event_runs: 0,
+            timer_runs: Vec::new(),
         })
     }
 
-    /// Queues a due event for every timer whose deadline passed at `now` (steady) and that has
-    /// none queued, and notes when to look again.
-    fn queue_due_timers(&mut self, now: Time) {
-        let mut ring = self.queue.lock();
+    /// Runs every timer due at `now` (steady), in registration order, skipping those that ran
+    /// since the last event unless `again`; looks again after each run, which moves `now`.
+    /// Notes when to look next; true if any ran.
+    fn run_due_timers(&mut self, now: &mut Time, again: bool) -> io::Result<bool> {
+        let mut ran = false;
+        'look: loop {
+            for index in 0..self.entries.len() {
+                let entry = &mut self.entries[index];
+                if !entry.is_periodic() || (!again && self.timer_runs[index] == self.event_runs) {
+                    continue;
+                }
+                if let Some(activation) = entry.fire(*now) {
+                    self.timer_runs[index] = self.event_runs;
+                    let running = Running::enter(Arc::as_ptr(self.base.poller.signal()) as usize);
+                    *now = entry.run(&activation)?;
+                    drop(running);
+                    self.base.stats.record(&activation);
+                    ran = true;
+                    // Another may have come due meanwhile; those before this one come first.
+                    continue 'look;
+                }
+            }
+            break;
+        }
         self.timers_next = None;
         self.sim_timers = false;
-        for (index, entry) in self.entries.iter_mut().enumerate() {
-            if !entry.is_periodic() || ring.queued[index].due {
-                continue;
-            }
-            if entry.is_due(now) {
-                ring.push_due(index);
-            } else if let Some(deadline) = entry.steady_deadline() {
-                self.timers_next = Some(self.timers_next.map_or(deadline, |t| t.min(deadline)));
-            } else {
-                self.sim_timers = true;
+        for entry in self.entries.iter().filter(|e| e.is_periodic()) {
+            match entry.steady_deadline() {
+                Some(deadline) => {
+                    self.timers_next = Some(self.timers_next.map_or(deadline, |t| t.min(deadline)));
+                }
+                None => self.sim_timers = true,
             }
         }
+        Ok(ran)
     }
 
     /// Takes the oldest event and runs its executable once if its trigger fires; false if the
@@ -215,14 +244,11 @@ impl EventsExecutor {
             return Ok(false);
         };
         self.until_fds = self.until_fds.saturating_sub(1);
+        self.event_runs += 1;
         // Only a node refused half-way through `add` leaves listeners without an entry.
         let Some(entry) = self.entries.get_mut(index) else {
             return Ok(true);
         };
-        if entry.is_periodic() {
-            // Firing moves its deadline: look at the timers again.
-            self.timers_next = Some(Time::ZERO);
-        }
         if let Some(arrived) = arrived {
             entry.arrived_at(arrived);
         }
@@ -262,6 +288,7 @@ impl Executor for EventsExecutor {
         let entries = dispatch::admit(node, &mut self.base, &self.entries, |_| Ok(()), source)?;
         let first = self.entries.len();
         self.entries.extend(entries);
+        self.timer_runs.resize(self.entries.len(), u64::MAX);
         // Samples that arrived before the node was added have no events: one due event serves
         // them all. The trigger is checked without the lock, as its code may publish.
         for index in first..self.entries.len() {
@@ -287,12 +314,19 @@ impl Executor for EventsExecutor {
                 return Ok(SpinOutcome::Interrupted);
             }
             self.base.poller.signal().take_notified();
-            if self.sim_timers || self.timers_next.is_some_and(|t| t <= now) {
-                self.queue_due_timers(now);
+            let timers_due = self.sim_timers || self.timers_next.is_some_and(|t| t <= now);
+            if timers_due {
+                self.run_due_timers(&mut now, false)?;
             }
             let busy = self.run_next(&mut now)?;
             if deadline.is_some_and(|d| now >= d) {
                 return Ok(SpinOutcome::Elapsed);
+            }
+            // With no event left, a timer due again starves no one. Every timer is asked: one
+            // on another clock may be due by its own clock before the steady deadline derived
+            // from it.
+            if !busy && self.run_due_timers(&mut now, true)? {
+                continue;
             }
             if !busy {
                 let next = self.timers_next.into_iter().chain(deadline).min();
@@ -414,9 +448,9 @@ struct Queued {
 enum Event {
     /// A sample arrived on one of its triggering subscriptions, at this time (steady clock).
     Sample(usize, Time),
-    /// It is due without a sample event of its own: a timer's deadline passed, or its trigger
-    /// holds on samples without events (refused, older than the node's `add`, or left unread
-    /// by its last run).
+    /// It is due without a sample event of its own: a readable fd, or its trigger holds on
+    /// samples without events (refused, older than the node's `add`, or left unread by its
+    /// last run).
     Due(usize),
 }
 

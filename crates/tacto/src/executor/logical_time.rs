@@ -191,8 +191,12 @@ impl Entry {
         } else {
             self.clock.now(trigger.clock)
         };
+        // Every run serves its period's start; a periodic trigger's deadline is that start, on
+        // the executor's clock.
+        let deadline = (self.due.is_some() && trigger.clock == kind).then_some(start);
         Some(Activation {
             time,
+            deadline,
             missed_periods,
             fired,
         })

@@ -1,6 +1,36 @@
-//! The core of the wait-set and callback executors: one thread that runs a round of ready
-//! entries, then blocks until the next deadline or notification. The two differ only in their
-//! [`Policy`]: which triggers they accept, and in which order a round runs its entries.
+//! The core of the wait-set and callback executors: one thread that runs ready entries one at a
+//! time, then blocks until the next deadline or notification. The two differ only in their
+//! [`Policy`]: which triggers they accept.
+//!
+//! # The order of runs
+//! Before each run, the thread picks what runs next:
+//!
+//! 1. **Periods first.** Every periodic entry whose deadline has passed runs, in registration
+//!    order, before any further data-triggered entry (subscriptions, services, clients,
+//!    readable fds) is started. A period that comes due while another entry runs waits for
+//!    that one run, and for the periodic entries due with it and registered before it; never
+//!    for a round of other work. A periodic entry runs at most once between two data-triggered
+//!    runs, so one that overruns its period cannot starve the others.
+//! 2. **Then one sweep in dataflow order.** The data-triggered entries are swept in the order
+//!    of the dataflow between them, upstream first: the thread learns that entry B follows
+//!    entry A when B's input arrives while A runs, and ranks B at least one above A (at most
+//!    the number of entries, so that a cycle stops rising); the sweep takes lower ranks first,
+//!    registration order among equals. Each ready entry runs once per sweep, when the sweep
+//!    reaches it, so a chain whose first hop ran advances hop by hop within the same sweep,
+//!    and every entry has its turn at the same place in each sweep. Entries nobody feeds from
+//!    this executor (all rank 0) are swept in registration order.
+//!
+//! A *pass* is one sweep: each data-triggered entry runs at most once in it, so none waits for
+//! more than the rest of one pass and the next, however busy the others are. When a pass ends
+//! the thread looks at watched fds without blocking, so a busy executor still sees them, and a
+//! new pass begins; when a pass finds nothing ready at all, the thread sleeps until the next
+//! deadline or notification.
+//!
+//! Everything here reads the steady time once per run, at its end (see [`Entry::fire`]); the
+//! arrival times that rule 2 learns from are those the start-delay statistic keeps anyway. The
+//! order depends on what the thread saw arrive during runs, so input from other threads
+//! (another executor, a transport) can raise a rank too: it reorders, and the pass still
+//! bounds every wait.
 
 use std::io;
 use std::time::Instant;
@@ -18,25 +48,42 @@ use crate::node::{Executable, Node};
 pub(crate) struct Policy {
     /// Refuses triggers the model lacks: `Err((executor name, reason))`.
     pub(crate) accepts: fn(&Executable) -> Result<(), (&'static str, &'static str)>,
-    pub(crate) order: Order,
     /// The model's name in the stats topic.
     pub(crate) kind: &'static str,
-}
-
-/// In which order one round runs ready entries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Order {
-    /// The order nodes and executables were added.
-    Registration,
-    /// Timers first, then subscriptions, as rclcpp's executors do.
-    TimersFirst,
 }
 
 #[derive(Debug)]
 pub(crate) struct SingleThreaded {
     base: Base,
     entries: Vec<Entry>,
+    /// Per entry: for a data-triggered one, the pass in which it last ran; for a periodic one,
+    /// the number of data-triggered runs before its last run.
+    last: Vec<u64>,
+    /// Per entry: its place in the dataflow, learned (rule 2 of the module docs).
+    rank: Vec<usize>,
+    /// The data-triggered entries in sweep order: lowest rank first, then registration order.
+    order: Vec<usize>,
+    /// The next place in `order` the sweep looks at.
+    cursor: usize,
+    /// The current pass's number (see the module docs).
+    pass: u64,
+    /// Data-triggered runs so far.
+    data_runs: u64,
+    /// When to look at the periodic entries next: the earliest steady deadline among them.
+    /// `None`: none can come due on the steady clock.
+    periods_next: Option<Time>,
+    /// Some periodic entry follows simulated time, which has no steady deadline: look at them
+    /// before every run.
+    sim_periods: bool,
     policy: Policy,
+}
+
+/// What the thread does next.
+enum Next {
+    /// Run entry `index` with this activation.
+    Run(usize, crate::Activation),
+    /// The pass is over.
+    PassEnd,
 }
 
 impl SingleThreaded {
@@ -44,6 +91,14 @@ impl SingleThreaded {
         Ok(SingleThreaded {
             base: Base::new(policy.kind)?,
             entries: Vec::new(),
+            last: Vec::new(),
+            rank: Vec::new(),
+            order: Vec::new(),
+            cursor: 0,
+            pass: 0,
+            data_runs: 0,
+            periods_next: None,
+            sim_periods: false,
             policy,
         })
     }
@@ -57,51 +112,200 @@ impl SingleThreaded {
             self.policy.accepts,
             |_, exe| Pending::new(&signal, exe),
         )?;
+        let first = self.entries.len();
+        // Neither "ran this pass" nor "ran since the last data-triggered run".
+        self.last.resize(first + entries.len(), u64::MAX);
+        self.rank.resize(first + entries.len(), 0);
         self.entries.extend(entries);
+        let data = (first..self.entries.len()).filter(|&i| !self.entries[i].is_periodic());
+        self.order.extend(data);
+        self.sort_order();
+        self.plan_periods();
         Ok(())
     }
 
-    /// Runs a round of ready entries, then blocks until the next deadline or notification.
+    /// Runs ready entries in the order the module docs give, then blocks until the next
+    /// deadline or notification.
     pub(crate) fn spin_until(
         &mut self,
         deadline: Option<Instant>,
     ) -> Result<SpinOutcome, SpinError> {
-        let Base {
-            poller,
-            stop,
-            stats,
-            ..
-        } = &mut self.base;
-        poller.check_process()?;
+        self.base.poller.check_process()?;
         let deadline = deadline.map(steady_time);
-        let key = std::sync::Arc::as_ptr(poller.signal()) as usize;
+        let key = std::sync::Arc::as_ptr(self.base.poller.signal()) as usize;
+        // A spin starts a pass: the last one may have been cut short by a stop.
+        self.new_pass();
         // Read after each wait, and moved on by each run (see `Entry::fire`).
         let mut now = os_now(ClockKind::Steady);
+        // Whether this pass ran a data-triggered entry.
+        let mut busy = false;
         loop {
-            if stop.take_request() {
+            if self.base.stop.take_request() {
                 return Ok(SpinOutcome::Stopped);
             }
-            poller.signal().take_notified();
-            let entries = &mut self.entries;
-            match self.policy.order {
-                Order::Registration => run_round(entries, stats, key, &mut now, |_| true)?,
-                Order::TimersFirst => {
-                    run_round(entries, stats, key, &mut now, Entry::is_periodic)?;
-                    run_round(entries, stats, key, &mut now, |e| !e.is_periodic())?;
+            // A busy executor reaches the poller only between passes, which checks this too.
+            if crate::shutdown::requested() {
+                return Ok(SpinOutcome::Interrupted);
+            }
+            self.base.poller.signal().take_notified();
+            self.run_due_periods(key, &mut now, false)?;
+            match self.next_data(now) {
+                Next::Run(index, activation) => {
+                    let start = now;
+                    self.run(index, &activation, key, &mut now)?;
+                    self.learn(index, start);
+                    self.data_runs += 1;
+                    busy = true;
+                }
+                Next::PassEnd => {
+                    let idle = !busy;
+                    busy = false;
+                    self.new_pass();
+                    if !idle {
+                        if self.base.poller.watches_fds()
+                            && self.base.poller.poll_watched()? == Woken::Shutdown
+                        {
+                            return Ok(SpinOutcome::Interrupted);
+                        }
+                        continue;
+                    }
+                    // A whole pass, scanned since this turn took the notifications, found
+                    // nothing data-triggered to run: a periodic entry due again starves no
+                    // one, and otherwise the thread may sleep.
+                    if self.run_due_periods(key, &mut now, true)? {
+                        continue;
+                    }
+                    if deadline.is_some_and(|d| now >= d) {
+                        return Ok(SpinOutcome::Elapsed);
+                    }
+                    let next = self.periods_next.into_iter().chain(deadline).min();
+                    if self.base.poller.wait(next, now)? == Woken::Shutdown {
+                        return Ok(SpinOutcome::Interrupted);
+                    }
+                    now = os_now(ClockKind::Steady);
+                    continue;
                 }
             }
             if deadline.is_some_and(|d| now >= d) {
                 return Ok(SpinOutcome::Elapsed);
             }
-            let next = (self.entries.iter())
-                .filter_map(Entry::steady_deadline)
-                .chain(deadline)
-                .min();
-            if poller.wait(next, now)? == Woken::Shutdown {
-                return Ok(SpinOutcome::Interrupted);
-            }
-            now = os_now(ClockKind::Steady);
         }
+    }
+
+    /// Rule 1: runs every periodic entry due at `now`, in registration order, skipping those
+    /// that ran since the last data-triggered run unless `again`; looks again after each run,
+    /// which moves `now`. True if any ran.
+    ///
+    /// Without `again`, it looks only once the earliest steady deadline has passed; `again`
+    /// (once per idle turn) asks every periodic entry, since one on another clock may be due
+    /// by its own clock a little before or after the steady deadline derived from it.
+    fn run_due_periods(&mut self, key: usize, now: &mut Time, again: bool) -> io::Result<bool> {
+        if !again && !self.sim_periods && self.periods_next.is_none_or(|t| t > *now) {
+            return Ok(false);
+        }
+        let mut ran = false;
+        'look: loop {
+            for index in 0..self.entries.len() {
+                let entry = &mut self.entries[index];
+                if !entry.is_periodic() || (!again && self.last[index] == self.data_runs) {
+                    continue;
+                }
+                if let Some(activation) = entry.poll(*now) {
+                    self.last[index] = self.data_runs;
+                    self.run(index, &activation, key, now)?;
+                    ran = true;
+                    // Another may have come due meanwhile; those before this one come first.
+                    continue 'look;
+                }
+            }
+            break;
+        }
+        self.plan_periods();
+        Ok(ran)
+    }
+
+    /// Notes when the periodic entries must be looked at next.
+    fn plan_periods(&mut self) {
+        self.periods_next = None;
+        self.sim_periods = false;
+        for entry in self.entries.iter().filter(|e| e.is_periodic()) {
+            match entry.steady_deadline() {
+                Some(deadline) => {
+                    self.periods_next =
+                        Some(self.periods_next.map_or(deadline, |t| t.min(deadline)));
+                }
+                None => self.sim_periods = true,
+            }
+        }
+    }
+
+    /// Rule 2: the next ready data-triggered entry of the sweep at `now`, each at most once
+    /// per pass.
+    fn next_data(&mut self, now: Time) -> Next {
+        let pass = self.pass;
+        while let Some(&index) = self.order.get(self.cursor) {
+            self.cursor += 1;
+            if self.last[index] == pass {
+                continue;
+            }
+            if let Some(activation) = self.entries[index].poll(now) {
+                self.last[index] = pass;
+                return Next::Run(index, activation);
+            }
+        }
+        Next::PassEnd
+    }
+
+    fn new_pass(&mut self) {
+        self.pass += 1;
+        self.cursor = 0;
+    }
+
+    /// Learns from the run of entry `ran`, started at `start`: an entry whose input arrived
+    /// since follows it (rule 2).
+    fn learn(&mut self, ran: usize, start: Time) {
+        let rank = (self.rank[ran] + 1).min(self.entries.len());
+        let mut moved = false;
+        for &index in &self.order {
+            if index != ran && self.rank[index] < rank && self.entries[index].arrived_since(start) {
+                self.rank[index] = rank;
+                moved = true;
+            }
+        }
+        if moved {
+            self.sort_order();
+        }
+    }
+
+    /// Puts `order` in rule 2's order. Unstable, which allocates nothing: the keys are unique.
+    /// Mid-sweep, an entry moved behind the cursor waits for the next pass: ranks settle
+    /// within the first runs of a chain, so this is rare.
+    fn sort_order(&mut self) {
+        let rank = &self.rank;
+        (self.order).sort_unstable_by_key(|&index| (rank[index], index));
+    }
+
+    /// Runs entry `index` as executor `key` (see [`Running`]); `now` moves to the run's end.
+    fn run(
+        &mut self,
+        index: usize,
+        activation: &crate::Activation,
+        key: usize,
+        now: &mut Time,
+    ) -> io::Result<()> {
+        let entry = &mut self.entries[index];
+        let running = Running::enter(key);
+        *now = entry.run(activation)?;
+        drop(running);
+        let stats = &mut self.base.stats;
+        stats.record(activation);
+        if entry.left_unread() {
+            match entry.is_per_sample() {
+                true => entry.rearm(),
+                false => stats.left_unread += 1,
+            }
+        }
+        Ok(())
     }
 
     pub(crate) fn stop_handle(&self) -> StopHandle {
@@ -115,31 +319,4 @@ impl SingleThreaded {
     pub(crate) fn executable_stats(&self) -> Vec<ExecutableStats> {
         self.entries.iter().map(Entry::stats).collect()
     }
-}
-
-/// Runs, in order, each selected entry whose trigger fired since it last ran, as executor
-/// `key` (see [`Running`]); `now` is the steady time as last read, moved on by each run (see
-/// [`Entry::fire`]).
-fn run_round(
-    entries: &mut [Entry],
-    stats: &mut ExecutorStats,
-    key: usize,
-    now: &mut Time,
-    select: impl Fn(&Entry) -> bool,
-) -> io::Result<()> {
-    for entry in entries.iter_mut().filter(|e| select(e)) {
-        if let Some(activation) = entry.poll(*now) {
-            let running = Running::enter(key);
-            *now = entry.run(&activation)?;
-            drop(running);
-            stats.record(&activation);
-            if entry.left_unread() {
-                match entry.is_per_sample() {
-                    true => entry.rearm(),
-                    false => stats.left_unread += 1,
-                }
-            }
-        }
-    }
-    Ok(())
 }

@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use super::single_threaded::{Order, Policy, SingleThreaded};
+use super::single_threaded::{Policy, SingleThreaded};
 use super::{
     AddError, ExecutableStats, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle,
 };
@@ -17,8 +17,17 @@ use crate::node::Node;
 /// # Guarantees
 /// - Blocks in `epoll_wait` when nothing is ready; never busy-waits.
 /// - A sample on a subscription that no trigger names causes no wake-up.
-/// - Executables run in the order they were added, each at most once per round; an executable
-///   whose trigger still holds after it ran runs again in the next round, without sleeping.
+/// - **Periods first**: a periodic trigger that came due runs before any further
+///   data-triggered executable is started. Its start delay is at most the one run under way
+///   when it came due, plus the periodic executables due with it and added before it; never a
+///   round of other work. Periodic executables due together run in the order they were added;
+///   one runs at most once between two data-triggered runs, so an overrunning period cannot
+///   starve them.
+/// - **Dataflow order**: data-triggered executables are swept upstream first (the executor
+///   learns that B follows A when B's input arrives while A runs; among equals, the order they
+///   were added), each at most once per pass, so a chain advances hop by hop within one sweep
+///   and none waits for more than the rest of one pass and the next. An executable whose
+///   trigger still holds after it ran runs again in the next pass, without sleeping.
 /// - No allocation per execution in steady state.
 ///
 /// # Examples
@@ -53,7 +62,6 @@ impl WaitSetExecutor {
         SingleThreaded::new(Policy {
             accepts: |_| Ok(()),
             kind: "wait-set",
-            order: Order::Registration,
         })
         .map(WaitSetExecutor)
     }

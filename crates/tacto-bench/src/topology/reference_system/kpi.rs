@@ -13,6 +13,11 @@
 //!   own input. Fusion and cyclic nodes whose inputs run at different rates drop by design
 //!   (NDTLocalizer: 100 ms against 120 ms), so total drops are not zero on a healthy system;
 //!   hot-path drops are.
+//! - **Periodic start delay** (tacto's own, not upstream's): for every run of a periodic node
+//!   (the sensors, the cyclic nodes and the behaviour planner), from the deadline it serves to
+//!   the executor's start of it ([`Activation::deadline`](tacto::Activation::deadline) to
+//!   [`Activation::time`](tacto::Activation::time)): the start delay the executor's own
+//!   statistics count, in a [`Histogram`].
 //! - **Behaviour planner period**: per command node, from each `BehaviorPlanner` entry to the
 //!   next one with a higher sequence number: the time between them divided by the difference
 //!   in sequence numbers, as upstream does (a planner run whose output was lost downstream
@@ -28,6 +33,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::message::Message4kb;
 use super::spec::{Kind, Spec};
+use crate::histogram::Histogram;
 use crate::result::{Distribution, RunResult, Spread};
 
 /// Latency samples kept for percentiles: 27 minutes of the hot path's 10 Hz, in 128 KiB.
@@ -53,6 +59,8 @@ pub(crate) struct Kpis {
     hot_path_drops: u64,
     drops_total: u64,
     planner_period: Welford,
+    /// How late each periodic run started after its deadline, ns.
+    periodic_start_delay: Histogram,
     /// Samples the command nodes received, all of them (`reset` keeps it).
     received: u64,
 }
@@ -107,6 +115,7 @@ impl Kpis {
             hot_path_drops: 0,
             drops_total: 0,
             planner_period: Welford::default(),
+            periodic_start_delay: Histogram::new(),
             received: 0,
         }
     }
@@ -155,6 +164,11 @@ impl Kpis {
         }
     }
 
+    /// A periodic node's run that started `delay_ns` after the deadline it serves.
+    pub(crate) fn periodic_start(&mut self, delay_ns: u64) {
+        self.periodic_start_delay.record(delay_ns);
+    }
+
     fn planner_entry(&mut self, sink: usize, sequence: u32, timestamp: u64) {
         let Some(last) = self.last_planner.get_mut(sink) else {
             return;
@@ -177,6 +191,7 @@ impl Kpis {
         self.hot_path_drops = 0;
         self.drops_total = 0;
         self.planner_period = Welford::default();
+        self.periodic_start_delay.clear();
         self.last_planner.fill(None);
     }
 
@@ -190,6 +205,8 @@ impl Kpis {
         result.hot_path_latency_ms = self.latency.distribution();
         result.hot_path_drops = Some(self.hot_path_drops);
         result.bp_period_ms = self.planner_period.spread();
+        result.periodic_start_delay_ms = (!self.periodic_start_delay.is_empty())
+            .then(|| self.periodic_start_delay.distribution_ms());
         result.drops_total = self.drops_total;
     }
 }

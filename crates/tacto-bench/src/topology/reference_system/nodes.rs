@@ -94,7 +94,11 @@ impl Builder<'_> {
         output: &str,
     ) -> Result<(), BuildError> {
         let mut work = Work::new(node, name, output, 0)?;
-        node.timer(period, move |_| work.publish(wall_clock_ns(), 0, []))?;
+        let kpis = self.kpis.clone();
+        node.timer(period, move |activation| {
+            work.publish(wall_clock_ns(), 0, []);
+            note_start(&kpis, activation);
+        })?;
         Ok(())
     }
 
@@ -201,9 +205,11 @@ impl Builder<'_> {
                     self.input(node, input)
                         .callback(move |sample| lock(&cyclic).latest[i] = Some(sample))?;
                 }
-                node.timer(period, move |_| {
+                let kpis = self.kpis.clone();
+                node.timer(period, move |activation| {
                     let started = wall_clock_ns();
                     lock(&cyclic).run(started);
+                    note_start(&kpis, activation);
                 })?;
             }
             Style::Polling => {
@@ -213,7 +219,8 @@ impl Builder<'_> {
                     .collect::<Result<Vec<_>, _>>()?;
                 let mut taken = Vec::with_capacity(subs.len());
                 let mut work = work;
-                node.timer(period, move |_| {
+                let kpis = self.kpis.clone();
+                node.timer(period, move |activation| {
                     let started = wall_clock_ns();
                     let mut missed = 0;
                     for (sub, gap) in subs.iter().zip(&mut gaps) {
@@ -224,6 +231,7 @@ impl Builder<'_> {
                     }
                     work.publish(started, missed, taken.iter().map(|s| &**s));
                     taken.clear();
+                    note_start(&kpis, activation);
                 })?;
             }
         }
@@ -351,6 +359,15 @@ impl Cyclic {
         for latest in &mut self.latest {
             *latest = None;
         }
+    }
+}
+
+/// Counts in `kpis` how late a periodic run started (see the `kpi` module). Called after the
+/// run's work, so that the lock is not in what the run's timestamps measure.
+fn note_start(kpis: &Mutex<Kpis>, activation: &Activation) {
+    if let Some(deadline) = activation.deadline() {
+        let late = activation.time() - deadline;
+        lock(kpis).periodic_start(u64::try_from(late.as_nanos()).unwrap_or(u64::MAX));
     }
 }
 
