@@ -4,6 +4,7 @@
 //!
 //! ```sh
 //! cargo run -p tacto-dds --example add_two_ints_client -- 2 3
+//! cargo run -p tacto-dds --example add_two_ints_client -- 2 3 --ros-args -r add_two_ints:=/adder/add
 //! ```
 
 use std::error::Error;
@@ -14,15 +15,22 @@ use tacto_dds::DdsTransport;
 use tacto_msgs::example_interfaces::srv::{AddTwoInts, AddTwoInts_Request};
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let args: Vec<i64> = (std::env::args().skip(1).map(|a| a.parse()))
-        .collect::<Result<_, _>>()
-        .map_err(|_| "usage: add_two_ints_client A B")?;
-    let [a, b] = args[..] else {
-        return Err("usage: add_two_ints_client A B".into());
-    };
     let ctx = Context::builder()
+        .arguments(tacto::args::RosArgs::from_env()?)?
         .transport(DdsTransport::from_env()?)
         .create();
+    let usage = "usage: add_two_ints_client A B [--ros-args ...]";
+    let args: Vec<i64> = (ctx
+        .arguments()
+        .program_args()
+        .iter()
+        .skip(1)
+        .map(|a| a.parse()))
+    .collect::<Result<_, _>>()
+    .map_err(|_| usage)?;
+    let [a, b] = args[..] else {
+        return Err(usage.into());
+    };
     let mut node = ctx.node("add_two_ints_client")?;
     let client = node.client::<AddTwoInts>("add_two_ints").create()?;
     // No executor runs here, so no signal handler is installed: Ctrl-C ends the process.

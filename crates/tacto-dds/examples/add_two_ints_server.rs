@@ -5,6 +5,7 @@
 //!
 //! ```sh
 //! cargo run -p tacto-dds --example add_two_ints_server   # until Ctrl-C
+//! cargo run -p tacto-dds --example add_two_ints_server -- --ros-args -r __ns:=/adder
 //! ```
 
 use std::error::Error;
@@ -15,6 +16,7 @@ use tacto_msgs::example_interfaces::srv::{AddTwoInts, AddTwoInts_Response};
 
 fn main() -> Result<(), Box<dyn Error>> {
     let ctx = Context::builder()
+        .arguments(tacto::args::RosArgs::from_env()?)?
         .transport(DdsTransport::from_env()?)
         .create();
     let mut node = ctx.node("add_two_ints_server")?;

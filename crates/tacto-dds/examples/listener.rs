@@ -6,6 +6,7 @@
 //! ```sh
 //! cargo run -p tacto-dds --example listener              # until Ctrl-C
 //! cargo run -p tacto-dds --example listener -- --count 5 # 5 messages, then exit
+//! cargo run -p tacto-dds --example listener -- --ros-args -r chatter:=/robot1/out
 //! ```
 
 use std::error::Error;
@@ -16,10 +17,11 @@ use tacto_dds::DdsTransport;
 use tacto_msgs::std_msgs::msg::String as Text;
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let count = count_arg()?;
     let ctx = Context::builder()
+        .arguments(tacto::args::RosArgs::from_env()?)?
         .transport(DdsTransport::from_env()?)
         .create();
+    let count = count_arg(&ctx.arguments().program_args())?;
     let mut node = ctx.node("listener")?;
     let chatter = node
         .subscription::<Text>("chatter")
@@ -45,11 +47,10 @@ fn main() -> Result<(), Box<dyn Error>> {
 }
 
 /// `--count N`: stop after N messages.
-fn count_arg() -> Result<Option<u64>, Box<dyn Error>> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.as_slice() {
+fn count_arg(args: &[&str]) -> Result<Option<u64>, Box<dyn Error>> {
+    match args.get(1..).unwrap_or_default() {
         [] => Ok(None),
-        [flag, n] if flag == "--count" => Ok(Some(n.parse()?)),
-        _ => Err("usage: listener [--count N]".into()),
+        [flag, n] if *flag == "--count" => Ok(Some(n.parse()?)),
+        _ => Err("usage: listener [--count N] [--ros-args ...]".into()),
     }
 }

@@ -374,9 +374,9 @@ impl Discovery {
 
     /// True if the last refresh saw the whole graph: at least [`SETTLE_FLOOR`] after the start
     /// and [`SETTLE_QUIET`] after the last change, every ROS 2 participant has announced its
-    /// nodes and every endpoint it names is known. A ROS 2 participant that publishes but has
-    /// no `ros_discovery_info` writer does not announce (not rmw, not tacto); one with no
-    /// publication known for [`SILENT_PATIENCE`] is taken to have none. Other participants
+    /// nodes and every endpoint it names is known. A ROS 2 participant whose
+    /// `ros_discovery_info` writer is not known for [`SILENT_PATIENCE`] (none of its
+    /// publications, or not that one) is taken to announce nothing. Other participants
     /// (plain DDS) are not waited for.
     pub fn is_settled(&self) -> bool {
         let now = Instant::now();
@@ -398,9 +398,12 @@ impl Discovery {
                     .flat_map(|node| node.reader_gid_seq.iter().chain(&node.writer_gid_seq))
                     .all(|gid| self.endpoints.contains_key(&gid.data));
             }
+            // Its ros_discovery_info writer may be among the endpoints not known yet (Fast DDS
+            // sends them in bursts that Cyclone may take in part): waited for as long as a
+            // silent participant is.
             match publishers.get(key) {
-                None => now >= peer.seen + SILENT_PATIENCE,
-                Some(announces) => !announces,
+                Some(true) => false,
+                None | Some(false) => now >= peer.seen + SILENT_PATIENCE,
             }
         })
     }

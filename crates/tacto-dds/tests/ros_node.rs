@@ -2,8 +2,8 @@
 //! publishing at the period its parameter gives; its parameters read, set (and refused with
 //! rclcpp's reason), described and loaded by rclpy's own `AsyncParameterClient` on
 //! rmw_cyclonedds; its parameter changes on `/parameter_events` and its log lines on
-//! `/rosout`. The tacto side is the `talker` example, run as a user runs it. DDS domains 150
-//! to 152.
+//! `/rosout`; and its logger-level services. The tacto side is the `talker` example, run as a
+//! user runs it. DDS domains 41 to 44.
 
 mod support;
 
@@ -13,7 +13,10 @@ use std::time::Instant;
 
 use support::{PATIENCE, RclpyNode, rclpy_on_cyclone};
 use tacto::msg::rcl_interfaces::msg;
-use tacto::msg::rcl_interfaces::srv::{SetParameters, SetParameters_Request};
+use tacto::msg::rcl_interfaces::srv::{
+    GetLoggerLevels, GetLoggerLevels_Request, SetLoggerLevels, SetLoggerLevels_Request,
+    SetParameters, SetParameters_Request,
+};
 
 /// The `talker` example with `args`, in `domain`, on loopback; killed on drop.
 struct Talker(Child);
@@ -72,7 +75,7 @@ fn line(peer: &RclpyNode, prefix: &str) -> String {
 
 #[test]
 fn rclpy_sees_a_tacto_talker_renamed_moved_and_remapped_at_the_period_its_parameter_gives() {
-    const DOMAIN: u32 = 150;
+    const DOMAIN: u32 = 41;
     let args = [
         "--ros-args",
         "-r",
@@ -94,7 +97,7 @@ fn rclpy_sees_a_tacto_talker_renamed_moved_and_remapped_at_the_period_its_parame
 
 #[test]
 fn rclpy_hears_a_tacto_nodes_parameter_events_and_its_log_lines() {
-    const DOMAIN: u32 = 151;
+    const DOMAIN: u32 = 42;
     let watch = RclpyNode::spawn("ros_node.py", DOMAIN, &["watch"]);
     line(&watch, "ready");
     let args = ["--ros-args", "-r", "__node:=watched", "-p", "period:=0.1"];
@@ -137,7 +140,7 @@ fn rclpys_parameter_client_on_cyclone_lists_gets_sets_describes_and_loads_a_tact
     ) else {
         return;
     };
-    const DOMAIN: u32 = 152;
+    const DOMAIN: u32 = 43;
     let dir = std::env::temp_dir().join(format!("tacto-ros-node-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("talker.yaml");
@@ -164,4 +167,52 @@ fn rclpys_parameter_client_on_cyclone_lists_gets_sets_describes_and_loads_a_tact
     assert_eq!(line(&client, "get "), "get period 0.25");
     line(&client, "done");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_node_asked_to_serves_get_and_set_logger_levels_as_jazzy_does() {
+    const DOMAIN: u32 = 44;
+    // Answered by the context's service thread; the caller is in the same context, since a
+    // transport does not carry a process's samples back to it.
+    let ctx = tacto::Context::builder()
+        .transport(tacto_dds::DdsTransport::new(support::loopback_participant(
+            DOMAIN,
+        )))
+        .create();
+    let _node = (ctx.node_builder("levelled").enable_logger_service(true))
+        .create()
+        .unwrap();
+    let mut asking = ctx.node("asking").unwrap();
+    let set = (asking.client::<SetLoggerLevels>("/levelled/set_logger_levels"))
+        .create()
+        .unwrap();
+    let get = (asking.client::<GetLoggerLevels>("/levelled/get_logger_levels"))
+        .create()
+        .unwrap();
+    let level = |name: &str, level: u32| msg::LoggerLevel {
+        name: name.into(),
+        level,
+    };
+    let request = SetLoggerLevels_Request {
+        levels: vec![level("levelled.io", 10), level("levelled.io", 7)],
+    };
+    let results = set.call(request, PATIENCE).unwrap().results;
+    assert!(results[0].successful, "{results:?}");
+    // rcutils refuses a level that is no severity, with its reason.
+    assert!(!results[1].successful);
+    assert_eq!(
+        results[1].reason,
+        "Invalid severity level specified for logger named 'levelled.io'"
+    );
+    let request = GetLoggerLevels_Request {
+        names: vec!["levelled.io".into(), "levelled.other".into()],
+    };
+    let levels = get.call(request, PATIENCE).unwrap().levels;
+    assert_eq!(
+        levels,
+        [level("levelled.io", 10), level("levelled.other", 0)]
+    );
+    assert!(
+        tacto::logging::Logger::get("levelled.io").is_enabled_for(tacto::logging::Severity::Debug)
+    );
 }

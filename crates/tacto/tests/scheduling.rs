@@ -144,7 +144,10 @@ fn start(ctx: &Context, topics: &[&str]) {
 
 /// The stats of node `name`'s only executable.
 fn stats_of<'s>(stats: &'s [ExecutableStats], name: &str) -> &'s ExecutableStats {
-    stats.iter().find(|s| &*s.node == name).unwrap()
+    stats
+        .iter()
+        .find(|s| s.node.strip_prefix('/') == Some(name))
+        .unwrap()
 }
 
 /// For each periodic run in `runs`: the data-triggered runs the executor started, by its own
