@@ -15,8 +15,8 @@ use support::{PATIENCE, RclpyNode, rclpy_on_cyclone};
 use tacto::msg::rcl_interfaces::msg;
 use tacto::msg::rcl_interfaces::srv::{
     GetLoggerLevels, GetLoggerLevels_Request, SetLoggerLevels, SetLoggerLevels_Request,
-    SetParameters, SetParameters_Request,
 };
+use tacto::params::Parameter;
 
 /// The `talker` example with `args`, in `domain`, on loopback; killed on drop.
 struct Talker(Child);
@@ -106,30 +106,36 @@ fn rclpy_hears_a_tacto_nodes_parameter_events_and_its_log_lines() {
     let logged = line(&watch, "rosout watched 20 Publishing: 'Hello World: ");
     assert!(logged.ends_with('\''), "{logged}");
 
-    // A set from another process, through the talker's set_parameters service.
+    // A node that publishes its parameter events (an option; see docs/parameters.md).
     let ctx = tacto::Context::builder()
         .transport(tacto_dds::DdsTransport::new(support::loopback_participant(
             DOMAIN,
         )))
         .create();
-    let mut setter = ctx.node("setter").unwrap();
-    let client = setter
-        .client::<SetParameters>("/watched/set_parameters")
-        .create()
-        .unwrap();
-    let request = SetParameters_Request {
-        parameters: vec![msg::Parameter {
-            name: "period".into(),
-            value: msg::ParameterValue {
-                r#type: msg::ParameterType::PARAMETER_DOUBLE,
-                double_value: 0.3,
-                ..Default::default()
-            },
-        }],
-    };
-    let response = client.call(request, PATIENCE).unwrap();
-    assert!(response.results[0].successful, "{:?}", response.results);
-    assert_eq!(line(&watch, "event "), "event /watched period");
+    let node = (ctx
+        .node_builder("configured")
+        .start_parameter_event_publisher(true))
+    .create()
+    .unwrap();
+    node.parameters().declare("gain", 0.5).unwrap();
+    // Until rclpy has matched the writer, a set is retried: the events are volatile.
+    let deadline = Instant::now() + PATIENCE;
+    let mut gain = 0.5;
+    loop {
+        gain += 0.1;
+        let set = node
+            .parameters()
+            .set_parameter(Parameter::new("gain", gain));
+        assert!(set.successful, "{set:?}");
+        match watch.next_line(Instant::now() + std::time::Duration::from_millis(500)) {
+            Some(line) if line == "event /configured gain" => break,
+            _ => assert!(
+                Instant::now() < deadline,
+                "no event; rclpy: {}",
+                watch.stderr()
+            ),
+        }
+    }
 }
 
 #[test]

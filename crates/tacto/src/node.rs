@@ -199,7 +199,7 @@ impl NodeBuilder {
             allow_undeclared: false,
             declare_from_overrides: false,
             parameter_services: true,
-            parameter_events: true,
+            parameter_events: false,
             logger_service: false,
             rosout: true,
         }
@@ -213,8 +213,10 @@ impl NodeBuilder {
         self
     }
 
-    /// Whether parameter changes are published on `/parameter_events` (default true), as
-    /// `NodeOptions::start_parameter_event_publisher`.
+    /// Whether parameter changes are published on `/parameter_events`, as
+    /// `NodeOptions::start_parameter_event_publisher` (default false, where rclcpp's is true:
+    /// with this writer in a process, rclpy clients on rmw_cyclonedds started beside it
+    /// sometimes never see that process's services; see `docs/parameters.md`).
     pub fn start_parameter_event_publisher(mut self, yes: bool) -> Self {
         self.parameter_events = yes;
         self
