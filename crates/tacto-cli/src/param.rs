@@ -121,71 +121,62 @@ pub fn param(
 ) -> Result<(), CommandError> {
     let session = Session { participant, stop };
     let wait = options.wait.max(param.timeout);
-    if let ParamVerb::List {
-        node,
-        filter,
-        prefixes,
-        param_type,
-    } = verb
-    {
-        let filter = (filter.as_deref())
-            .map(|f| Regex::new(&format!("^(?:{f})")))
-            .transpose()
-            .map_err(|e| CommandError::Usage(format!("--filter: {e}")))?;
-        let nodes = match node {
-            Some(node) => vec![session.find_node(&absolute(node), wait, param)?],
-            None => session.nodes(wait, param)?,
-        };
-        return list(
-            &session,
-            &nodes,
-            node.is_none(),
+    // Every verb but `list` names one node, which must be on the graph.
+    let find = |node: &str| session.find_node(&absolute(node), wait, param);
+    match verb {
+        ParamVerb::List {
+            node,
             filter,
             prefixes,
-            *param_type,
-            out,
-        );
-    }
-    let node = match verb {
-        ParamVerb::List { .. } => unreachable!("handled above"),
-        ParamVerb::Get { node, .. }
-        | ParamVerb::Set { node, .. }
-        | ParamVerb::Describe { node, .. }
-        | ParamVerb::Dump { node }
-        | ParamVerb::Load { node, .. }
-        | ParamVerb::Delete { node, .. } => session.find_node(&absolute(node), wait, param)?,
-    };
-    match verb {
-        ParamVerb::List { .. } => unreachable!("handled above"),
+            param_type,
+        } => {
+            let filter = (filter.as_deref())
+                .map(|f| Regex::new(&format!("^(?:{f})")))
+                .transpose()
+                .map_err(|e| CommandError::Usage(format!("--filter: {e}")))?;
+            let nodes = match node {
+                Some(node) => vec![find(node)?],
+                None => session.nodes(wait, param)?,
+            };
+            let every_node = node.is_none();
+            list(
+                &session,
+                &nodes,
+                every_node,
+                filter,
+                prefixes,
+                *param_type,
+                out,
+            )
+        }
         ParamVerb::Get {
-            name, hide_type, ..
-        } => get(&session, &node, name, *hide_type, out),
-        ParamVerb::Set { name, value, .. } => {
+            node,
+            name,
+            hide_type,
+        } => get(&session, &find(node)?, name, *hide_type, out),
+        ParamVerb::Set { node, name, value } => {
             let parameter = Parameter {
                 name: name.clone(),
                 value: value_from_text(value),
             };
-            let result = session.set(&node, vec![parameter])?;
-            report_set(
-                &result,
-                "Set parameter successful",
-                "Setting parameter failed",
-                out,
-            )
+            let result = session.set(&find(node)?, vec![parameter])?;
+            let (ok, failed) = ("Set parameter successful", "Setting parameter failed");
+            report_set(&result, ok, failed, out)
         }
-        ParamVerb::Delete { name, .. } => {
+        ParamVerb::Delete { node, name } => {
             let parameter = Parameter {
                 name: name.clone(),
                 value: ParameterValue::default(),
             };
-            let result = session.set(&node, vec![parameter])?;
+            let result = session.set(&find(node)?, vec![parameter])?;
             let (ok, failed) = (
                 "Deleted parameter successfully",
                 "Deleting parameter failed",
             );
             report_set(&result, ok, failed, out)
         }
-        ParamVerb::Describe { names, .. } => {
+        ParamVerb::Describe { node, names } => {
+            let node = find(node)?;
             let request = DescribeParameters_Request {
                 names: names.clone(),
             };
@@ -196,12 +187,12 @@ pub fn param(
             }
             Ok(())
         }
-        ParamVerb::Dump { .. } => dump(&session, &node, out),
+        ParamVerb::Dump { node } => dump(&session, &find(node)?, out),
         ParamVerb::Load {
+            node,
             file,
             no_use_wildcard,
-            ..
-        } => load(&session, &node, file, !no_use_wildcard, out),
+        } => load(&session, &find(node)?, file, !no_use_wildcard, out),
     }
 }
 
