@@ -60,7 +60,7 @@ fn main() -> Result<(), Box<dyn Error>> {
             target.publish(Target { x_m, confirmed });
         })?;
     let start = Instant::now();
-    classic.timer(Duration::from_secs(1), move |_| {
+    classic.wall_timer(Duration::from_secs(1), move |_| {
         let t = start.elapsed().as_secs_f64();
         let x_m = pose.lock().unwrap().x_m;
         println!("{t:7.3} s   classic timer: vehicle at {x_m:.1} m");

@@ -278,6 +278,70 @@ impl Clock {
     }
 }
 
+/// A node's ROS clock, as rclcpp's `node->get_clock()`: [`now`](Self::now) is the node's
+/// ROS time (system time, or `/clock`'s once the context uses sim time), read from any thread.
+///
+/// From [`Node::clock`](crate::Node::clock). It is a handle on the context's clocks, one
+/// reference count: move a clone into the code an executor runs, where the node itself
+/// cannot go. Reading it costs what [`Clock::now`] costs, an atomic load and, without sim
+/// time, a `clock_gettime` of the system clock; code that never reads the time pays nothing,
+/// as no executor reads ROS time for it. It also serves the logging macros' `throttle`.
+///
+/// # Examples
+/// ```
+/// use std::time::Duration;
+/// use tacto::msg::{builtin_interfaces, rosgraph_msgs, std_msgs};
+/// use tacto::params::Parameter;
+/// use tacto::{Context, Executor, Time, Trigger, WaitSetExecutor};
+///
+/// let ctx = Context::new();
+/// let mut node = ctx
+///     .node_builder("stamper")
+///     .parameter_override(Parameter::new("use_sim_time", true))
+///     .create()
+///     .unwrap();
+/// let input = node.subscription::<std_msgs::String>("in").create().unwrap();
+/// let output = node.publisher::<std_msgs::Header>("out").create().unwrap();
+/// let clock = node.clock();
+/// node.execute(Trigger::on(&input), move |_| {
+///     for text in input.take_all() {
+///         output.publish(std_msgs::Header { stamp: clock.now().into(), frame_id: text.data.clone() });
+///     }
+/// })
+/// .unwrap();
+///
+/// let mut probe = ctx.node("probe").unwrap();
+/// let heard = probe.subscription::<std_msgs::Header>("out").create().unwrap();
+/// let say = probe.publisher::<std_msgs::String>("in").create().unwrap();
+/// let sim = probe.publisher::<rosgraph_msgs::Clock>("/clock").create().unwrap();
+/// let mut executor = WaitSetExecutor::new().unwrap();
+/// executor.add(node).unwrap();
+/// sim.publish(rosgraph_msgs::Clock { clock: builtin_interfaces::Time { sec: 42, nanosec: 0 } });
+/// say.publish(std_msgs::String { data: "map".into() });
+/// executor.spin_for(Duration::from_millis(20)).unwrap();
+/// assert_eq!(Time::from(heard.take().unwrap().stamp), Time::from_nanos(42_000_000_000));
+/// ```
+#[derive(Debug, Clone)]
+pub struct NodeClock {
+    clock: Clock,
+}
+
+impl NodeClock {
+    pub(crate) fn new(clock: Clock) -> Self {
+        NodeClock { clock }
+    }
+
+    /// The ROS time now, as rclcpp's `node->now()`.
+    pub fn now(&self) -> Time {
+        self.clock.now(ClockKind::Ros)
+    }
+
+    /// True when ROS time follows `/clock` instead of the system clock.
+    pub fn is_sim_time(&self) -> bool {
+        self.clock.is_sim_time()
+    }
+}
+
 /// Moves ROS time forward on each `/clock` sample, on the publisher's thread.
 ///
 /// Holds its clock weakly: the clock owns the subscription that owns this listener.

@@ -90,7 +90,7 @@ mod trigger;
 pub use bytemuck;
 pub use callback_group::{CallbackGroup, CallbackGroupKind};
 pub use client::{CallError, Client, ClientBuilder, ClientCreateError, SendRequestError};
-pub use clock::{Clock, ClockKind, Time};
+pub use clock::{Clock, ClockKind, NodeClock, Time};
 pub use context::{Context, ContextBuilder, ContextError, TopicError, resolve_topic_name};
 pub use executor::{
     AddError, CallbackExecutor, EventsExecutor, ExecutableStats, Executor, ExecutorStats,

@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::args::{ArgsError, RosArgs};
 use crate::callback_group::{CallbackGroup, CallbackGroupKind};
 use crate::client::ClientBuilder;
-use crate::clock::{ClockKind, Time};
+use crate::clock::{ClockKind, NodeClock, Time};
 use crate::context::{Context, TopicError};
 use crate::history::History;
 use crate::logging::{self, Logger, ROSOUT_TOPIC, rosout_qos};
@@ -35,7 +35,8 @@ use crate::trigger::{Activation, Trigger, TriggerError};
 /// - **polling**: [`execute`](Self::execute) registers code with a [`Trigger`]; inside, the code
 ///   takes what it needs from its [`Subscription`]s;
 /// - **classic**: [`SubscriptionBuilder::callback`] runs a callback per message, and
-///   [`timer`](Self::timer) runs one per period.
+///   [`timer`](Self::timer) (ROS time) or [`wall_timer`](Self::wall_timer) (steady) one per
+///   period.
 ///
 /// On a [`ThreadPoolExecutor`](crate::ThreadPoolExecutor), a node's code runs one executable
 /// at a time unless put into other [callback groups](crate::callback_group).
@@ -513,8 +514,7 @@ impl Node {
     /// time](Context::use_sim_time).
     ///
     /// A node is moved into its executor, so code that runs there reads the same time through
-    /// a clone of the clock, `node.context().clock().clone()`, with
-    /// [`now(ClockKind::Ros)`](crate::Clock::now).
+    /// the node's [`clock`](Self::clock), moved into it.
     ///
     /// # Examples
     /// ```
@@ -532,6 +532,12 @@ impl Node {
     /// ```
     pub fn now(&self) -> Time {
         self.context.clock().now(ClockKind::Ros)
+    }
+
+    /// The node's ROS clock, as rclcpp's `node->get_clock()`: a handle that code moved into an
+    /// executor reads the node's ROS time with ([`NodeClock::now`]).
+    pub fn clock(&self) -> NodeClock {
+        NodeClock::new(self.context.clock().clone())
     }
 
     /// Starts building a publisher on `topic`.
@@ -637,10 +643,61 @@ impl Node {
         CallbackGroup::new(self.id, 0, CallbackGroupKind::MutuallyExclusive)
     }
 
-    /// Registers `run` to be called once per `period` on the steady clock, like rclcpp's wall
-    /// timer. For another clock use [`execute`](Self::execute) with
-    /// `Trigger::every(period).clock(...)`.
+    /// Registers `run` to be called once per `period` of the node's ROS time, as rclcpp's
+    /// `create_timer`: system time, or under `use_sim_time` the time of `/clock`, which it
+    /// follows also when `use_sim_time` is set after the timer was made. Under sim time it
+    /// runs only as `/clock` moves: never while `/clock` stands still, once for a jump of
+    /// several periods ([`Activation::missed_periods`] counts them), and from one period after
+    /// the new time when `/clock` jumps back (see [`crate::timer`]). [`Activation::time`] is the
+    /// ROS time of the run.
+    ///
+    /// For a period of the control loop, which must not stop with `/clock` nor jump with the
+    /// system clock, use [`wall_timer`](Self::wall_timer). A [`LetExecutor`](crate::LetExecutor)
+    /// runs a timer only on its own clock: give it the ROS clock
+    /// ([`LetBuilder::clock`](crate::executor::LetBuilder::clock)) to run this one.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::sync::mpsc;
+    /// use std::time::Duration;
+    /// use tacto::msg::{builtin_interfaces, rosgraph_msgs};
+    /// use tacto::params::Parameter;
+    /// use tacto::{Context, Executor, Time, WaitSetExecutor};
+    ///
+    /// let ctx = Context::new();
+    /// let mut node = ctx
+    ///     .node_builder("stepper")
+    ///     .parameter_override(Parameter::new("use_sim_time", true))
+    ///     .create()
+    ///     .unwrap();
+    /// let (ran, runs) = mpsc::channel();
+    /// node.timer(Duration::from_secs(1), move |activation| ran.send(activation.time()).unwrap())
+    ///     .unwrap();
+    /// let mut simulator = ctx.node("simulator").unwrap();
+    /// let clock = simulator.publisher::<rosgraph_msgs::Clock>("/clock").create().unwrap();
+    ///
+    /// let mut executor = WaitSetExecutor::new().unwrap();
+    /// executor.add(node).unwrap();
+    /// let at = |sec| rosgraph_msgs::Clock { clock: builtin_interfaces::Time { sec, nanosec: 0 } };
+    /// clock.publish(at(1)); // one simulated second passed: one period
+    /// executor.spin_for(Duration::from_millis(20)).unwrap();
+    /// assert_eq!(runs.try_recv(), Ok(Time::from_nanos(1_000_000_000)));
+    /// executor.spin_for(Duration::from_millis(20)).unwrap();
+    /// assert!(runs.try_recv().is_err(), "/clock stands still: so does the timer");
+    /// ```
     pub fn timer(
+        &mut self,
+        period: Duration,
+        run: impl FnMut(&Activation) + Send + 'static,
+    ) -> Result<(), TriggerError> {
+        self.execute(Trigger::every(period).clock(ClockKind::Ros), run)
+    }
+
+    /// Registers `run` to be called once per `period` on the steady clock, as rclcpp's
+    /// `create_wall_timer`: monotonic, deaf to `/clock` and to changes of the system clock.
+    /// The timer of a control loop, a driver's poll or a benchmark. For another clock use
+    /// [`execute`](Self::execute) with `Trigger::every(period).clock(...)`.
+    pub fn wall_timer(
         &mut self,
         period: Duration,
         run: impl FnMut(&Activation) + Send + 'static,

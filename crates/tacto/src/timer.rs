@@ -8,8 +8,19 @@
 //! kept and missed runs are never replayed in a burst (rclcpp's timers do the same; its
 //! EventsExecutor does not, and floods).
 //!
-//! If the clock jumps backwards by more than a period (a simulation restarting `/clock`), the
-//! schedule restarts from the new time.
+//! # ROS time jumping
+//! A schedule on ROS time follows the clock's jumps as rcl's timers do (`rcl/src/rcl/timer.c`,
+//! its time-jump callback):
+//! - if the clock jumps back past the start of the current period (a simulation restarting
+//!   `/clock`, or ROS time turning to `/clock` from system time), the schedule restarts: its
+//!   next deadline is one period after the new time;
+//! - a jump forward is a late executor: one run, the missed periods counted;
+//! - ROS time zero is a clock not started yet (sim time before the first `/clock` message),
+//!   not a jump: the schedule waits, untouched, as rcl's does, so that a timer whose node
+//!   turned to sim time starts its period at the first `/clock` message, whenever the
+//!   executor looked.
+//!
+//! So, under sim time, a timer runs only as `/clock` moves, and never while it stands still.
 //!
 //! # One grid per executor
 //! The periods of one executor count from one instant per clock, the moment it admitted its
@@ -56,10 +67,12 @@ impl Schedule {
         }
     }
 
-    /// True if a deadline has passed at `now`. A clock that jumped back by more than a period
-    /// restarts the schedule from `now`.
+    /// True if a deadline has passed at `now`. A clock that jumped back past the start of the
+    /// current period restarts the schedule from `now`, unless it is ROS time zero, a clock
+    /// not started (see the module's docs).
     pub(crate) fn is_due(&mut self, now: Time) -> bool {
-        if now < self.next && self.next - now > self.period {
+        let started = self.clock != ClockKind::Ros || now != Time::ZERO;
+        if started && now < self.next && self.next - now > self.period {
             self.next = now + self.period;
         }
         now >= self.next
@@ -166,6 +179,22 @@ mod tests {
         let mut s = Schedule::new(period, ClockKind::Steady, Time::from_nanos(-1));
         assert_eq!(s.fire(Time::from_nanos(i64::MAX - 1)), Some(0));
         assert_eq!(s.fire(Time::from_nanos(i64::MAX - 1)), None);
+    }
+
+    #[test]
+    fn ros_time_zero_is_a_clock_not_started_and_leaves_the_schedule_alone() {
+        let start = Time::from_nanos(1_700_000_000_000 * MS);
+        let mut s = Schedule::new(Duration::from_millis(10), ClockKind::Ros, start);
+        assert_eq!(s.fire(Time::ZERO), None);
+        assert_eq!(s.next, start + Duration::from_millis(10), "untouched");
+        // The first `/clock` message restarts it: one period after it.
+        assert_eq!(s.fire(Time::from_nanos(500 * MS)), None);
+        assert_eq!(s.fire(Time::from_nanos(509 * MS)), None);
+        assert_eq!(s.fire(Time::from_nanos(510 * MS)), Some(0));
+        // On another clock, zero is a time like any other: a jump back, which restarts.
+        let mut s = Schedule::new(Duration::from_millis(10), ClockKind::System, start);
+        assert_eq!(s.fire(Time::ZERO), None);
+        assert_eq!(s.fire(Time::from_nanos(10 * MS)), Some(0));
     }
 
     #[test]

@@ -138,7 +138,7 @@ fn a_node_name_stays_taken_while_an_executor_holds_the_node() {
     for (kind, mut executor) in executors() {
         let ctx = Context::new();
         let mut node = ctx.node("twin").unwrap();
-        node.timer(Duration::from_secs(1), |_| {}).unwrap();
+        node.wall_timer(Duration::from_secs(1), |_| {}).unwrap();
         executor.add(node).unwrap();
         executor.add(ctx.node("quiet").unwrap()).unwrap();
         for name in ["twin", "quiet"] {

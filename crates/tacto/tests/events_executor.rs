@@ -252,7 +252,7 @@ fn an_overrunning_timer_runs_once_for_its_missed_periods_instead_of_bursting() {
     let missed = Arc::new(Mutex::new(Vec::new()));
     let record = missed.clone();
     let mut node = ctx.node("slow").unwrap();
-    node.timer(Duration::from_millis(5), move |activation| {
+    node.wall_timer(Duration::from_millis(5), move |activation| {
         let mut missed = record.lock().unwrap();
         missed.push(activation.missed_periods());
         if missed.len() == 1 {
@@ -325,7 +325,7 @@ fn a_stop_handle_stops_a_spinning_executor_from_another_thread() {
     let ctx = Context::new();
     let mut node = ctx.node("ticker").unwrap();
     let (ticked, ticks) = mpsc::channel();
-    node.timer(Duration::from_millis(5), move |_| {
+    node.wall_timer(Duration::from_millis(5), move |_| {
         let _ = ticked.send(());
     })
     .unwrap();

@@ -21,7 +21,7 @@ fn observe<T: Send + 'static>(
     let ctx = Context::new();
     let mut node = ctx.node("probe").unwrap();
     let (tx, rx) = mpsc::channel();
-    node.timer(Duration::from_millis(1), move |_| {
+    node.wall_timer(Duration::from_millis(1), move |_| {
         let _ = tx.send(probe());
     })
     .unwrap();
@@ -64,7 +64,7 @@ fn two_executors_on_two_threads_exchange_messages_and_stop_cleanly() {
     let say = talker.publisher::<Text>("chatter").create().unwrap();
     let mut count = 0;
     talker
-        .timer(Duration::from_millis(1), move |_| {
+        .wall_timer(Duration::from_millis(1), move |_| {
             count += 1;
             say.publish(Text {
                 data: count.to_string(),
@@ -127,7 +127,7 @@ fn join_returns_the_executor_with_its_stats() {
     let ctx = Context::new();
     let mut node = ctx.node("ticker").unwrap();
     let (tx, rx) = mpsc::channel();
-    node.timer(Duration::from_millis(1), move |_| {
+    node.wall_timer(Duration::from_millis(1), move |_| {
         let _ = tx.send(());
     })
     .unwrap();
@@ -151,7 +151,7 @@ fn dropping_the_handle_stops_the_executor_and_waits_for_its_thread() {
     let held = Arc::new(());
     let in_node = held.clone();
     let (tx, rx) = mpsc::channel();
-    node.timer(Duration::from_millis(1), move |_| {
+    node.wall_timer(Duration::from_millis(1), move |_| {
         let _ = tx.send(Arc::strong_count(&in_node));
     })
     .unwrap();
@@ -169,7 +169,7 @@ fn dropping_the_handle_stops_the_executor_and_waits_for_its_thread() {
 fn a_panicking_node_makes_join_report_the_panic() {
     let ctx = Context::new();
     let mut node = ctx.node("fragile").unwrap();
-    node.timer(Duration::from_millis(1), |_| panic!("sensor on fire"))
+    node.wall_timer(Duration::from_millis(1), |_| panic!("sensor on fire"))
         .unwrap();
     let mut executor = WaitSetExecutor::new().unwrap();
     executor.add(node).unwrap();

@@ -81,7 +81,7 @@ fn first_two_of_a_ready_callback_and_timer(mut executor: impl Executor) -> Vec<S
     node.subscription::<Empty>("input")
         .callback(move |_| heard.push("message"))
         .unwrap();
-    node.timer(Duration::from_millis(1), move |_| ticked.push("timer"))
+    node.wall_timer(Duration::from_millis(1), move |_| ticked.push("timer"))
         .unwrap();
     executor.add(node).unwrap();
     thread::sleep(Duration::from_millis(5)); // the timer is due
@@ -183,7 +183,7 @@ fn the_classic_executors_refusal_names_what_they_run_and_what_not() {
         let b = node.subscription::<Empty>("b").create().unwrap();
         node.execute(Trigger::any().with(&a).with(&b), |_| {})
             .unwrap();
-        node.timer(Duration::from_secs(1), |_| {}).unwrap();
+        node.wall_timer(Duration::from_secs(1), |_| {}).unwrap();
         let (device, _peer) = std::os::unix::net::UnixDatagram::pair().unwrap();
         node.execute(Trigger::readable(device), |_| {}).unwrap();
         executor.add(node).unwrap();
@@ -205,7 +205,7 @@ fn the_classic_executors_refusal_names_what_they_run_and_what_not() {
 /// A node that runs something.
 fn ticking(ctx: &Context, name: &str) -> tacto::Node {
     let mut node = ctx.node(name).unwrap();
-    node.timer(Duration::from_secs(1), |_| {}).unwrap();
+    node.wall_timer(Duration::from_secs(1), |_| {}).unwrap();
     node
 }
 

@@ -37,7 +37,7 @@ fn a_signal_in_a_forked_child_stops_the_child_and_not_the_parent() {
     let ctx = Context::new();
     let mut node = ctx.node("ticking").unwrap();
     let (tx, ticks) = mpsc::channel();
-    node.timer(Duration::from_millis(1), move |_| {
+    node.wall_timer(Duration::from_millis(1), move |_| {
         let _ = tx.send(());
     })
     .unwrap();

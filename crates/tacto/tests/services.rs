@@ -160,7 +160,7 @@ fn answers_in_the_callback_model(mut executor: impl Executor) {
     let client = Arc::new(node.client::<AddTwoInts>("add").create().unwrap());
     let asking = client.clone();
     let mut next = 0;
-    node.timer(Duration::from_millis(1), move |_| {
+    node.wall_timer(Duration::from_millis(1), move |_| {
         if next < 5 {
             asking.send_request(add(next, next)).unwrap();
             next += 1;
@@ -445,7 +445,7 @@ fn a_blocking_call_from_one_executor_to_a_service_on_another_is_answered() {
     let mut node = ctx.node("caller").unwrap();
     let client = node.client::<AddTwoInts>("add").create().unwrap();
     let mut calls = 0;
-    node.timer(Duration::from_millis(1), move |_| {
+    node.wall_timer(Duration::from_millis(1), move |_| {
         calls += 1;
         assert_eq!(client.call(add(calls, 1), PATIENCE).unwrap().sum, calls + 1);
         if calls == 3 {

@@ -30,7 +30,7 @@ fn two_spinning_executors() -> (
     let ticking = |name: &'static str| {
         let mut node = ctx.node(name).unwrap();
         let tx = tx.clone();
-        node.timer(Duration::from_millis(1), move |_| {
+        node.wall_timer(Duration::from_millis(1), move |_| {
             let _ = tx.send(name);
         })
         .unwrap();
@@ -258,7 +258,7 @@ fn a_second_signal_while_a_stop_is_pending_ends_a_process_stuck_in_a_callback() 
 fn stuck_in_a_callback() -> ! {
     let ctx = Context::new();
     let mut node = ctx.node("stuck").unwrap();
-    node.timer(Duration::from_millis(1), |_| {
+    node.wall_timer(Duration::from_millis(1), |_| {
         println!("tacto-child: stuck");
         while !shutdown::requested() {
             thread::sleep(Duration::from_millis(1));
@@ -317,7 +317,7 @@ fn handling_sigint_itself() {
     let ctx = Context::new();
     let mut node = ctx.node("ticking").unwrap();
     let mut first = true;
-    node.timer(Duration::from_millis(1), move |_| {
+    node.wall_timer(Duration::from_millis(1), move |_| {
         if std::mem::take(&mut first) {
             println!("tacto-child: spinning");
         }

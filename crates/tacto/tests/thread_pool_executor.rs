@@ -117,7 +117,7 @@ fn callbacks_of_one_mutually_exclusive_group_never_overlap() {
             .unwrap();
     }
     let ticking = occupancy.clone();
-    node.timer(Duration::from_millis(1), move |_| {
+    node.wall_timer(Duration::from_millis(1), move |_| {
         ticking.visit(Duration::from_millis(2))
     })
     .unwrap();
@@ -219,7 +219,7 @@ fn the_default_groups_of_three_nodes_run_in_parallel() {
     let publisher = talker.publisher::<Text>("news").create().unwrap();
     let mut sent = false;
     talker
-        .timer(Duration::from_millis(5), move |_| {
+        .wall_timer(Duration::from_millis(5), move |_| {
             if !std::mem::replace(&mut sent, true) {
                 publisher.publish(text("hello"));
             }
@@ -271,7 +271,7 @@ fn a_timer_delayed_by_its_busy_group_keeps_ticking_afterwards() {
     let mut node = ctx.node("busy").unwrap();
     let done = Countdown::new(5, &executor);
     let ticking = done.clone();
-    node.timer(Duration::from_millis(2), move |_| ticking.tick())
+    node.wall_timer(Duration::from_millis(2), move |_| ticking.tick())
         .unwrap();
     // Holds the group past the timer's deadline, on a worker that is not waiting in the OS.
     node.subscription::<Text>("hold")
@@ -350,7 +350,7 @@ fn a_timer_runs_once_per_period_and_never_early() {
     let done = Countdown::new(5, &executor);
     let finished_at = Arc::new(Mutex::new(None));
     let last = finished_at.clone();
-    node.timer(period, move |_| {
+    node.wall_timer(period, move |_| {
         *last.lock().unwrap() = Some(Instant::now());
         done.tick();
     })

@@ -356,7 +356,7 @@ fn periods_shorter_than_the_minimum_or_longer_than_time_can_count_are_refused() 
     for too_short in [Duration::from_nanos(1), below] {
         let refused = node.execute(Trigger::every(too_short), |_| {});
         assert_eq!(refused, Err(TriggerError::PeriodTooShort), "{too_short:?}");
-        let classic = node.timer(too_short, |_| {});
+        let classic = node.wall_timer(too_short, |_| {});
         assert_eq!(classic, Err(TriggerError::PeriodTooShort), "{too_short:?}");
     }
     let centuries = Duration::from_secs(300 * 365 * 24 * 3600);

@@ -118,7 +118,7 @@ fn sensor<T: Message>(
     let publisher = node.publisher::<T>(topic).create()?;
     let count = Arc::new(AtomicU64::new(0));
     let counter = count.clone();
-    node.timer(Duration::from_secs(1) / hz, move |_| {
+    node.wall_timer(Duration::from_secs(1) / hz, move |_| {
         publisher.publish(make());
         counter.fetch_add(1, Ordering::Relaxed);
     })?;

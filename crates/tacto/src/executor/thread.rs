@@ -40,7 +40,7 @@ const FIFO_PRIORITIES: std::ops::RangeInclusive<u8> = 1..=99;
 /// let ctx = Context::new();
 /// let mut node = ctx.node("heartbeat").unwrap();
 /// let (beat, beats) = mpsc::channel();
-/// node.timer(Duration::from_millis(1), move |_| {
+/// node.wall_timer(Duration::from_millis(1), move |_| {
 ///     let _ = beat.send(std::thread::current().name().map(str::to_owned));
 /// })
 /// .unwrap();

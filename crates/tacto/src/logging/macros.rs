@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::time::Duration;
 
-use crate::clock::{self, Clock, ClockKind, Time, duration_nanos};
+use crate::clock::{self, Clock, ClockKind, NodeClock, Time, duration_nanos};
 
 /// Logs a record of severity `DEBUG` (rclcpp's `RCLCPP_DEBUG*`); see [`info!`](crate::info)
 /// for the forms.
@@ -205,7 +205,7 @@ macro_rules! __write {
 
 /// A clock for the macros' `throttle` (rcutils' `get_time_point_value`).
 ///
-/// Implemented by [`Steady`], by [`Clock`] (ROS time, as rclcpp's node clock), and by closures
+/// Implemented by [`Steady`], by [`Clock`] and [`NodeClock`] (ROS time, as rclcpp's node clock), and by closures
 /// returning a [`Time`].
 ///
 /// # Examples
@@ -241,6 +241,13 @@ impl TimeSource for Steady {
 impl TimeSource for Clock {
     fn time(&self) -> Time {
         self.now(ClockKind::Ros)
+    }
+}
+
+/// ROS time: a node's clock, as rclcpp's macros take it.
+impl TimeSource for NodeClock {
+    fn time(&self) -> Time {
+        self.now()
     }
 }
 

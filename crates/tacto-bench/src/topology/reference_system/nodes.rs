@@ -95,7 +95,7 @@ impl Builder<'_> {
     ) -> Result<(), BuildError> {
         let mut work = Work::new(node, name, output, 0)?;
         let kpis = self.kpis.clone();
-        node.timer(period, move |activation| {
+        node.wall_timer(period, move |activation| {
             work.publish(wall_clock_ns(), 0, []);
             note_start(&kpis, activation);
         })?;
@@ -206,7 +206,7 @@ impl Builder<'_> {
                         .callback(move |sample| lock(&cyclic).latest[i] = Some(sample))?;
                 }
                 let kpis = self.kpis.clone();
-                node.timer(period, move |activation| {
+                node.wall_timer(period, move |activation| {
                     let started = wall_clock_ns();
                     lock(&cyclic).run(started);
                     note_start(&kpis, activation);
@@ -220,7 +220,7 @@ impl Builder<'_> {
                 let mut taken = Vec::with_capacity(subs.len());
                 let mut work = work;
                 let kpis = self.kpis.clone();
-                node.timer(period, move |activation| {
+                node.wall_timer(period, move |activation| {
                     let started = wall_clock_ns();
                     let mut missed = 0;
                     for (sub, gap) in subs.iter().zip(&mut gaps) {

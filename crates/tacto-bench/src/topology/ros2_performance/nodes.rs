@@ -117,7 +117,7 @@ impl WithPayload for AddPublisher<'_> {
         let mut publisher =
             StampedPublisher::<P>::new(self.node, &self.spec.topic, frequency, self.spec.msg_size)?;
         self.node
-            .timer(self.spec.period, move |_| publisher.publish())
+            .wall_timer(self.spec.period, move |_| publisher.publish())
             .map_err(|e| e.to_string())
     }
 }
