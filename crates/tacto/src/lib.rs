@@ -112,7 +112,7 @@ pub use sample::{PublisherId, Sample, SampleInfo};
 /// that defines messages needs no serde dependency of its own; it is also here for serde's
 /// attributes and for implementing [`Message`] by hand.
 pub use serde;
-pub use service::{RequestId, Service, ServiceBuilder, ServiceCreateError, ServiceType};
+pub use service::{RequestId, Responder, Service, ServiceBuilder, ServiceCreateError, ServiceType};
 pub use subscription::{Probe, Subscription, TakeAll, Window};
 pub use tacto_macros::message;
 pub use transport::intra::LocalDelivery;

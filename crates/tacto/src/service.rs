@@ -9,8 +9,8 @@
 use std::fmt;
 use std::marker::PhantomData;
 use std::os::fd::BorrowedFd;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 
 use crate::call_queue::{CallQueue, Payload};
 use crate::callback_group::CallbackGroup;
@@ -458,16 +458,12 @@ impl<'a, S: ServiceType> ServiceBuilder<'a, S> {
     /// Creates a classic service whose `callback` runs in `group`; one request at a time,
     /// whatever the group's kind.
     pub fn callback_in(
-        self,
+        mut self,
         group: &CallbackGroup,
         mut callback: impl FnMut(S::Request) -> S::Response + Send + 'static,
     ) -> Result<(), ServiceCreateError> {
-        if !self.node.owns_group(group) {
-            return Err(ServiceCreateError::ForeignCallbackGroup);
-        }
-        let service = build::<S>(self.node, &self.name, self.history)?;
-        let mut trigger = Trigger::on_request(&service);
-        trigger.per_sample = true;
+        let service = self.per_request(group)?;
+        let trigger = per_request_trigger(&service);
         self.node.executables.push(Executable {
             trigger,
             group: *group,
@@ -479,6 +475,161 @@ impl<'a, S: ServiceType> ServiceBuilder<'a, S> {
             }),
         });
         Ok(())
+    }
+
+    /// Creates a classic service whose `callback` sees each request's [`RequestId`] and
+    /// answers when it likes, as rclcpp's callbacks that take the request header and the
+    /// service (`service->send_response(*header, response)`, the deferred response): at once,
+    /// through the [`Responder`] it is handed, or later, from another run or another thread,
+    /// through a clone of it (or the one this returns) and the id it kept. One request at a
+    /// time, in arrival order, in the node's default callback group.
+    ///
+    /// A request that is never answered holds nothing in tacto, as in rclcpp: its client's
+    /// `call` times out ([`CallError::Timeout`](crate::CallError::Timeout)). Over DDS the
+    /// service remembers the writer of at most 1024 requests taken and unanswered, for the
+    /// wait before an answer (the oldest is forgotten and its answer goes without it); over
+    /// shared memory iceoryx2 holds each until its client gives up (see `docs/services.md`).
+    ///
+    /// # Examples
+    /// A request answered by a later run, once the node has what it needs:
+    /// ```
+    /// # use tacto::serde::{Deserialize, Serialize};
+    /// # use tacto::{Message, ServiceType};
+    /// # #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+    /// # #[serde(crate = "tacto::serde")]
+    /// # pub struct Req { pub a: i64, pub b: i64 }
+    /// # impl Message for Req { const TYPE_NAME: &'static str = "example_interfaces/srv/AddTwoInts_Request"; }
+    /// # #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+    /// # #[serde(crate = "tacto::serde")]
+    /// # pub struct Resp { pub sum: i64 }
+    /// # impl Message for Resp { const TYPE_NAME: &'static str = "example_interfaces/srv/AddTwoInts_Response"; }
+    /// # pub struct AddTwoInts;
+    /// # impl ServiceType for AddTwoInts {
+    /// #     const TYPE_NAME: &'static str = "example_interfaces/srv/AddTwoInts";
+    /// #     type Request = Req;
+    /// #     type Response = Resp;
+    /// # }
+    /// use std::sync::{Arc, Mutex};
+    /// use std::time::Duration;
+    /// use tacto::msg::std_msgs::Empty;
+    /// use tacto::{Context, Executor, Trigger, WaitSetExecutor};
+    ///
+    /// let ctx = Context::new();
+    /// let mut server = ctx.node("adder").unwrap();
+    /// let waiting = Arc::new(Mutex::new(Vec::new()));
+    /// let keep = waiting.clone();
+    /// let responder = server
+    ///     .service::<AddTwoInts>("add_two_ints")
+    ///     .callback_with_id(move |_, id, request| keep.lock().unwrap().push((id, request)))
+    ///     .unwrap();
+    /// let ready = server.subscription::<Empty>("ready").create().unwrap();
+    /// server
+    ///     .execute(Trigger::on(&ready), move |_| {
+    ///         ready.take_all().for_each(drop);
+    ///         for (id, request) in waiting.lock().unwrap().drain(..) {
+    ///             responder.send_response(id, Resp { sum: request.a + request.b });
+    ///         }
+    ///     })
+    ///     .unwrap();
+    ///
+    /// let mut caller = ctx.node("caller").unwrap();
+    /// let client = caller.client::<AddTwoInts>("add_two_ints").create().unwrap();
+    /// let go = caller.publisher::<Empty>("ready").create().unwrap();
+    /// let mut executor = WaitSetExecutor::new().unwrap();
+    /// executor.add(server).unwrap();
+    ///
+    /// let sent = client.send_request(Req { a: 2, b: 3 }).unwrap();
+    /// executor.spin_for(Duration::from_millis(20)).unwrap();
+    /// assert!(client.take_response().is_none(), "taken, not answered yet");
+    /// go.publish(Empty::default());
+    /// executor.spin_for(Duration::from_millis(20)).unwrap();
+    /// assert_eq!(client.take_response(), Some((sent, Resp { sum: 5 })));
+    /// ```
+    pub fn callback_with_id(
+        self,
+        callback: impl FnMut(&Responder<S>, RequestId, S::Request) + Send + 'static,
+    ) -> Result<Responder<S>, ServiceCreateError> {
+        let group = self.node.default_group();
+        self.callback_with_id_in(&group, callback)
+    }
+
+    /// As [`callback_with_id`](Self::callback_with_id), the callback running in `group`; one
+    /// request at a time, whatever the group's kind.
+    pub fn callback_with_id_in(
+        mut self,
+        group: &CallbackGroup,
+        mut callback: impl FnMut(&Responder<S>, RequestId, S::Request) + Send + 'static,
+    ) -> Result<Responder<S>, ServiceCreateError> {
+        let service = Arc::new(self.per_request(group)?);
+        let trigger = per_request_trigger(&service);
+        let responder = Responder {
+            service: Arc::downgrade(&service),
+        };
+        let handed = responder.clone();
+        self.node.executables.push(Executable {
+            trigger,
+            group: *group,
+            run: Box::new(move |_| {
+                if let Some((id, request)) = service.take_request() {
+                    callback(&handed, id, request);
+                }
+            }),
+        });
+        Ok(responder)
+    }
+
+    /// The service of a classic callback in `group`.
+    fn per_request(&mut self, group: &CallbackGroup) -> Result<Service<S>, ServiceCreateError> {
+        if !self.node.owns_group(group) {
+            return Err(ServiceCreateError::ForeignCallbackGroup);
+        }
+        build::<S>(self.node, &self.name, self.history)
+    }
+}
+
+/// The trigger of a classic callback: each run takes one request, so it fires while requests
+/// wait, as rclcpp serves one request per callback.
+fn per_request_trigger<S: ServiceType>(service: &Service<S>) -> Trigger {
+    let mut trigger = Trigger::on_request(service);
+    trigger.per_sample = true;
+    trigger
+}
+
+/// Answers the requests of a service made with
+/// [`callback_with_id`](ServiceBuilder::callback_with_id), from any thread, at any time: the
+/// handle its callback is given, and that the builder returns. Cheap to clone.
+///
+/// It does not keep the service: once the executor that runs the service's callback is
+/// dropped, the service goes (its name is free again, its clients see no service), and
+/// answers sent through a responder reach no one, as answers to a client that is gone.
+pub struct Responder<S: ServiceType> {
+    service: Weak<Service<S>>,
+}
+
+impl<S: ServiceType> Clone for Responder<S> {
+    fn clone(&self) -> Self {
+        Responder {
+            service: self.service.clone(),
+        }
+    }
+}
+
+impl<S: ServiceType> fmt::Debug for Responder<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Responder")
+            .field("type", &S::TYPE_NAME)
+            .field("service_alive", &(self.service.strong_count() > 0))
+            .finish()
+    }
+}
+
+impl<S: ServiceType> Responder<S> {
+    /// Sends `response` to the client that sent request `id`, as
+    /// [`Service::send_response`] does; nothing if the service is gone.
+    pub fn send_response(&self, id: RequestId, response: S::Response) {
+        if let Some(service) = self.service.upgrade() {
+            service.send_response(id, response);
+        }
     }
 }
 
