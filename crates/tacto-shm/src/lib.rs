@@ -39,6 +39,7 @@ mod client;
 mod header;
 mod late_joiners;
 pub mod limits;
+mod logging;
 pub mod node;
 pub mod publisher;
 mod request_response;

@@ -6,7 +6,7 @@ use iceoryx2::identifiers::UniqueNodeId;
 use iceoryx2::node::{Node, NodeBuilder, NodeCreationFailure, NodeState, NodeView};
 use iceoryx2::prelude::CallbackProgression;
 use iceoryx2::prelude::NodeName;
-use iceoryx2::prelude::{LogLevel, SignalHandlingMode, set_log_level_from_env_or};
+use iceoryx2::prelude::SignalHandlingMode;
 use iceoryx2::service::ipc_threadsafe;
 use tacto::Message;
 
@@ -116,9 +116,8 @@ impl ShmNodeBuilder {
     pub fn create(self) -> Result<ShmNode, NodeError> {
         self.limits.check()?;
         let name = self.name.as_str();
-        // iceoryx2 logs to stderr by itself; warnings such as "no config file, using
-        // defaults" are noise for a tacto process. `IOX2_LOG_LEVEL` still overrides.
-        set_log_level_from_env_or(LogLevel::Error);
+        // Before iceoryx2 logs anything: its records are tacto's (see `crate::logging`).
+        crate::logging::route_to_tacto();
         let node_name = NodeName::new(name).map_err(|_| NodeError::InvalidName {
             name: name.to_owned(),
         })?;
