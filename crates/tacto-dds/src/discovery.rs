@@ -367,7 +367,8 @@ impl Discovery {
             durability: Durability::TransientLocal,
             history: History::KeepAll,
         };
-        let reader = Reader::on_topic(&self.participant, topic, qos, None)?;
+        let user_data = user_data::with_type_hash("", ParticipantEntitiesInfo::TYPE_HASH);
+        let reader = Reader::on_topic(&self.participant, topic, qos, user_data.as_deref())?;
         self.node_info = Some((reader, now));
         self.take_node_info(now)
     }

@@ -22,6 +22,7 @@ use crate::participant::{Participant, ParticipantInner};
 use crate::qos::{Durability, History, Qos, Reliability};
 use crate::retcode::DdsStatus;
 use crate::topic::Topic;
+use crate::user_data;
 use crate::writer::write_cdr;
 use tacto::Message;
 
@@ -42,8 +43,14 @@ pub(crate) struct NodeEntitiesInfo {
     pub(crate) writer_gid_seq: Vec<Gid>,
 }
 
-/// `rmw_dds_common/msg/ParticipantEntitiesInfo`: a participant's nodes.
-#[tacto::message("rmw_dds_common/msg/ParticipantEntitiesInfo")]
+/// `rmw_dds_common/msg/ParticipantEntitiesInfo`: a participant's nodes. Its hash is Jazzy's
+/// (`share/rmw_dds_common/msg/ParticipantEntitiesInfo.json`), which the endpoints of
+/// `ros_discovery_info` carry in USER_DATA as rmw_cyclonedds' do: rmw_cyclonedds warns of an
+/// endpoint whose USER_DATA holds no pairs.
+#[tacto::message(
+    "rmw_dds_common/msg/ParticipantEntitiesInfo",
+    hash = "RIHS01_91a0593bacdcc50ea9bdcf849a938b128412cc1ea821245c663bcd26f83c295e"
+)]
 #[derive(Debug, Default, Clone, PartialEq)]
 pub(crate) struct ParticipantEntitiesInfo {
     pub(crate) gid: Gid,
@@ -87,6 +94,9 @@ impl Graph {
         let native = qos
             .to_native()
             .ok_or("Cyclone could not allocate a QoS object")?;
+        if let Some(data) = user_data::with_type_hash("", ParticipantEntitiesInfo::TYPE_HASH) {
+            native.set_user_data(&data);
+        }
         // SAFETY: live participant and topic handles; the QoS is valid for the call and
         // copied; no listener.
         let writer = unsafe {
