@@ -5,34 +5,25 @@
 //! Without `../shared` beside the project (a plain clone), each test says it is skipped and
 //! why. DDS domains 61 to 63.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-/// The `tacto` binary in `domain`, on loopback (localhost discovery, as the talker).
+use support::{dds_env, text};
+
+/// The `tacto` binary with `args` in `domain`, run to its end.
 fn tacto(domain: u32, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tacto"))
-        .args(args)
-        .env("ROS_DOMAIN_ID", domain.to_string())
-        .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
-        .env("CYCLONEDDS_URI", LOOPBACK)
-        .env_remove("ROS_STATIC_PEERS")
-        .stdin(Stdio::null())
+    support::tacto(domain, args)
         .output()
         .expect("the tacto binary runs")
-}
-
-const LOOPBACK: &str = "<CycloneDDS><Domain><General><Interfaces><NetworkInterface \
-                        name=\"lo\"/></Interfaces></General></Domain></CycloneDDS>";
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// rclcpp's peer unpacked under `target/` (a no-op once done); `None` without `../shared`,
 /// which a plain clone does not have. With `../shared`, a failed install fails the test.
 fn rclcpp_peer() -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = support::repo_root();
     let script = root.join("../shared/peers/install-rclcpp.sh");
     if !script.exists() {
         eprintln!(
@@ -71,9 +62,7 @@ impl Talker {
             .arg("source \"$1/env.sh\" none && exec \"$RCLCPP_PEER/chatter/lib/peer_chatter/talker\"")
             .arg("talker")
             .arg(peer)
-            .env("ROS_DOMAIN_ID", domain.to_string())
-            .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
-            .env("CYCLONEDDS_URI", LOOPBACK)
+            .envs(dds_env(domain))
             .env_remove("ROS_STATIC_PEERS")
             .stdout(Stdio::null())
             .stderr(Stdio::null())
