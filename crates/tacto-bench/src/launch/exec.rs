@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use serde::Deserialize;
 use tacto::logging::Severity;
@@ -300,10 +300,21 @@ fn is_executable(path: &Path) -> bool {
         .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// `path` made absolute against the working directory, as launch_ros's `os.path.abspath`
-/// (lexically: `..` is kept, symbolic links are not followed).
+/// `path` made absolute against the working directory and normalized, as launch_ros's
+/// `os.path.abspath`: lexically (`a/../b` is `b`), symbolic links not followed.
 fn absolute(path: &Path) -> PathBuf {
-    std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    let mut normal = PathBuf::new();
+    for component in absolute.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                normal.pop();
+            }
+            other => normal.push(other),
+        }
+    }
+    normal
 }
 
 /// Letters, digits and '_', not starting with a digit: a ROS name token.
