@@ -241,10 +241,10 @@ fn fuse_on_vehicle_twist(
             let output = match imu_first {
                 true => imus_in
                     .next()
-                    .and_then(|sample| odometer.input_imu(&sample, now, &transform)),
+                    .and_then(|sample| odometer.input_imu(&sample, now, transform)),
                 false => twists_in
                     .next()
-                    .and_then(|sample| odometer.input_vehicle_twist(&sample, now, &transform)),
+                    .and_then(|sample| odometer.input_vehicle_twist(&sample, now, transform)),
             };
             if let Some(output) = output {
                 outputs.publish(output);

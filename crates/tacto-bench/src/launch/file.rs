@@ -1,6 +1,6 @@
 //! The launch file (TOML): which processes run which nodes of a built-in topology, on which
 //! executor and thread settings, or which executables with which ROS arguments
-//! ([`exec`](super::exec)), restarted how. docs/launch.md describes the format.
+//! ([`exec`](mod@super::exec)), restarted how. docs/launch.md describes the format.
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
