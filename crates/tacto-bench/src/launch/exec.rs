@@ -92,27 +92,22 @@ impl ExecProcess {
         if let Some(level) = &self.log_level {
             line.extend(["--ros-args", "--log-level", level].map(OsString::from));
         }
-        // The node's own arguments, each a flag and its value.
-        let mut node: Vec<(&str, OsString)> = Vec::new();
+        line.push("--ros-args".into());
+        let mut rule = |flag: &str, value: OsString| line.extend([flag.into(), value]);
         if let Some(name) = &self.node_name {
-            node.push(("-r", format!("__node:={name}").into()));
+            rule("-r", format!("__node:={name}").into());
         }
         if let Some(namespace) = &self.namespace {
-            node.push(("-r", format!("__ns:={namespace}").into()));
+            rule("-r", format!("__ns:={namespace}").into());
         }
         for file in &self.params_files {
-            node.push(("--params-file", file.into()));
+            rule("--params-file", file.into());
         }
         for (name, value) in &self.parameters {
-            node.push(("-p", format!("{name}:={value}").into()));
+            rule("-p", format!("{name}:={value}").into());
         }
         for (from, to) in &self.remaps {
-            node.push(("-r", format!("{from}:={to}").into()));
-        }
-        line.push("--ros-args".into());
-        for (flag, value) in node {
-            line.push(flag.into());
-            line.push(value);
+            rule("-r", format!("{from}:={to}").into());
         }
         line
     }
