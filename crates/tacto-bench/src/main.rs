@@ -693,8 +693,9 @@ fn run(cli: Cli, interrupt: &Interrupt) -> Result<(), Failure> {
             let Some(duration) = duration else {
                 return Ok(run_process(&launch_file, &name, interrupt)?);
             };
-            let spec = (launch_file.process(&name))
-                .ok_or_else(|| format!("the launch file has no process {name:?}"))?;
+            let (_, spec) = (launch_file.nodes_of(&name)).ok_or_else(|| {
+                format!("the launch file has no process {name:?} that runs nodes of its topology")
+            })?;
             let measured = Measured {
                 executor: executor.unwrap_or(spec.executor),
                 crunch: crunch.unwrap_or(launch_file.crunch),
@@ -929,7 +930,7 @@ fn bench(
         false => None,
     };
     let topology = match &launch {
-        Some(file) => match &file.topology {
+        Some(file) => match file.bench_topology(launch_path)? {
             LaunchTopology::ReferenceSystem(spec) => Topology::ReferenceSystem(spec.clone()),
             LaunchTopology::Nobleo(spec) => Topology::Nobleo(spec.clone()),
         },

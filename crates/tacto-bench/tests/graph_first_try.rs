@@ -7,13 +7,13 @@
 //! The time each run takes is printed (`--nocapture`), not asserted: docs/cli.md gives the
 //! measurement.
 
-#[path = "../../tacto-dds/tests/support/mod.rs"]
 mod support;
 
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
-use support::{PATIENCE, RclpyNode, loopback_participant};
+use support::dds::{PATIENCE, RclpyNode, loopback_participant};
+use support::{tacto, text};
 use tacto::Context;
 use tacto_dds::DdsTransport;
 
@@ -22,28 +22,6 @@ const RCLPY: &str = "../../tacto-dds/tests/rclpy";
 
 /// Runs of `tacto node list` against one peer.
 const RUNS: usize = 20;
-
-/// The `tacto` binary in `domain`, on loopback as the rclpy peers are.
-fn tacto(domain: u32, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_tacto"));
-    command
-        .args(args)
-        .env("ROS_DOMAIN_ID", domain.to_string())
-        .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
-        .env(
-            "CYCLONEDDS_URI",
-            "<CycloneDDS><Domain><General><Interfaces><NetworkInterface name=\"lo\"/>\
-             </Interfaces></General></Domain></CycloneDDS>",
-        )
-        .env_remove("ROS_STATIC_PEERS")
-        .env_remove("AMENT_PREFIX_PATH")
-        .stdin(Stdio::null());
-    command
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 /// Runs `tacto node list` until it lists `node` once, however long the peer takes to start:
 /// the runs that count start after this.

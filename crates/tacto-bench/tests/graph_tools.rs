@@ -1,16 +1,16 @@
 //! `tacto topic|node` against real rclpy nodes (the PyPI wheels, Fast DDS) and a tacto node,
 //! running the built `tacto` binary. DDS domains 180 to 189 and 216 to 232.
 
-#[path = "../../tacto-dds/tests/support/mod.rs"]
 mod support;
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use support::{PATIENCE, RclpyNode, loopback_participant};
+use support::dds::{PATIENCE, RclpyNode, loopback_participant};
+use support::{tacto, text};
 use tacto::msg::std_msgs::{Header, String as Text};
 use tacto::{Context, Executor, Message, Trigger, WaitSetExecutor};
 use tacto_dds::DdsTransport;
@@ -20,30 +20,8 @@ const RCLPY: &str = "../../tacto-dds/tests/rclpy";
 /// The type hash of `std_msgs/msg/String`, rosidl's (`share/std_msgs/msg/String.json`).
 const STRING_HASH: &str = "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18";
 
-/// The `tacto` binary in `domain`, on loopback as the rclpy peers are.
-fn tacto(domain: u32, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_tacto"));
-    command
-        .args(args)
-        .env("ROS_DOMAIN_ID", domain.to_string())
-        .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
-        .env(
-            "CYCLONEDDS_URI",
-            "<CycloneDDS><Domain><General><Interfaces><NetworkInterface name=\"lo\"/>\
-             </Interfaces></General></Domain></CycloneDDS>",
-        )
-        .env_remove("ROS_STATIC_PEERS")
-        .env_remove("AMENT_PREFIX_PATH")
-        .stdin(Stdio::null());
-    command
-}
-
 fn run(domain: u32, args: &[&str]) -> Output {
     tacto(domain, args).output().expect("the tacto binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// Runs `args` again until it succeeds with a stdout that satisfies `ok`; the last stdout.

@@ -3,12 +3,17 @@
 //! two processes may come in either order: every check waits for the line it needs, whatever
 //! comes between (with a generous timeout, for a loaded machine).
 
+mod support;
+
 use std::io::{BufRead, BufReader, Read};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
+
+use support::dds::{PATIENCE, RclpyNode};
+use support::{dds_env, text};
 
 /// Longer than any wait of a working launch, even on a loaded 2-core machine.
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -30,7 +35,7 @@ fn launch(test: &str, processes: &str) -> Launch {
 }
 
 /// As [`launch`], with `env` set for the launch and its processes.
-fn launch_with(test: &str, processes: &str, env: &[(&str, &str)]) -> Launch {
+fn launch_with(test: &str, processes: &str, env: &[(&str, String)]) -> Launch {
     launch_with_topology(test, "reference-system", processes, env)
 }
 
@@ -39,25 +44,31 @@ fn launch_with_topology(
     test: &str,
     topology: &str,
     processes: &str,
-    env: &[(&str, &str)],
+    env: &[(&str, String)],
 ) -> Launch {
-    let path = launch_file(test, topology, processes);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tacto"))
-        .arg("launch")
-        .arg(&path)
-        .envs(env.iter().copied())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (send, lines) = mpsc::channel();
-    forward(child.stdout.take().unwrap(), send.clone());
-    forward(child.stderr.take().unwrap(), send);
-    Launch {
-        child,
-        lines,
-        seen: Vec::new(),
-        unmatched: Vec::new(),
+    Launch::start(&launch_file(test, topology, processes), env)
+}
+
+impl Launch {
+    /// `tacto launch` on the file at `path`, with `env` set for it and its processes.
+    fn start(path: &Path, env: &[(&str, String)]) -> Launch {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tacto"))
+            .arg("launch")
+            .arg(path)
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (send, lines) = mpsc::channel();
+        forward(child.stdout.take().unwrap(), send.clone());
+        forward(child.stderr.take().unwrap(), send);
+        Launch {
+            child,
+            lines,
+            seen: Vec::new(),
+            unmatched: Vec::new(),
+        }
     }
 }
 
@@ -145,23 +156,19 @@ impl Launch {
     }
 }
 
+impl Drop for Launch {
+    /// A test that failed half-way leaves no launch behind: SIGKILL to the launch, whose
+    /// children die with it (`PR_SET_PDEATHSIG`). A no-op once it has been waited for.
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// True while `pid` names a process running one of our launch's children.
 fn is_launched_process(pid: u32) -> bool {
     std::fs::read(format!("/proc/{pid}/cmdline"))
         .is_ok_and(|cmdline| cmdline.windows(14).any(|w| w == b"launch-process"))
-}
-
-/// The environment of a launch over DDS in domain `domain`, on loopback: the test's alone.
-fn dds_env(domain: &'static str) -> [(&'static str, &'static str); 3] {
-    [
-        ("ROS_DOMAIN_ID", domain),
-        ("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST"),
-        (
-            "CYCLONEDDS_URI",
-            "<CycloneDDS><Domain><General><Interfaces><NetworkInterface name=\"lo\"/>\
-             </Interfaces></General></Domain></CycloneDDS>",
-        ),
-    ]
 }
 
 /// A sensor in one process, the command node it feeds in the other.
@@ -215,7 +222,7 @@ fn samples_flow_from_one_process_to_the_other_and_ctrl_c_stops_both() {
 
 #[test]
 fn over_dds_samples_flow_between_the_processes_and_each_reports_its_cpu() {
-    let env = dds_env("120");
+    let env = dds_env(120);
     let mut launch = launch_with("dds", &format!("transport = \"dds\"\n{TWO}"), &env);
     launch.started("source");
     launch.started("sink");
@@ -244,7 +251,7 @@ fn over_dds_samples_flow_between_the_processes_and_each_reports_its_cpu() {
 
 #[test]
 fn over_shm_and_dds_samples_flow_between_the_processes() {
-    let env = dds_env("153");
+    let env = dds_env(153);
     let file = format!("transport = \"shm+dds\"\n{TWO}");
     let mut launch = launch_with("shm_dds", &file, &env);
     launch.started("source");
@@ -263,7 +270,7 @@ fn over_shm_and_dds_samples_flow_between_the_processes() {
 
 #[test]
 fn nobleo_over_dds_each_process_hears_every_topic_of_the_other() {
-    let env = dds_env("121");
+    let env = dds_env(121);
     let file = r#"
 [[process]]
 name = "one"
@@ -485,5 +492,197 @@ fn bench_over_a_launch_file_runs_its_processes_on_each_executor_and_adds_them_up
         String::from_utf8_lossy(&refused.stderr).contains("prioritized is a layout"),
         "{}",
         String::from_utf8_lossy(&refused.stderr)
+    );
+}
+
+#[test]
+fn an_exec_process_gets_its_ros_arguments_and_its_lines_are_passed_on() {
+    // sh prints the arguments it was given after its script: what a node would get.
+    let path = std::env::temp_dir().join(format!("tacto-launch-exec-{}.toml", std::process::id()));
+    std::fs::write(
+        &path,
+        r#"
+[[process]]
+name = "shell"
+exec = "sh"
+args = ["-c", "echo \"$*\"; echo \"$ROBOT\"", "sh"]
+env = { ROBOT = "r2" }
+node_name = "talker"
+namespace = "robot1"
+parameters = { rate = 10.0 }
+remaps = [{ from = "chatter", to = "out" }]
+"#,
+    )
+    .unwrap();
+    let mut launch = Launch::start(&path, &[]);
+    launch.started("shell");
+    let status = launch.wait();
+    assert!(status.success(), "{}", launch.seen.join("\n"));
+    for line in [
+        "[shell] --ros-args -r __node:=talker -r __ns:=/robot1 -p rate:=10.0 -r chatter:=out",
+        "[shell] r2",
+        "tacto: [shell] ended (exit status: 0)",
+    ] {
+        assert!(
+            launch.seen.iter().any(|l| l == line),
+            "no {line:?} in:\n{}",
+            launch.seen.join("\n")
+        );
+    }
+    // tacto bench measures built-in nodes only.
+    let refused = Command::new(env!("CARGO_BIN_EXE_tacto"))
+        .arg("bench")
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        text(&refused.stderr).contains("process \"shell\" runs an executable"),
+        "{}",
+        text(&refused.stderr)
+    );
+    std::fs::remove_file(&path).unwrap();
+}
+
+/// What `gyro_peer.py` sent in cycle k: its IMU sample's stamp, which the fusion that sample
+/// completes carries (the later one).
+struct Sent {
+    imu_stamp: (i32, u32),
+}
+
+/// The gyro_odometer example, started by its shipped launch file (its params file, its
+/// remaps, its namespace) in DDS domain 50, fed by an rclpy node on Fast DDS: every fused
+/// twist it publishes on the remapped output under the namespace is the one the original's
+/// computation gives for the samples it fused, and the params file's values are the node's.
+#[test]
+fn the_gyro_odometer_example_launched_with_its_params_and_remaps_fuses_what_rclpy_sends() {
+    const DOMAIN: u32 = 50;
+    const CYCLES: usize = 20;
+    support::built_example("gyro_odometer");
+    let file = support::repo_root().join("crates/tacto-dds/examples/gyro_odometer.launch.toml");
+    let mut launch = Launch::start(&file, &dds_env(DOMAIN));
+    launch.started("gyro_odometer");
+
+    // The params file's values, as ros2 param reads them.
+    let node = "/localization/twist_estimator/gyro_odometer";
+    for (name, expected) in [
+        ("message_timeout_sec", "Double value is: 0.2\n"),
+        ("output_frame", "String value is: base_link\n"),
+    ] {
+        let deadline = Instant::now() + PATIENCE;
+        let got = loop {
+            let output = support::tacto(DOMAIN, &["param", "get", node, name])
+                .output()
+                .expect("the tacto binary runs");
+            let got = text(&output.stdout);
+            if got == expected || Instant::now() > deadline {
+                break got;
+            }
+        };
+        assert_eq!(got, expected, "{}", launch.seen.join("\n"));
+    }
+
+    let peer = RclpyNode::spawn(
+        "gyro_peer.py",
+        DOMAIN,
+        &[
+            "/sensing/imu/imu_data",
+            "/sensing/vehicle_velocity_converter/twist_with_covariance",
+            "/localization/twist_estimator/gyro_twist_with_covariance",
+            &CYCLES.to_string(),
+            "0.08",
+        ],
+    );
+    let deadline = Instant::now() + PATIENCE;
+    let mut sent: Vec<Sent> = Vec::new();
+    let mut outputs: Vec<Vec<String>> = Vec::new();
+    // Until the last cycle's fusion (or a while after the last cycle, for one that was lost).
+    let mut after_last: Option<Instant> = None;
+    while after_last.is_none_or(|t| t.elapsed() < Duration::from_secs(2)) {
+        let Some(line) = peer.next_line(deadline) else {
+            panic!(
+                "the peer stopped or timed out after {} cycles and {} outputs: {}\nlaunch:\n{}",
+                sent.len(),
+                outputs.len(),
+                peer.stderr(),
+                launch.seen.join("\n")
+            );
+        };
+        let fields: Vec<String> = line.split(' ').map(str::to_owned).collect();
+        match fields[0].as_str() {
+            "sent" => {
+                let number = |i: usize| fields[i].parse::<u32>().expect("a stamp");
+                sent.push(Sent {
+                    imu_stamp: (number(2) as i32, number(3)),
+                });
+                if sent.len() == CYCLES {
+                    after_last = Some(Instant::now());
+                }
+            }
+            "out" => {
+                let last = fields[10..12]
+                    == [
+                        sent.last().map_or(-1, |s| s.imu_stamp.0).to_string(),
+                        sent.last().map_or(0, |s| s.imu_stamp.1).to_string(),
+                    ];
+                outputs.push(fields);
+                if last && sent.len() == CYCLES {
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    // The original fuses on each input: IMU sample k (cycle k's first) completes the pair
+    // with vehicle twist k - 1 (cycle 1's twist waits, as cycle 1's IMU sample came before any
+    // twist). One sample each side: the means are the samples, the variances divided by 1; the
+    // IMU's variances made isotropic (their largest, 0.003k); the later stamp, the IMU's.
+    let mut fused = Vec::new();
+    for out in &outputs {
+        let value = |i: usize| out[i].parse::<f64>().expect("a float");
+        let stamp = (
+            out[10].parse::<i32>().unwrap(),
+            out[11].parse::<u32>().unwrap(),
+        );
+        let k = 1
+            + (sent.iter().position(|s| s.imu_stamp == stamp))
+                .unwrap_or_else(|| panic!("an output of no IMU sample sent: {out:?}"));
+        assert!(
+            k >= 2,
+            "cycle 1 has no twist before its IMU sample: {out:?}"
+        );
+        let (k_f, previous) = (k as f64, (k - 1) as f64);
+        let expected = [
+            0.01 * k_f,
+            0.02 * k_f,
+            0.03 * k_f,
+            0.5 * previous,
+            0.01 * previous,
+            100_000.0,
+            0.003 * k_f,
+            0.003 * k_f,
+            0.003 * k_f,
+        ];
+        let got: Vec<f64> = (1..=9).map(value).collect();
+        assert_eq!(got, expected, "cycle {k}: {out:?}");
+        assert_eq!(out[12], "base_link");
+        fused.push(k);
+    }
+    // A fusion is dropped if the node runs more than message_timeout_sec (0.2 s) after the
+    // twist before: with a cycle of 0.08 s that takes a stall of over 0.1 s, which a loaded
+    // machine may have now and then; most cycles must fuse, in order.
+    assert!(
+        fused.len() >= (CYCLES - 1) / 2 && fused.windows(2).all(|w| w[0] < w[1]),
+        "fused cycles {fused:?} of 2..={CYCLES}\nlaunch:\n{}",
+        launch.seen.join("\n")
+    );
+    println!("fused cycles {fused:?} of 2..={CYCLES}");
+    launch.signal(libc::SIGINT);
+    assert_eq!(
+        launch.wait().code(),
+        Some(130),
+        "{}",
+        launch.seen.join("\n")
     );
 }

@@ -1,38 +1,32 @@
-//! `tacto param` against rclcpp's own parameter services: the `talker` of the rclcpp Jazzy
-//! peer (`../shared/peers/install-rclcpp.sh`: rclcpp on rmw_cyclonedds, built from source),
-//! whose node serves the six parameter services as every rclcpp node does. Expected outputs
-//! are `ros2 param`'s (ros2cli Jazzy, `ros2param/verb/*.py`) and rclcpp's reason texts.
-//! Without `../shared` beside the project (a plain clone), each test says it is skipped and
-//! why. DDS domains 61 to 63.
+//! `tacto param` against the parameter services of rclcpp and rclpy: the `talker` of the
+//! rclcpp Jazzy peer (`../shared/peers/install-rclcpp.sh`: rclcpp on rmw_cyclonedds, built
+//! from source), whose node serves the six parameter services as every rclcpp node does, and an
+//! rclpy node with parameters of every kind of descriptor (`tests/rclpy/param_node.py`, on
+//! rmw_cyclonedds: `python-cyclone`). Expected outputs are `ros2 param`'s (ros2cli Jazzy,
+//! `ros2param/verb/*.py` and `ros2param/api/__init__.py`) and rclcpp's and rclpy's reason
+//! texts. Without `../shared` beside the project (a plain clone), each test says it is skipped
+//! and why. DDS domains 55, 56 and 61 to 63.
+
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-/// The `tacto` binary in `domain`, on loopback (localhost discovery, as the talker).
+use support::dds::{PATIENCE, RclpyNode, rclpy_on_cyclone};
+use support::{dds_env, text};
+
+/// The `tacto` binary with `args` in `domain`, run to its end.
 fn tacto(domain: u32, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tacto"))
-        .args(args)
-        .env("ROS_DOMAIN_ID", domain.to_string())
-        .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
-        .env("CYCLONEDDS_URI", LOOPBACK)
-        .env_remove("ROS_STATIC_PEERS")
-        .stdin(Stdio::null())
+    support::tacto(domain, args)
         .output()
         .expect("the tacto binary runs")
-}
-
-const LOOPBACK: &str = "<CycloneDDS><Domain><General><Interfaces><NetworkInterface \
-                        name=\"lo\"/></Interfaces></General></Domain></CycloneDDS>";
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// rclcpp's peer unpacked under `target/` (a no-op once done); `None` without `../shared`,
 /// which a plain clone does not have. With `../shared`, a failed install fails the test.
 fn rclcpp_peer() -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = support::repo_root();
     let script = root.join("../shared/peers/install-rclcpp.sh");
     if !script.exists() {
         eprintln!(
@@ -71,9 +65,7 @@ impl Talker {
             .arg("source \"$1/env.sh\" none && exec \"$RCLCPP_PEER/chatter/lib/peer_chatter/talker\"")
             .arg("talker")
             .arg(peer)
-            .env("ROS_DOMAIN_ID", domain.to_string())
-            .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
-            .env("CYCLONEDDS_URI", LOOPBACK)
+            .envs(dds_env(domain))
             .env_remove("ROS_STATIC_PEERS")
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -273,5 +265,195 @@ fn a_node_that_is_not_there_is_reported_with_ros2params_text() {
         text(&bad.stderr).contains("--filter"),
         "{}",
         text(&bad.stderr)
+    );
+}
+
+/// `tests/rclpy/param_node.py` on rmw_cyclonedds in `domain`, once its parameter services
+/// answer `tacto param list`; `None` (the test skipped, saying why) without the peer.
+fn rclpy_params(test: &str, domain: u32) -> Option<RclpyNode> {
+    let node = rclpy_on_cyclone(test)?.spawn("param_node.py", domain, &[]);
+    let ready = node.next_line(Instant::now() + PATIENCE);
+    assert_eq!(ready.as_deref(), Some("ready"), "{}", node.stderr());
+    let listed = until(domain, &["param", "list", "/rclpy_params"], "use_sim_time");
+    assert!(
+        text(&listed.stdout).contains("use_sim_time"),
+        "{}\nrclpy: {}",
+        text(&listed.stderr),
+        node.stderr()
+    );
+    Some(node)
+}
+
+// Expected outputs from ros2cli's ros2param/verb/list.py (sorted, indented; `--param-type`
+// adds get_parameter_type_string's name), get.py (a label per type, Python's str of the
+// value) and describe.py (name, type, description if any, constraints: read-only, the range's
+// min, max and step if not 0, additional constraints).
+#[test]
+fn list_get_and_describe_read_an_rclpy_nodes_declared_parameters() {
+    const DOMAIN: u32 = 55;
+    let Some(_node) = rclpy_params(
+        "list_get_and_describe_read_an_rclpy_nodes_declared_parameters",
+        DOMAIN,
+    ) else {
+        return;
+    };
+    let typed = tacto(DOMAIN, &["param", "list", "/rclpy_params", "--param-type"]);
+    assert_eq!(
+        text(&typed.stdout),
+        "  count (type: integer)\n  enabled (type: boolean)\n  extra (type: integer)\n  \
+         gain (type: double)\n  mode (type: string)\n  names (type: string array)\n  \
+         start_type_description_service (type: boolean)\n  use_sim_time (type: boolean)\n",
+        "{}",
+        text(&typed.stderr)
+    );
+    for (name, expected) in [
+        ("gain", "Double value is: 0.5\n"),
+        ("count", "Integer value is: 3\n"),
+        ("mode", "String value is: fast\n"),
+        ("names", "String values are: ['a', 'b']\n"),
+        ("enabled", "Boolean value is: True\n"),
+        ("use_sim_time", "Boolean value is: False\n"),
+    ] {
+        let got = tacto(DOMAIN, &["param", "get", "/rclpy_params", name]);
+        assert_eq!(text(&got.stdout), expected, "{name}: {}", text(&got.stderr));
+    }
+    let described = tacto(
+        DOMAIN,
+        &[
+            "param",
+            "describe",
+            "/rclpy_params",
+            "gain",
+            "count",
+            "mode",
+            "names",
+        ],
+    );
+    assert_eq!(
+        text(&described.stdout),
+        "Parameter name: gain\n  Type: double\n  Description: how much to amplify\n  \
+         Constraints:\n    Min value: 0.0\n    Max value: 10.0\n    Step: 0.5\n\
+         Parameter name: count\n  Type: integer\n  Constraints:\n    Min value: 0\n    \
+         Max value: 100\n    Step: 1\n    Additional constraints: at most 50\n\
+         Parameter name: mode\n  Type: string\n  Constraints:\n    Read only: true\n\
+         Parameter name: names\n  Type: string array\n  Constraints:\n",
+        "{}",
+        text(&described.stderr)
+    );
+}
+
+// Expected outputs from ros2cli's set.py and delete.py ("Set parameter successful", or
+// "Setting parameter failed: REASON" on stderr, exit 0), dump.py (yaml.dump of the node's
+// parameters under ros__parameters, keys sorted, block style, and print's newline) and
+// api/__init__.py's load_parameter_file ("Set parameter NAME successful", or "Set parameter
+// NAME failed: REASON" on stderr); the reasons are rclpy's (node.py, _apply_descriptor and
+// _set_parameters_atomically_common) and the node's own on-set callback's.
+#[test]
+fn set_dump_load_and_delete_change_an_rclpy_nodes_parameters_or_say_why_not() {
+    const DOMAIN: u32 = 56;
+    let Some(_node) = rclpy_params(
+        "set_dump_load_and_delete_change_an_rclpy_nodes_parameters_or_say_why_not",
+        DOMAIN,
+    ) else {
+        return;
+    };
+    let set =
+        |name: &str, value: &str| tacto(DOMAIN, &["param", "set", "/rclpy_params", name, value]);
+    for (name, value) in [("gain", "2.5"), ("count", "42")] {
+        let accepted = set(name, value);
+        assert_eq!(
+            text(&accepted.stdout),
+            "Set parameter successful\n",
+            "{}",
+            text(&accepted.stderr)
+        );
+    }
+    for (name, value, reason) in [
+        ("count", "60", "count must be at most 50"),
+        ("mode", "slow", "Trying to set a read-only parameter: mode."),
+        (
+            "gain",
+            "fast",
+            "Wrong parameter type, expected 'Type.DOUBLE' got 'Type.STRING'",
+        ),
+        (
+            "gain",
+            "11.0",
+            "Parameter gain out of range Min: 0.0, Max: 10.0, value: 11.0",
+        ),
+    ] {
+        let refused = set(name, value);
+        assert!(refused.status.success(), "{name} {value}");
+        assert_eq!(text(&refused.stdout), "", "{name} {value}");
+        assert_eq!(
+            text(&refused.stderr),
+            format!("Setting parameter failed: {reason}\n"),
+            "{name} {value}"
+        );
+    }
+    let got = tacto(DOMAIN, &["param", "get", "/rclpy_params", "count"]);
+    assert_eq!(text(&got.stdout), "Integer value is: 42\n");
+
+    let dumped = text(&tacto(DOMAIN, &["param", "dump", "/rclpy_params"]).stdout);
+    assert_eq!(
+        dumped,
+        "/rclpy_params:\n  ros__parameters:\n    count: 42\n    enabled: true\n    extra: 1\n    \
+         gain: 2.5\n    mode: fast\n    names:\n    - a\n    - b\n    \
+         start_type_description_service: true\n    use_sim_time: false\n\n"
+    );
+
+    // What dump printed loads back, with two values changed: one accepted, one refused by the
+    // callback; the read-only ones are refused as a set of them is.
+    let dir = std::env::temp_dir().join(format!("tacto-param-rclpy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("rclpy_params.yaml");
+    std::fs::write(
+        &file,
+        dumped
+            .replace("gain: 2.5", "gain: 1.5")
+            .replace("count: 42", "count: 70"),
+    )
+    .unwrap();
+    let loaded = tacto(
+        DOMAIN,
+        &["param", "load", "/rclpy_params", file.to_str().unwrap()],
+    );
+    assert_eq!(
+        text(&loaded.stdout),
+        "Set parameter enabled successful\nSet parameter extra successful\n\
+         Set parameter gain successful\nSet parameter names successful\n\
+         Set parameter use_sim_time successful\n",
+        "{}",
+        text(&loaded.stderr)
+    );
+    assert_eq!(
+        text(&loaded.stderr),
+        "Set parameter count failed: count must be at most 50\n\
+         Set parameter mode failed: Trying to set a read-only parameter: mode.\n\
+         Set parameter start_type_description_service failed: Trying to set a read-only \
+         parameter: start_type_description_service.\n"
+    );
+    let got = tacto(DOMAIN, &["param", "get", "/rclpy_params", "gain"]);
+    assert_eq!(text(&got.stdout), "Double value is: 1.5\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    // A dynamically typed parameter can be deleted; a statically typed one cannot.
+    let deleted = tacto(DOMAIN, &["param", "delete", "/rclpy_params", "extra"]);
+    assert_eq!(
+        text(&deleted.stdout),
+        "Deleted parameter successfully\n",
+        "{}",
+        text(&deleted.stderr)
+    );
+    let listed = tacto(DOMAIN, &["param", "list", "/rclpy_params"]);
+    assert!(
+        !text(&listed.stdout).contains("extra"),
+        "{}",
+        text(&listed.stdout)
+    );
+    let kept = tacto(DOMAIN, &["param", "delete", "/rclpy_params", "gain"]);
+    assert_eq!(
+        text(&kept.stderr),
+        "Deleting parameter failed: Static parameter cannot be undeclared\n"
     );
 }

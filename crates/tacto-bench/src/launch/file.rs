@@ -1,7 +1,8 @@
 //! The launch file (TOML): which processes run which nodes of a built-in topology, on which
-//! executor and thread settings, restarted how. docs/launch.md describes the format.
+//! executor and thread settings, or which executables with which ROS arguments
+//! ([`exec`](mod@super::exec)), restarted how. docs/launch.md describes the format.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -11,6 +12,7 @@ use toml::Spanned;
 
 use tacto_shm::{Limit, ShmLimits};
 
+use super::exec::{self, ExecProcess, RawExec, RawRemap};
 use crate::executors::ExecutorKind;
 use crate::topology::{Topology, TopologyError, nobleo, reference_system};
 
@@ -62,9 +64,10 @@ const DEFAULT_RESTARTS: u32 = 3;
 /// ```
 #[derive(Debug, Clone)]
 pub struct LaunchFile {
-    /// The topology whose nodes the processes run.
-    pub topology: LaunchTopology,
-    /// Every topic under `/<namespace>/`, if given.
+    /// The topology whose nodes the processes run; `None` if every process runs an
+    /// executable.
+    pub topology: Option<LaunchTopology>,
+    /// Every topic of the topology under `/<namespace>/`, if given.
     pub namespace: Option<String>,
     /// Work per processing node run (the reference system's crunch limit).
     pub crunch: u64,
@@ -84,6 +87,35 @@ pub struct LaunchFile {
 pub struct ProcessSpec {
     /// Its name: the log prefix `[name]`.
     pub name: String,
+    /// What happens when it ends.
+    pub restart: Restart,
+    /// What it runs.
+    pub kind: ProcessKind,
+}
+
+impl ProcessSpec {
+    /// Its executor, if it runs nodes of the topology.
+    pub fn executor(&self) -> Option<ExecutorKind> {
+        match &self.kind {
+            ProcessKind::Nodes(nodes) => Some(nodes.executor),
+            ProcessKind::Exec(_) => None,
+        }
+    }
+}
+
+/// What a process runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProcessKind {
+    /// Nodes of the file's built-in topology (`nodes`, `executor`), in a `tacto launch-process`
+    /// child.
+    Nodes(NodesProcess),
+    /// An executable (`exec`), with ROS 2's arguments if it is a node.
+    Exec(ExecProcess),
+}
+
+/// A process that runs nodes of the file's built-in topology.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodesProcess {
     /// The topology's nodes it runs.
     pub nodes: Vec<String>,
     /// Its one executor.
@@ -92,8 +124,6 @@ pub struct ProcessSpec {
     pub cpus: Option<Vec<usize>>,
     /// Its executor thread's `SCHED_FIFO` priority, if real-time.
     pub fifo_priority: Option<u8>,
-    /// What happens when it ends.
-    pub restart: Restart,
 }
 
 /// The topologies a launch file can spread over processes.
@@ -174,12 +204,20 @@ pub enum LaunchFileError {
     /// The topology itself could not be loaded.
     #[error(transparent)]
     Topology(#[from] TopologyError),
+    /// `tacto bench` was given a file that is not only nodes of a built-in topology.
+    #[error("{}: tacto bench measures the nodes of a built-in topology only: {reason}", path.display())]
+    NotBenchable {
+        /// The file.
+        path: PathBuf,
+        /// What else it has.
+        reason: String,
+    },
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFile {
-    topology: Spanned<String>,
+    topology: Option<Spanned<String>>,
     namespace: Option<Spanned<String>>,
     crunch: Option<Spanned<i64>>,
     grace_s: Option<Spanned<f64>>,
@@ -212,16 +250,63 @@ impl RawShm {
     }
 }
 
+/// A `[[process]]` table: its name and restart policy, then either a built-in one's fields
+/// (`nodes`, `executor`, `cpus`, `fifo_priority`) or an executable's (`exec` and the rest).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawProcess {
     name: Spanned<String>,
-    nodes: Spanned<Vec<Spanned<String>>>,
-    executor: Spanned<String>,
-    cpus: Option<Spanned<Vec<usize>>>,
-    fifo_priority: Option<Spanned<i64>>,
     restart: Option<Spanned<String>>,
     max_restarts: Option<Spanned<i64>>,
+    nodes: Option<Spanned<Vec<Spanned<String>>>>,
+    executor: Option<Spanned<String>>,
+    cpus: Option<Spanned<Vec<usize>>>,
+    fifo_priority: Option<Spanned<i64>>,
+    exec: Option<Spanned<String>>,
+    args: Option<Spanned<Vec<String>>>,
+    env: Option<Spanned<BTreeMap<String, String>>>,
+    node_name: Option<Spanned<String>>,
+    namespace: Option<Spanned<String>>,
+    params_files: Option<Spanned<Vec<Spanned<String>>>>,
+    parameters: Option<Spanned<BTreeMap<String, toml::Value>>>,
+    remaps: Option<Spanned<Vec<Spanned<RawRemap>>>>,
+    log_level: Option<Spanned<String>>,
+}
+
+impl RawProcess {
+    /// The first field given that only an `exec` process has, by name and place.
+    fn exec_field(&self) -> Option<(&'static str, Range<usize>)> {
+        [
+            ("args", self.args.as_ref().map(Spanned::span)),
+            ("env", self.env.as_ref().map(Spanned::span)),
+            ("node_name", self.node_name.as_ref().map(Spanned::span)),
+            ("namespace", self.namespace.as_ref().map(Spanned::span)),
+            (
+                "params_files",
+                self.params_files.as_ref().map(Spanned::span),
+            ),
+            ("parameters", self.parameters.as_ref().map(Spanned::span)),
+            ("remaps", self.remaps.as_ref().map(Spanned::span)),
+            ("log_level", self.log_level.as_ref().map(Spanned::span)),
+        ]
+        .into_iter()
+        .find_map(|(field, span)| Some((field, span?)))
+    }
+
+    /// The first field given that only a built-in process has, by name and place.
+    fn nodes_field(&self) -> Option<(&'static str, Range<usize>)> {
+        [
+            ("nodes", self.nodes.as_ref().map(Spanned::span)),
+            ("executor", self.executor.as_ref().map(Spanned::span)),
+            ("cpus", self.cpus.as_ref().map(Spanned::span)),
+            (
+                "fifo_priority",
+                self.fifo_priority.as_ref().map(Spanned::span),
+            ),
+        ]
+        .into_iter()
+        .find_map(|(field, span)| Some((field, span?)))
+    }
 }
 
 impl LaunchFile {
@@ -251,23 +336,30 @@ impl LaunchFile {
                 reason,
             }
         };
-        let name = raw.topology.get_ref();
-        let topology = match Topology::load(name)? {
-            Topology::ReferenceSystem(spec) if name == "reference-system" => {
-                LaunchTopology::ReferenceSystem(spec)
-            }
-            Topology::Nobleo(spec) if name.starts_with("nobleo") => LaunchTopology::Nobleo(spec),
-            _ => {
-                return Err(invalid(
-                    raw.topology.span(),
-                    format!(
-                        "topology: {name:?} cannot be launched; reference-system, nobleo and \
-                         nobleo-1 can"
-                    ),
-                ));
+        let topology = match &raw.topology {
+            None => None,
+            Some(topology) => {
+                let name = topology.get_ref();
+                Some(match Topology::load(name)? {
+                    Topology::ReferenceSystem(spec) if name == "reference-system" => {
+                        LaunchTopology::ReferenceSystem(spec)
+                    }
+                    Topology::Nobleo(spec) if name.starts_with("nobleo") => {
+                        LaunchTopology::Nobleo(spec)
+                    }
+                    _ => {
+                        return Err(invalid(
+                            topology.span(),
+                            format!(
+                                "topology: {name:?} cannot be launched; reference-system, \
+                                 nobleo and nobleo-1 can"
+                            ),
+                        ));
+                    }
+                })
             }
         };
-        let topology_name = name.clone();
+        let topology_name = raw.topology.as_ref().map(|t| t.get_ref().clone());
         let namespace = match raw.namespace {
             Some(ns) if !is_identifier(ns.get_ref()) => {
                 return Err(invalid(
@@ -349,10 +441,15 @@ impl LaunchFile {
         if raw.process.is_empty() {
             return Err(invalid(
                 0..0,
-                "no process: add a [[process]] table with name, nodes and executor".into(),
+                "no process: add a [[process]] table with name and nodes and executor, or \
+                 name and exec"
+                    .into(),
             ));
         }
-        let known = topology.node_names();
+        let known = topology
+            .as_ref()
+            .map(LaunchTopology::node_names)
+            .unwrap_or_default();
         let mut placed: HashMap<String, String> = HashMap::new();
         let mut processes: Vec<ProcessSpec> = Vec::new();
         for entry in raw.process {
@@ -374,80 +471,137 @@ impl LaunchFile {
                     format!("process name {name:?} is used twice"),
                 ));
             }
-            if p.nodes.get_ref().is_empty() {
-                return Err(invalid(p.nodes.span(), here("nodes", "is empty".into())));
-            }
-            let mut nodes = Vec::new();
-            for node in p.nodes.into_inner() {
-                let node_name = node.get_ref().clone();
-                if !known.contains(&node_name) {
-                    return Err(invalid(
-                        node.span(),
-                        here(
-                            "nodes",
-                            format!("topology {topology_name:?} has no node {node_name:?}"),
-                        ),
-                    ));
+            let (nodes_field, exec_field) = (p.nodes_field(), p.exec_field());
+            let kind = match p.exec {
+                Some(exec) => {
+                    if let Some((field, span)) = nodes_field {
+                        return Err(invalid(
+                            span,
+                            here(field, "applies to a process of nodes, not to exec".into()),
+                        ));
+                    }
+                    let raw_exec = RawExec {
+                        exec,
+                        args: p.args,
+                        env: p.env,
+                        node_name: p.node_name,
+                        namespace: p.namespace,
+                        params_files: p.params_files,
+                        parameters: p.parameters,
+                        remaps: p.remaps,
+                        log_level: p.log_level,
+                    };
+                    ProcessKind::Exec(exec::parse(raw_exec, &name, path, &invalid)?)
                 }
-                if let Some(other) = placed.insert(node_name.clone(), name.clone()) {
-                    return Err(invalid(
-                        node.span(),
-                        here(
-                            "nodes",
-                            format!(
-                                "node {node_name:?} is placed twice (also in process {other:?})"
+                None => {
+                    if let Some((field, span)) = exec_field {
+                        return Err(invalid(
+                            span,
+                            here(field, "applies to an exec process only".into()),
+                        ));
+                    }
+                    if let (None, Some(node_list)) = (&topology_name, &p.nodes) {
+                        return Err(invalid(
+                            node_list.span(),
+                            here(
+                                "nodes",
+                                "the file has no topology = \"...\" whose nodes to run".into(),
                             ),
-                        ),
-                    ));
-                }
-                nodes.push(node_name);
-            }
-            let executor = match p.executor.get_ref().parse::<ExecutorKind>() {
-                Ok(ExecutorKind::Prioritized) => {
-                    return Err(invalid(
-                        p.executor.span(),
-                        here(
-                            "executor",
-                            "prioritized is a layout of several threads, not one executor; \
-                             split the nodes into processes with cpus and fifo_priority"
-                                .into(),
-                        ),
-                    ));
-                }
-                Ok(kind) => kind,
-                Err(_) => {
-                    return Err(invalid(
-                        p.executor.span(),
-                        here(
-                            "executor",
+                        ));
+                    }
+                    let (Some(topology_name), Some(node_list), Some(executor)) =
+                        (&topology_name, p.nodes, p.executor)
+                    else {
+                        return Err(invalid(
+                            p.name.span(),
                             format!(
-                                "unknown executor {:?} (known: callback, callback-mt, events, \
-                                 wait-set, let)",
-                                p.executor.get_ref()
+                                "process {name:?}: give nodes and executor (nodes of the file's \
+                             topology = \"...\"), or exec (an executable)"
                             ),
+                        ));
+                    };
+                    if node_list.get_ref().is_empty() {
+                        return Err(invalid(node_list.span(), here("nodes", "is empty".into())));
+                    }
+                    let mut nodes = Vec::new();
+                    for node in node_list.into_inner() {
+                        let node_name = node.get_ref().clone();
+                        if !known.contains(&node_name) {
+                            return Err(invalid(
+                                node.span(),
+                                here(
+                                    "nodes",
+                                    format!("topology {topology_name:?} has no node {node_name:?}"),
+                                ),
+                            ));
+                        }
+                        if let Some(other) = placed.insert(node_name.clone(), name.clone()) {
+                            return Err(invalid(
+                                node.span(),
+                                here(
+                                    "nodes",
+                                    format!(
+                                        "node {node_name:?} is placed twice (also in process {other:?})"
+                                    ),
+                                ),
+                            ));
+                        }
+                        nodes.push(node_name);
+                    }
+                    let executor = match executor.get_ref().parse::<ExecutorKind>() {
+                        Ok(ExecutorKind::Prioritized) => {
+                            return Err(invalid(
+                            executor.span(),
+                            here(
+                                "executor",
+                                "prioritized is a layout of several threads, not one executor; \
+                                 split the nodes into processes with cpus and fifo_priority"
+                                    .into(),
+                            ),
+                        ));
+                        }
+                        Ok(kind) => kind,
+                        Err(_) => {
+                            return Err(invalid(
+                                executor.span(),
+                                here(
+                                    "executor",
+                                    format!(
+                                        "unknown executor {:?} (known: callback, callback-mt, events, \
+                                     wait-set, let)",
+                                        executor.get_ref()
+                                    ),
+                                ),
+                            ));
+                        }
+                    };
+                    let cpus = match p.cpus {
+                        Some(c) if c.get_ref().is_empty() => {
+                            return Err(invalid(
+                                c.span(),
+                                here("cpus", "is empty: the thread could run nowhere".into()),
+                            ));
+                        }
+                        other => other.map(Spanned::into_inner),
+                    };
+                    let fifo_priority = match p.fifo_priority {
+                        None => None,
+                        Some(f) => Some(
+                            u8::try_from(*f.get_ref())
+                                .ok()
+                                .filter(|p| (1..=99).contains(p))
+                                .ok_or_else(|| {
+                                    invalid(f.span(), here("fifo_priority", "give 1 to 99".into()))
+                                })?,
                         ),
-                    ));
+                    };
+                    ProcessKind::Nodes(NodesProcess {
+                        nodes,
+                        executor,
+                        cpus,
+                        fifo_priority,
+                    })
                 }
-            };
-            let cpus = match p.cpus {
-                Some(c) if c.get_ref().is_empty() => {
-                    return Err(invalid(
-                        c.span(),
-                        here("cpus", "is empty: the thread could run nowhere".into()),
-                    ));
-                }
-                other => other.map(Spanned::into_inner),
-            };
-            let fifo_priority = match p.fifo_priority {
-                None => None,
-                Some(f) => Some(
-                    u8::try_from(*f.get_ref())
-                        .ok()
-                        .filter(|p| (1..=99).contains(p))
-                        .ok_or_else(|| {
-                            invalid(f.span(), here("fifo_priority", "give 1 to 99".into()))
-                        })?,
-                ),
             };
             let restart = match (p.restart, p.max_restarts) {
                 (None, None) => Restart::Never,
@@ -499,11 +653,8 @@ impl LaunchFile {
             };
             processes.push(ProcessSpec {
                 name,
-                nodes,
-                executor,
-                cpus,
-                fifo_priority,
                 restart,
+                kind,
             });
         }
         Ok(LaunchFile {
@@ -520,6 +671,29 @@ impl LaunchFile {
     /// The process named `name`.
     pub fn process(&self, name: &str) -> Option<&ProcessSpec> {
         self.processes.iter().find(|p| p.name == name)
+    }
+
+    /// The topology and the nodes process `name` runs of it, if it is a process of nodes.
+    pub fn nodes_of(&self, name: &str) -> Option<(&LaunchTopology, &NodesProcess)> {
+        match &self.process(name)?.kind {
+            ProcessKind::Nodes(nodes) => Some((self.topology.as_ref()?, nodes)),
+            ProcessKind::Exec(_) => None,
+        }
+    }
+
+    /// The topology `tacto bench` measures the file's processes on: refused if a process runs
+    /// an executable (`path` names the file in the error).
+    pub fn bench_topology(&self, path: &Path) -> Result<&LaunchTopology, LaunchFileError> {
+        let exec = (self.processes.iter()).find(|p| matches!(p.kind, ProcessKind::Exec(_)));
+        let reason = match (exec, &self.topology) {
+            (None, Some(topology)) => return Ok(topology),
+            (Some(exec), _) => format!("process {:?} runs an executable", exec.name),
+            (None, None) => "the file has no topology".into(),
+        };
+        Err(LaunchFileError::NotBenchable {
+            path: path.to_owned(),
+            reason,
+        })
     }
 }
 
@@ -559,7 +733,7 @@ mod tests {
         assert_eq!(file.crunch, 4096);
         assert_eq!(file.grace, DEFAULT_GRACE);
         assert_eq!(file.processes[0].restart, Restart::Never);
-        assert_eq!(file.processes[0].executor, ExecutorKind::WaitSet);
+        assert_eq!(file.processes[0].executor(), Some(ExecutorKind::WaitSet));
         assert_eq!(file.transport, LaunchTransport::SharedMemory);
         assert_eq!(file.shm, ShmLimits::default());
         let dds = parse(&format!("transport = \"dds\"\n{ONE}")).unwrap();

@@ -25,8 +25,8 @@ const LOOK: Duration = Duration::from_millis(200);
 /// Why a process could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum ProcessError {
-    /// The file has no process of that name.
-    #[error("the launch file has no process {0:?}")]
+    /// The file has no process of that name that runs nodes of its topology.
+    #[error("the launch file has no process {0:?} that runs nodes of its topology")]
     Unknown(String),
     /// The shared-memory transport could not be set up.
     #[error("the shared-memory transport: {0}")]
@@ -66,8 +66,8 @@ pub fn run_process(
     name: &str,
     interrupt: &Interrupt,
 ) -> Result<(), ProcessError> {
-    let spec = file
-        .process(name)
+    let (_, spec) = file
+        .nodes_of(name)
         .ok_or_else(|| ProcessError::Unknown(name.to_owned()))?;
     let (_ctx, part) = start(file, name, spec.executor, file.crunch)?;
     let start = Snapshot::now();
@@ -155,8 +155,8 @@ fn start(
     executor: ExecutorKind,
     crunch: u64,
 ) -> Result<(Context, Running), ProcessError> {
-    let spec = file
-        .process(name)
+    let (topology, spec) = file
+        .nodes_of(name)
         .ok_or_else(|| ProcessError::Unknown(name.to_owned()))?;
     // Every process of the file has the file's limits, so whichever creates a topic, the
     // others can open it.
@@ -180,7 +180,7 @@ fn start(
         thread = thread.fifo_priority(priority);
     }
     let namespace = file.namespace.as_deref();
-    let part = match &file.topology {
+    let part = match topology {
         LaunchTopology::ReferenceSystem(topology) => {
             let config = PartConfig {
                 nodes: &spec.nodes,

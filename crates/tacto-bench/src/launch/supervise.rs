@@ -1,6 +1,7 @@
 //! The launching process: starts a child per process of the file (`tacto launch-process FILE
-//! NAME`), prefixes their output lines with `[name]`, restarts them by their policy, and on
-//! Ctrl-C or SIGTERM stops them all together.
+//! NAME` for built-in nodes, the executable itself for `exec`), prefixes their output lines
+//! with `[name]`, restarts them by their policy, and on Ctrl-C or SIGTERM stops them all
+//! together.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -8,7 +9,7 @@ use std::process::{Child, ExitStatus, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::file::{LaunchFile, ProcessSpec, Restart};
+use super::file::{LaunchFile, ProcessKind, ProcessSpec, Restart};
 use crate::interrupt::Interrupt;
 use crate::run::{POLL, child_command};
 
@@ -144,13 +145,25 @@ pub fn launch(path: &Path, file: &LaunchFile, interrupt: &Interrupt) -> Result<(
     }
 }
 
-/// Starts `slot`'s process, its output passed on with its name.
+/// Starts `slot`'s process, its output passed on with its name: `program` (this one) running
+/// the file at `path`'s process, or the process's own executable.
 fn start(program: &Path, path: &Path, slot: &mut Slot<'_>) -> Result<(), LaunchError> {
     let name = &slot.spec.name;
-    let mut child = child_command(program)
-        .arg("launch-process")
-        .arg(path)
-        .arg(name)
+    let (program, mut command) = match &slot.spec.kind {
+        ProcessKind::Nodes(_) => {
+            let mut command = child_command(program);
+            command.arg("launch-process").arg(path).arg(name);
+            (program, command)
+        }
+        ProcessKind::Exec(exec) => {
+            let mut command = child_command(&exec.program);
+            command
+                .args(exec.arguments())
+                .envs(exec.env.iter().map(|(k, v)| (k, v)));
+            (exec.program.as_path(), command)
+        }
+    };
+    let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
