@@ -106,17 +106,13 @@ fn rclpy_hears_a_tacto_nodes_parameter_events_and_its_log_lines() {
     let logged = line(&watch, "rosout watched 20 Publishing: 'Hello World: ");
     assert!(logged.ends_with('\''), "{logged}");
 
-    // A node that publishes its parameter events (an option; see docs/parameters.md).
+    // A node of its own, whose parameter changes rclpy watches on /parameter_events.
     let ctx = tacto::Context::builder()
         .transport(tacto_dds::DdsTransport::new(support::loopback_participant(
             DOMAIN,
         )))
         .create();
-    let node = (ctx
-        .node_builder("configured")
-        .start_parameter_event_publisher(true))
-    .create()
-    .unwrap();
+    let node = ctx.node("configured").unwrap();
     node.parameters().declare("gain", 0.5).unwrap();
     // Until rclpy has matched the writer, a set is retried: the events are volatile.
     let deadline = Instant::now() + PATIENCE;

@@ -200,7 +200,7 @@ impl NodeBuilder {
             allow_undeclared: false,
             declare_from_overrides: false,
             parameter_services: true,
-            parameter_events: false,
+            parameter_events: true,
             logger_service: false,
             rosout: true,
         }
@@ -215,9 +215,8 @@ impl NodeBuilder {
     }
 
     /// Whether parameter changes are published on `/parameter_events`, as
-    /// `NodeOptions::start_parameter_event_publisher` (default false, where rclcpp's is true:
-    /// with this writer in a process, rclpy clients on rmw_cyclonedds started beside it
-    /// sometimes never see that process's services; see `docs/parameters.md`).
+    /// `NodeOptions::start_parameter_event_publisher` (default true, as rclcpp's). Published
+    /// only with a transport that carries graph topics (DDS).
     pub fn start_parameter_event_publisher(mut self, yes: bool) -> Self {
         self.parameter_events = yes;
         self
