@@ -123,6 +123,13 @@ impl Launch {
     }
 
     /// The pid of process `name`'s next start.
+    /// Takes the lines printed so far into `seen`, for a failure's message.
+    fn drain(&mut self) {
+        while let Ok(line) = self.lines.try_recv() {
+            self.seen.push(line);
+        }
+    }
+
     fn started(&mut self, name: &str) -> u32 {
         let prefix = format!("tacto: [{name}] started, pid ");
         let line = self.wait_for(&prefix, |l| l.starts_with(&prefix));
@@ -557,7 +564,7 @@ struct Sent {
 #[test]
 fn the_gyro_odometer_example_launched_with_its_params_and_remaps_fuses_what_rclpy_sends() {
     const DOMAIN: u32 = 50;
-    const CYCLES: usize = 20;
+    const CYCLES: usize = 30;
     support::built_example("gyro_odometer");
     let file = support::repo_root().join("crates/tacto-dds/examples/gyro_odometer.launch.toml");
     let mut launch = Launch::start(&file, &dds_env(DOMAIN));
@@ -596,10 +603,21 @@ fn the_gyro_odometer_example_launched_with_its_params_and_remaps_fuses_what_rclp
     let deadline = Instant::now() + PATIENCE;
     let mut sent: Vec<Sent> = Vec::new();
     let mut outputs: Vec<Vec<String>> = Vec::new();
-    // Until the last cycle's fusion (or a while after the last cycle, for one that was lost).
+    // Until the last cycle's fusion, or 2 s after the last cycle for one that did not come.
+    // The last fusion may even come before the peer says it sent the last cycle: the node
+    // fuses IMU sample k at its next run, which a late run on twist k - 1 can be.
     let mut after_last: Option<Instant> = None;
-    while after_last.is_none_or(|t| t.elapsed() < Duration::from_secs(2)) {
-        let Some(line) = peer.next_line(deadline) else {
+    let is_last = |out: &[String], sent: &[Sent]| {
+        sent.get(CYCLES - 1)
+            .is_some_and(|s| out[10..12] == [s.imu_stamp.0.to_string(), s.imu_stamp.1.to_string()])
+    };
+    loop {
+        let until = after_last.map_or(deadline, |t| deadline.min(t + Duration::from_secs(2)));
+        let Some(line) = peer.next_line(until) else {
+            if after_last.is_some() && Instant::now() < deadline {
+                break;
+            }
+            launch.drain();
             panic!(
                 "the peer stopped or timed out after {} cycles and {} outputs: {}\nlaunch:\n{}",
                 sent.len(),
@@ -617,16 +635,15 @@ fn the_gyro_odometer_example_launched_with_its_params_and_remaps_fuses_what_rclp
                 });
                 if sent.len() == CYCLES {
                     after_last = Some(Instant::now());
+                    if outputs.iter().any(|out| is_last(out, &sent)) {
+                        break;
+                    }
                 }
             }
             "out" => {
-                let last = fields[10..12]
-                    == [
-                        sent.last().map_or(-1, |s| s.imu_stamp.0).to_string(),
-                        sent.last().map_or(0, |s| s.imu_stamp.1).to_string(),
-                    ];
+                let last = is_last(&fields, &sent);
                 outputs.push(fields);
-                if last && sent.len() == CYCLES {
+                if last {
                     break;
                 }
             }
@@ -669,11 +686,19 @@ fn the_gyro_odometer_example_launched_with_its_params_and_remaps_fuses_what_rclp
         assert_eq!(out[12], "base_link");
         fused.push(k);
     }
-    // A fusion is dropped if the node runs more than message_timeout_sec (0.2 s) after the
-    // twist before: with a cycle of 0.08 s that takes a stall of over 0.1 s, which a loaded
-    // machine may have now and then; most cycles must fuse, in order.
+    // The first fusions may be lost: the peer starts once it sees the node's output writer,
+    // but the writer may match the peer's reader a little later (discovery is not symmetric),
+    // and the output is volatile. After the first that arrives, every cycle fuses, in order,
+    // unless the node runs more than message_timeout_sec (0.2 s) after the twist before: a
+    // stall of over 0.1 s, which a loaded machine may have now and then, drops that one
+    // (and the node logs it: the launch's lines are in the message).
+    let first = fused.first().copied().unwrap_or(CYCLES + 1);
+    let lost = (first..=CYCLES).filter(|k| !fused.contains(k)).count();
+    if lost > 0 {
+        launch.drain();
+    }
     assert!(
-        fused.len() >= (CYCLES - 1) / 2 && fused.windows(2).all(|w| w[0] < w[1]),
+        first <= CYCLES / 2 && lost <= 2 && fused.windows(2).all(|w| w[0] < w[1]),
         "fused cycles {fused:?} of 2..={CYCLES}\nlaunch:\n{}",
         launch.seen.join("\n")
     );
