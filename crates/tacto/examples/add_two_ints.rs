@@ -54,7 +54,8 @@ impl ServiceType for AddTwoInts {
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let ctx = Context::new();
+    // `--ros-args` rename, remap and parameterise it as any ROS 2 node.
+    let ctx = Context::from_args(std::env::args())?;
 
     let mut server = ctx.node("add_two_ints_server")?;
     let service = server.service::<AddTwoInts>("add_two_ints").create()?;

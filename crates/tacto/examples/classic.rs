@@ -32,7 +32,8 @@ struct Target {
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let ctx = Context::new();
+    // `--ros-args` rename, remap and parameterise it as any ROS 2 node.
+    let ctx = Context::from_args(std::env::args())?;
 
     // Classic: callbacks store the latest camera frame and pose for the radar callback.
     let mut classic = ctx.node("classic")?;

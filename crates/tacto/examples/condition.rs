@@ -20,7 +20,8 @@ use sensors::{Image, RadarScan, RunLog, Sensors};
 use tacto::{Context, Executor, History, Trigger, WaitSetExecutor};
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let ctx = Context::new();
+    // `--ros-args` rename, remap and parameterise it as any ROS 2 node.
+    let ctx = Context::from_args(std::env::args())?;
     let mut log = RunLog::new("paired");
     let runs = log.runs();
 

@@ -29,7 +29,8 @@ struct Target {
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let ctx = Context::new();
+    // `--ros-args` rename, remap and parameterise it as any ROS 2 node.
+    let ctx = Context::from_args(std::env::args())?;
     let mut log = RunLog::new("fusion");
     let runs = log.runs();
 

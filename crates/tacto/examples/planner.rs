@@ -19,7 +19,8 @@ use sensors::{Image, RadarScan, RunLog, Sensors, Transform};
 use tacto::{Context, Executor, History, Trigger, WaitSetExecutor};
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let ctx = Context::new();
+    // `--ros-args` rename, remap and parameterise it as any ROS 2 node.
+    let ctx = Context::from_args(std::env::args())?;
     let mut log = RunLog::new("planner");
     let runs = log.runs();
 

@@ -73,7 +73,8 @@ fn lidar(driver: SocketAddr) -> std::io::Result<u32> {
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let ctx = Context::new();
+    // `--ros-args` rename, remap and parameterise it as any ROS 2 node.
+    let ctx = Context::from_args(std::env::args())?;
     let socket = Arc::new(UdpSocket::bind("127.0.0.1:0")?);
     // The node drains the socket until it would block.
     socket.set_nonblocking(true)?;
