@@ -3,7 +3,7 @@
 //! (`tests/rclpy/basic_types_service.py`, several clients at once so that every response must
 //! reach the client that asked), against requests no ROS 2 client sends (the PyPI `cyclonedds`
 //! package, `tests/cyclonedds/malformed_requests.py`) and against tacto in a second process
-//! (this test binary, run again as a child). Domains 142-148.
+//! (this test binary, run again as a child). Domains 142-149.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
@@ -12,6 +12,7 @@ use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use tacto::msg::rcl_interfaces::srv::{GetParameters, GetParameters_Request};
 use tacto::msg::std_msgs::String as Text;
 use tacto::{Context, Executor, ExecutorThread, Service, SpinOutcome, Trigger, WaitSetExecutor};
 use tacto_dds::DdsTransport;
@@ -345,17 +346,12 @@ impl Drop for ChildProcess {
     }
 }
 
-#[test]
-fn a_tacto_client_calls_a_tacto_service_in_another_process() {
-    let domain = 144;
+/// Starts this test binary's ignored test `role` as a child process in `domain`, and waits
+/// until it prints "ready".
+fn start_child(role: &str, domain: u32) -> ChildProcess {
     let mut child = ChildProcess(
         Command::new(std::env::current_exe().expect("test binary"))
-            .args([
-                "--exact",
-                "child_serves_add_two_ints",
-                "--ignored",
-                "--nocapture",
-            ])
+            .args(["--exact", role, "--ignored", "--nocapture"])
             .env("TACTO_TEST_DOMAIN", domain.to_string())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -376,7 +372,14 @@ fn a_tacto_client_calls_a_tacto_service_in_another_process() {
             Err(_) => break false,
         }
     };
-    assert!(ready, "the child never served");
+    assert!(ready, "the child {role} never said it was ready");
+    child
+}
+
+#[test]
+fn a_tacto_client_calls_a_tacto_service_in_another_process() {
+    let domain = 144;
+    let child = start_child("child_serves_add_two_ints", domain);
 
     let ctx = dds_context(domain);
     let mut node = ctx.node("caller").expect("node");
@@ -532,4 +535,45 @@ fn the_examples_talk_with_rclpy() {
     for _ in 0..3 {
         expect_line(&rclpy_listener, "Hello World: ");
     }
+}
+
+#[test]
+#[ignore = "run as a child process by a_node_whose_context_handle_is_dropped_still_serves_its_parameters"]
+fn child_runs_a_node_without_its_context_handle() {
+    let domain = std::env::var("TACTO_TEST_DOMAIN")
+        .expect("TACTO_TEST_DOMAIN")
+        .parse()
+        .expect("a domain id");
+    let ctx = dds_context(domain);
+    let mut node = ctx.node("kept").expect("node");
+    node.parameters().declare("gain", 2.5).expect("declared");
+    let quiet = (node.subscription::<Text>("quiet").create()).expect("subscription");
+    node.execute(Trigger::on(&quiet), |_| {}).expect("trigger");
+    let mut executor = WaitSetExecutor::new().expect("executor");
+    executor.add(node).expect("add");
+    // What a program that builds its nodes in a function and returns the executor does.
+    drop(ctx);
+    let running = ExecutorThread::builder().spawn(executor).expect("spawn");
+    println!("ready");
+    thread::sleep(2 * PATIENCE);
+    running.stop();
+}
+
+/// A node's context stays while an executor runs the node, as an rclcpp node holds its
+/// context: its parameter services answer though the program dropped its `Context`.
+#[test]
+fn a_node_whose_context_handle_is_dropped_still_serves_its_parameters() {
+    let domain = 149;
+    let _child = start_child("child_runs_a_node_without_its_context_handle", domain);
+    let ctx = dds_context(domain);
+    let mut node = ctx.node("asking").expect("node");
+    let get = (node.client::<GetParameters>("/kept/get_parameters"))
+        .create()
+        .expect("client");
+    let request = GetParameters_Request {
+        names: vec!["gain".into()],
+    };
+    let values = get.call(request, PATIENCE).expect("an answer").values;
+    assert_eq!(values.len(), 1);
+    assert_eq!(values[0].double_value, 2.5);
 }

@@ -487,6 +487,11 @@ impl Context {
         desk.as_ref()
     }
 
+    /// True if `other` is a handle of the same context.
+    pub(crate) fn same(&self, other: &Context) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
     /// The context's transport out of the process, if any.
     pub(crate) fn transport(&self) -> Option<&Arc<dyn Transport>> {
         self.inner.transport.as_ref()

@@ -24,6 +24,10 @@ pub(crate) struct Base {
     /// The names of every node added, those without executables included: each keeps its
     /// name taken in its context while the executor lives.
     pub(crate) nodes: Vec<Arc<str>>,
+    /// The contexts of those nodes, each once: a node's context lives while the node runs
+    /// (as an rclcpp node holds its context), so its parameter services, `/rosout` link and
+    /// presence on the graph stay whatever happened to the program's own `Context` handle.
+    contexts: Vec<Context>,
     /// Per clock, the instant all periods of this executor count from (see `timer.rs`, "One
     /// grid per executor"); set by the first periodic trigger admitted on that clock.
     pub(crate) epochs: Vec<(ClockKind, Time)>,
@@ -42,8 +46,18 @@ impl Base {
             stats: ExecutorStats::default(),
             board,
             nodes: Vec::new(),
+            contexts: Vec::new(),
             epochs: Vec::new(),
         })
+    }
+
+    /// Takes node `name` of `context` in: its name stays claimed, and its context alive, while
+    /// the executor lives.
+    pub(crate) fn keep(&mut self, name: Arc<str>, context: &Context) {
+        self.nodes.push(name);
+        if !self.contexts.iter().any(|kept| kept.same(context)) {
+            self.contexts.push(context.clone());
+        }
     }
 
     /// The grid's epoch for `clock`: the first `now` asked for, the same ever after.

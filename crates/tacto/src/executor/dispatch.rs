@@ -378,7 +378,7 @@ pub(crate) fn admit<L: Listener + FdListener + 'static>(
             clock: clock.clone(),
         });
     }
-    base.nodes.push(name);
+    base.keep(name, &context);
     Ok(entries)
 }
 

@@ -415,7 +415,7 @@ impl Executor for LetExecutor {
         }
         let context = node.context().clone();
         let clock = context.clock().clone();
-        self.base.nodes.push(node.name.clone());
+        self.base.keep(node.name.clone(), &context);
         self.inputs.extend(node.inputs);
         let next = self.next_period;
         let name = node.name.clone();
