@@ -21,7 +21,7 @@ use tacto_bench::payload;
 use tacto_bench::report;
 use tacto_bench::result::Report;
 use tacto_bench::run::{RunError, run_here, run_in_child, run_launched};
-use tacto_bench::system::RunConfig;
+use tacto_bench::system::{MAX_NODE_PARAMETERS, RunConfig};
 use tacto_bench::topology::Topology;
 use tacto_bench::topology::reference_system::{MAX_CRUNCH_MS, crunch_time, limit_for};
 
@@ -554,6 +554,14 @@ struct RunArgs {
     /// runtime's cost. Default 4096, upstream's.
     #[arg(long, value_name = "N", value_parser = crunch, allow_negative_numbers = true)]
     crunch: Option<u64>,
+    /// Every node also on the ROS 2 graph over DDS (the domain of ROS_DOMAIN_ID): it serves
+    /// its parameter services and publishes /rosout and /parameter_events, as a node of a real
+    /// system; topics go over DDS only to readers in other processes.
+    #[arg(long)]
+    ros_graph: bool,
+    /// Parameters each node declares (0 to 1000), as a configured node has.
+    #[arg(long, value_name = "N", default_value = "0", value_parser = node_parameters)]
+    node_parameters: usize,
 }
 
 /// A number of seconds from 0 to a week.
@@ -566,6 +574,18 @@ fn seconds(s: &str) -> Result<f64, String> {
         )),
         Ok(v) => Ok(v),
         Err(_) => Err(format!("{s:?} is not a number of seconds")),
+    }
+}
+
+fn node_parameters(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n <= MAX_NODE_PARAMETERS => Ok(n),
+        Ok(n) => Err(format!(
+            "{n} parameters per node: give at most {MAX_NODE_PARAMETERS}"
+        )),
+        Err(_) => Err(format!(
+            "{s:?} is not a number of parameters (0 to {MAX_NODE_PARAMETERS})"
+        )),
     }
 }
 
@@ -628,6 +648,8 @@ impl RunArgs {
             crunch,
             warmup: self.warmup,
             duration: self.duration,
+            ros_graph: self.ros_graph,
+            node_parameters: self.node_parameters,
         }
     }
 }
@@ -951,6 +973,13 @@ fn bench(
         _ => executors.to_vec(),
     };
     let executors = &executors[..];
+    if launch.is_some() && (run.ros_graph || run.node_parameters > 0) {
+        return Err(
+            "--ros-graph and --node-parameters apply to a topology, not to a launch file: its \
+             processes are on the transport the file gives"
+                .into(),
+        );
+    }
     if let Some(path) = &json {
         check_output_file(path).map_err(|e| format!("--json {}: {e}", path.display()))?;
     }

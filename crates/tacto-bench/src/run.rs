@@ -140,8 +140,8 @@ struct MeasuringChild {
 }
 
 impl MeasuringChild {
-    /// Starts `program args... --executor --crunch --duration --warmup` (see
-    /// [`child_command`]).
+    /// Starts `program args... --executor --crunch --duration --warmup [--node-parameters]
+    /// [--ros-graph]` (see [`child_command`]).
     fn start<A: AsRef<std::ffi::OsStr>>(
         program: &Path,
         args: &[A],
@@ -156,6 +156,13 @@ impl MeasuringChild {
             .args(["--warmup", &config.warmup.as_secs_f64().to_string()])
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        // Only when asked for: a launch file's processes take neither (bench refuses them).
+        if config.node_parameters > 0 {
+            command.args(["--node-parameters", &config.node_parameters.to_string()]);
+        }
+        if config.ros_graph {
+            command.arg("--ros-graph");
+        }
         let mut child = command.spawn().map_err(|source| RunError::Spawn {
             program: program.to_owned(),
             source,

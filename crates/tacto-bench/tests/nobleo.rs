@@ -35,6 +35,8 @@ fn run(spec: &Spec, executor: ExecutorKind) -> RunResult {
         crunch: 0,
         warmup: Duration::from_millis(200),
         duration: Duration::from_secs(1),
+        ros_graph: false,
+        node_parameters: 0,
     };
     let mut system = nobleo::start(spec, &config).unwrap();
     std::thread::sleep(config.warmup);

@@ -20,6 +20,8 @@ fn run(executor: ExecutorKind, warmup: Duration, duration: Duration) -> RunResul
         crunch: 0,
         warmup,
         duration,
+        ros_graph: false,
+        node_parameters: 0,
     };
     let mut system = topology.start(&config).unwrap();
     thread::sleep(warmup);

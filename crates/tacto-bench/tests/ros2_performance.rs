@@ -28,6 +28,8 @@ fn config(executor: ExecutorKind) -> RunConfig {
         crunch: 0,
         warmup: Duration::from_millis(200),
         duration: Duration::from_secs(1),
+        ros_graph: false,
+        node_parameters: 0,
     }
 }
 

@@ -37,7 +37,7 @@ use super::threads::Threads;
 use super::tracking::{Scoreboard, Tracker};
 use crate::executors::ExecutorKind;
 use crate::result::{RunResult, TopicResult};
-use crate::system::{RunConfig, System, SystemError};
+use crate::system::{RunConfig, System, SystemError, declare_parameters};
 
 const TOPICS: usize = 20;
 const SUBSCRIPTIONS_PER_TOPIC: usize = 10;
@@ -139,7 +139,15 @@ impl Spec {
 /// Builds the variant on the configured executor kind and starts its executors.
 pub fn start(spec: &Spec, config: &RunConfig) -> Result<Box<dyn System>, SystemError> {
     let all: Vec<String> = spec.layout().into_iter().map(|l| l.name).collect();
-    let (nodes, scoreboard) = build_nodes(spec, &Context::new(), &all, config.executor, None)?;
+    let ctx = config.context()?;
+    let (nodes, scoreboard) = build_nodes(
+        spec,
+        &ctx,
+        &all,
+        config.executor,
+        None,
+        config.node_parameters,
+    )?;
     Ok(Box::new(Running {
         threads: Threads::start(config.executor, nodes, PERIOD)?,
         scoreboard,
@@ -165,21 +173,22 @@ pub fn start_part(
     namespace: Option<&str>,
     thread: ExecutorThreadBuilder,
 ) -> Result<Part, SystemError> {
-    let (nodes, scoreboard) = build_nodes(spec, ctx, names, executor, namespace)?;
+    let (nodes, scoreboard) = build_nodes(spec, ctx, names, executor, namespace, 0)?;
     Ok(Part {
         threads: Threads::one(executor, nodes, PERIOD, thread)?,
         scoreboard,
     })
 }
 
-/// The nodes named `names`, built on `ctx` in the style of `executor`, and the scoreboard
-/// their subscriptions record on.
+/// The nodes named `names`, built on `ctx` in the style of `executor`, each declaring
+/// `parameters` parameters, and the scoreboard their subscriptions record on.
 fn build_nodes(
     spec: &Spec,
     ctx: &Context,
     names: &[String],
     executor: ExecutorKind,
     namespace: Option<&str>,
+    parameters: usize,
 ) -> Result<(Vec<Node>, Scoreboard), SystemError> {
     let mut scoreboard = Scoreboard::default();
     let mut nodes = Vec::new();
@@ -195,6 +204,7 @@ fn build_nodes(
             .ok_or_else(|| SystemError::Build(format!("{} has no node {name:?}", spec.name())))?;
         let failed = |e: String| SystemError::Build(format!("node {}: {e}", layout.name));
         let mut node = ctx.node(&layout.name).map_err(|e| failed(e.to_string()))?;
+        declare_parameters(&node, parameters)?;
         let reading = match executor.uses_callbacks() {
             true => None,
             false => Some(spec.reading),

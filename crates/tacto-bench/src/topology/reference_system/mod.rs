@@ -38,8 +38,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tacto::{
-    CallbackExecutor, Context, EventsExecutor, Executor, ExecutorThread, ExecutorThreadBuilder,
-    LetExecutor, SpawnError, ThreadPoolExecutor, WaitSetExecutor,
+    CallbackExecutor, EventsExecutor, Executor, ExecutorThread, ExecutorThreadBuilder, LetExecutor,
+    SpawnError, ThreadPoolExecutor, WaitSetExecutor,
 };
 
 pub use crunch::{CrunchTimeError, MAX_CRUNCH_MS, crunch, crunch_time, limit_for};
@@ -63,7 +63,7 @@ const PLANNER_PRIORITY: u8 = 30;
 
 /// Builds the system on the configured executor kind and starts its executor threads.
 pub fn start(spec: &Spec, config: &RunConfig) -> Result<Box<dyn System>, SystemError> {
-    let ctx = Context::new();
+    let ctx = config.context()?;
     let kpis = Arc::new(Mutex::new(Kpis::new(spec)));
     let style = if config.executor.uses_callbacks() {
         Style::Callbacks
@@ -76,6 +76,7 @@ pub fn start(spec: &Spec, config: &RunConfig) -> Result<Box<dyn System>, SystemE
         crunch: config.crunch,
         depth: spec.depth(),
         kpis: &kpis,
+        parameters: config.node_parameters,
     };
     let creating = |e: &dyn std::error::Error| {
         SystemError::Build(format!("creating the {} executor: {e}", config.executor))

@@ -25,7 +25,7 @@ use super::crunch::crunch;
 use super::kpi::Kpis;
 use super::message::{Message4kb, SequenceGap, TransmissionStats};
 use super::spec::{Kind, NodeSpec};
-use crate::system::SystemError;
+use crate::system::{SystemError, declare_parameters};
 
 /// How the nodes are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +45,8 @@ pub(crate) struct Builder<'a> {
     /// History depth of the processing nodes' subscriptions.
     pub(crate) depth: usize,
     pub(crate) kpis: &'a Arc<Mutex<Kpis>>,
+    /// Parameters each node declares ([`declare_parameters`]).
+    pub(crate) parameters: usize,
 }
 
 type BuildError = Box<dyn Error>;
@@ -57,6 +59,7 @@ impl Builder<'_> {
         let name = spec.name.as_str();
         let fail = |e: &dyn Error| SystemError::Build(format!("node {tacto_name}: {e}"));
         let mut node = self.ctx.node(tacto_name).map_err(|e| fail(&e))?;
+        declare_parameters(&node, self.parameters)?;
         let built = match &spec.kind {
             Kind::Sensor { period_ms, output } => {
                 self.sensor(&mut node, name, millis(*period_ms), output)

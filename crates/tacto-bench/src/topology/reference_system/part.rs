@@ -64,6 +64,7 @@ pub fn start_part(
         crunch: config.crunch,
         depth: spec.depth(),
         kpis: &kpis,
+        parameters: 0,
     };
     let creating = |e: &dyn std::error::Error| {
         SystemError::Build(format!("creating the {} executor: {e}", config.executor))

@@ -43,7 +43,7 @@ use nodes::Style;
 
 /// Builds the topology on the configured executor kind and starts its executors.
 pub fn start(spec: &Spec, config: &RunConfig) -> Result<Box<dyn System>, SystemError> {
-    start_in(spec, config, &Context::new())
+    start_in(spec, config, &config.context()?)
 }
 
 /// As [`start`], in an existing graph: nodes of `ctx` (a recorder, a test's probe) can then
@@ -71,7 +71,7 @@ pub fn start_in(
         Style::Polling
     };
     let mut scoreboard = Scoreboard::default();
-    let nodes = nodes::build(spec, ctx, style, &mut scoreboard)?;
+    let nodes = nodes::build(spec, ctx, style, config.node_parameters, &mut scoreboard)?;
     let threads = Threads::start(config.executor, nodes, let_period)?;
     Ok(Box::new(Running {
         threads,

@@ -10,7 +10,7 @@ use tacto::{Clock, ClockKind, Node, Publisher, Trigger};
 
 use super::messages::{Payload, PerformanceHeader, Stamped, WithPayload};
 use super::spec::{PublisherSpec, Spec, SubscriberSpec};
-use crate::system::SystemError;
+use crate::system::{SystemError, declare_parameters};
 use crate::topology::tracking::{Scoreboard, Tracker};
 
 /// How subscriptions are written.
@@ -22,17 +22,20 @@ pub(crate) enum Style {
     Polling,
 }
 
-/// Creates the nodes of `spec` in `ctx`; each subscription reports to `scoreboard`.
+/// Creates the nodes of `spec` in `ctx`, each declaring `parameters` parameters
+/// ([`declare_parameters`]); each subscription reports to `scoreboard`.
 pub(super) fn build(
     spec: &Spec,
     ctx: &tacto::Context,
     style: Style,
+    parameters: usize,
     scoreboard: &mut Scoreboard,
 ) -> Result<Vec<Node>, SystemError> {
     let mut nodes = Vec::with_capacity(spec.nodes.len());
     for n in &spec.nodes {
         let failed = |e: String| SystemError::Build(format!("node {}: {e}", n.name));
         let mut node = ctx.node(&n.name).map_err(|e| failed(e.to_string()))?;
+        declare_parameters(&node, parameters)?;
         for p in &n.publishers {
             p.msg_type
                 .with(AddPublisher {
