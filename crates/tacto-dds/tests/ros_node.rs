@@ -3,7 +3,7 @@
 //! rclcpp's reason), described and loaded by rclpy's own `AsyncParameterClient` on
 //! rmw_cyclonedds; its parameter changes on `/parameter_events` and its log lines on
 //! `/rosout`; and its logger-level services. The tacto side is the `talker` example, run as a
-//! user runs it. DDS domains 41 to 44.
+//! user runs it. DDS domains 41 to 45.
 
 mod support;
 
@@ -216,5 +216,78 @@ fn a_node_asked_to_serves_get_and_set_logger_levels_as_jazzy_does() {
     );
     assert!(
         tacto::logging::Logger::get("levelled.io").is_enabled_for(tacto::logging::Severity::Debug)
+    );
+}
+
+/// A flood of parameter requests is the context's service thread's work: the node's own
+/// executor wakes for its period only, and the requests are answered meanwhile (each service
+/// keeps at most 1000 waiting, rclcpp's depth; the oldest beyond are dropped).
+#[test]
+fn a_flood_of_parameter_requests_wakes_no_executor_and_is_answered() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::Duration;
+    use tacto::msg::rcl_interfaces::srv::{GetParameters, GetParameters_Request};
+    use tacto::{Executor, ExecutorThread, Trigger, WaitSetExecutor};
+
+    const DOMAIN: u32 = 45;
+    const FLOOD: usize = 5000;
+    // A caller in the same context: a transport does not carry a process's samples back to it,
+    // and the desk answers local callers as remote ones.
+    let ctx = tacto::Context::builder()
+        .transport(tacto_dds::DdsTransport::new(support::loopback_participant(
+            DOMAIN,
+        )))
+        .create();
+    let mut node = ctx.node("flooded").unwrap();
+    node.parameters().declare("gain", 0.5).unwrap();
+    let runs = Arc::new(AtomicU64::new(0));
+    let counting = runs.clone();
+    node.execute(Trigger::every(Duration::from_millis(100)), move |_| {
+        counting.fetch_add(1, Ordering::Relaxed);
+    })
+    .unwrap();
+    let mut executor = WaitSetExecutor::new().unwrap();
+    executor.add(node).unwrap();
+    let running = ExecutorThread::builder().spawn(executor).unwrap();
+
+    let mut flooder = ctx.node("flooder").unwrap();
+    let get = (flooder.client::<GetParameters>("/flooded/get_parameters"))
+        .history(tacto::History::KeepLast(FLOOD))
+        .create()
+        .unwrap();
+    for _ in 0..FLOOD {
+        let request = GetParameters_Request {
+            names: vec!["gain".into()],
+        };
+        get.send_request(request).unwrap();
+    }
+    // Until every answer came, or none for a second once the queue's worth did (the rest
+    // were dropped).
+    let deadline = Instant::now() + PATIENCE;
+    let (mut answered, mut last) = (0, Instant::now());
+    while answered < FLOOD && Instant::now() < deadline {
+        match get.take_response() {
+            Some((_, response)) => {
+                assert_eq!(response.values[0].double_value, 0.5);
+                (answered, last) = (answered + 1, Instant::now());
+            }
+            None if answered >= 1000 && last.elapsed() > Duration::from_secs(1) => break,
+            None => std::thread::sleep(Duration::from_millis(5)),
+        }
+    }
+    println!("{answered} of {FLOOD} answered");
+    running.stop();
+    let (executor, spun) = running.join().unwrap();
+    spun.unwrap();
+    // At least the last 1000 sent wait in the service's queue until answered.
+    assert!(answered >= 1000, "{answered} of {FLOOD} answered");
+    // The executor woke for its period (and its start and stop), not for the requests.
+    let stats = executor.stats();
+    let periods = runs.load(Ordering::Relaxed);
+    assert!(
+        stats.wakeups <= periods + stats.missed_periods + 3,
+        "{} wake-ups for {periods} periods while {FLOOD} requests came",
+        stats.wakeups
     );
 }
