@@ -69,8 +69,7 @@ fn main() {
 
     println!("tf buffer lookups, {FRAMES}-frame chain, best of {rounds} rounds of {N} calls");
     let chain_ns = best_ns_per_call(rounds, || {
-        black_box(buffer.lookup_transform("frame_0", black_box(&leaf), black_box(between)))
-            .ok();
+        black_box(buffer.lookup_transform("frame_0", black_box(&leaf), black_box(between))).ok();
     });
     println!("  lookup_transform, interpolated:     {chain_ns:8.1} ns");
     let latest_ns = best_ns_per_call(rounds, || {

@@ -395,7 +395,10 @@ fn check_transform(
             ),
         ));
     }
-    if [v.x, v.y, v.z, q.x, q.y, q.z, q.w].iter().any(|x| x.is_nan()) {
+    if [v.x, v.y, v.z, q.x, q.y, q.z, q.w]
+        .iter()
+        .any(|x| x.is_nan())
+    {
         return Err(RejectedTransform::new(
             RejectReason::NanInput,
             format!(
@@ -412,7 +415,9 @@ fn check_transform(
         ));
     }
     let norm2 = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z;
-    if !((norm2 - 1.0).abs() < QUATERNION_TOLERANCE) {
+    // False for a NaN too, as tf2's `valid`.
+    let valid = (norm2 - 1.0).abs() < QUATERNION_TOLERANCE;
+    if !valid {
         return Err(RejectedTransform::new(
             RejectReason::DenormalizedQuaternion,
             format!(
@@ -924,10 +929,7 @@ impl Tree {
         depth = 0;
         common = none;
         let mut common_parent = 0;
-        loop {
-            let Some(cache) = self.cache(frame) else {
-                break;
-            };
+        while let Some(cache) = self.cache(frame) {
             let (latest, parent) = cache.latest_time_and_parent();
             if parent == 0 {
                 break;

@@ -402,16 +402,8 @@ pub(crate) mod tests {
     #[test]
     fn samples_stay_sorted_newest_first_and_stale_ones_are_pruned() {
         let mut c = TimeCache::new(10, usize::MAX);
-        let [a, b, cc, d, e, f, g] = [
-            (0, 0),
-            (10, 1),
-            (5, 2),
-            (3, 3),
-            (8, 4),
-            (8, 5),
-            (8, 6),
-        ]
-        .map(|(t, id)| identity_sample(t, id));
+        let [a, b, cc, d, e, f, g] = [(0, 0), (10, 1), (5, 2), (3, 3), (8, 4), (8, 5), (8, 6)]
+            .map(|(t, id)| identity_sample(t, id));
         for s in [a, b, cc, d, e, f, g] {
             c.insert(s);
         }
@@ -520,9 +512,9 @@ pub(crate) mod tests {
             for pos in 0..100 {
                 let s = c.get(at(offset + pos)).unwrap();
                 let r = pos as f64 / 100.0;
-                for axis in 0..3 {
-                    let expected = values[0][axis] + (values[1][axis] - values[0][axis]) * r;
-                    assert!((s.translation[axis] - expected).abs() < epsilon);
+                let ends = values[0].iter().zip(&values[1]);
+                for ((v0, v1), out) in ends.zip(s.translation.iter()) {
+                    assert!((out - (v0 + (v1 - v0) * r)).abs() < epsilon);
                 }
             }
             c.clear();

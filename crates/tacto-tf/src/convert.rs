@@ -25,7 +25,7 @@ pub fn to_isometry(transform: &Transform) -> Option<Isometry3<f64>> {
     let v = &transform.translation;
     let q = Quaternion::new(q.w, q.x, q.y, q.z);
     let norm = q.norm();
-    if !(norm.is_finite() && norm > 0.0) || ![v.x, v.y, v.z].iter().all(|x| x.is_finite()) {
+    if !(norm.is_finite() && norm > 0.0 && [v.x, v.y, v.z].iter().all(|x| x.is_finite())) {
         return None;
     }
     Some(Isometry3::from_parts(

@@ -40,7 +40,10 @@ mod tests {
     fn a_time_prints_with_six_decimals() {
         assert_eq!(display(Time::from_nanos(1_500_000_000)), "1.500000");
         assert_eq!(display(Time::ZERO), "0.000000");
-        assert_eq!(display(Time::from_nanos(1_700_000_000_123_456_789)), "1700000000.123457");
+        assert_eq!(
+            display(Time::from_nanos(1_700_000_000_123_456_789)),
+            "1700000000.123457"
+        );
     }
 
     #[test]

@@ -221,13 +221,7 @@ fn expected_xy(tree: &str, source: &str, target: &str) -> Option<(f64, f64)> {
 /// `check_*_result`: the stamp, the frames, no rotation, and the table's translation. As in
 /// the peer, `source_frame` is passed to the lookup as its target.
 #[track_caller]
-fn check_result(
-    tree: &str,
-    out: &TransformStamped,
-    source: &str,
-    target: &str,
-    eval_time: Time,
-) {
+fn check_result(tree: &str, out: &TransformStamped, source: &str, target: &str, eval_time: Time) {
     let epsilon = 1e-6;
     assert_eq!(Time::from(out.header.stamp), eval_time);
     assert_eq!(out.header.frame_id, source);
@@ -319,14 +313,34 @@ fn ring_expected(steps: i64) -> (f64, f64, f64, f64) {
         2 => (-1.0, 1.0, (PI / 4.0).sin(), (PI / 4.0).cos()),
         -2 => (-1.0, -1.0, (-PI / 4.0).sin(), (-PI / 4.0).cos()),
         3 => (-1.0 - s, s, (PI * 3.0 / 8.0).sin(), (PI * 3.0 / 8.0).cos()),
-        -3 => (-1.0 - s, -s, -(-PI * 3.0 / 8.0).sin(), -(-PI * 3.0 / 8.0).cos()),
+        -3 => (
+            -1.0 - s,
+            -s,
+            -(-PI * 3.0 / 8.0).sin(),
+            -(-PI * 3.0 / 8.0).cos(),
+        ),
         4 => (-2.0, 0.0, (PI / 2.0).sin(), (PI / 2.0).cos()),
         -4 => (-2.0, 0.0, -(-PI / 2.0).sin(), (-PI / 2.0).cos()),
         5 => (-1.0 - s, -s, (PI * 5.0 / 8.0).sin(), (PI * 5.0 / 8.0).cos()),
-        -5 => (-1.0 - s, s, -(-PI * 5.0 / 8.0).sin(), -(-PI * 5.0 / 8.0).cos()),
+        -5 => (
+            -1.0 - s,
+            s,
+            -(-PI * 5.0 / 8.0).sin(),
+            -(-PI * 5.0 / 8.0).cos(),
+        ),
         6 => (-1.0, -1.0, -(PI * 6.0 / 8.0).sin(), -(PI * 6.0 / 8.0).cos()),
-        -6 => (-1.0, 1.0, -(-PI * 6.0 / 8.0).sin(), -(-PI * 6.0 / 8.0).cos()),
-        7 => (s - 1.0, -s, (-PI * 7.0 / 8.0).sin(), -(-PI * 7.0 / 8.0).cos()),
+        -6 => (
+            -1.0,
+            1.0,
+            -(-PI * 6.0 / 8.0).sin(),
+            -(-PI * 6.0 / 8.0).cos(),
+        ),
+        7 => (
+            s - 1.0,
+            -s,
+            (-PI * 7.0 / 8.0).sin(),
+            -(-PI * 7.0 / 8.0).cos(),
+        ),
         -7 => (s - 1.0, s, (PI * 7.0 / 8.0).sin(), -(PI * 7.0 / 8.0).cos()),
         _ => panic!("no expectation for {steps} steps"),
     }
@@ -377,7 +391,9 @@ fn empty_and_slashed_frame_ids_are_invalid_arguments_to_a_lookup() {
     setup_tree(&buffer, "i", from_sec(1.0), Duration::ZERO);
     assert!(buffer.lookup_transform("b", "a", Time::ZERO).is_ok());
     for (target, source) in [("", "a"), ("b", ""), ("/b", "a"), ("b", "/a")] {
-        let err = buffer.lookup_transform(target, source, Time::ZERO).unwrap_err();
+        let err = buffer
+            .lookup_transform(target, source, Time::ZERO)
+            .unwrap_err();
         assert_eq!(err.kind(), ErrorKind::InvalidArgument);
     }
 }
@@ -411,7 +427,11 @@ fn buffer_with_cache_time(cache_time: Duration) -> Buffer {
 fn unknown_frames_then_one_sample_then_two_give_tf2s_exceptions() {
     let buffer = Buffer::new();
     // No data: the frames are unknown.
-    assert!(buffer.can_transform("parent", "me", nanos(10_000_000)).is_err());
+    assert!(
+        buffer
+            .can_transform("parent", "me", nanos(10_000_000))
+            .is_err()
+    );
     let err = buffer
         .lookup_transform("parent", "me", nanos(10_000_000))
         .unwrap_err();
@@ -420,7 +440,11 @@ fn unknown_frames_then_one_sample_then_two_give_tf2s_exceptions() {
     // One value: no extrapolation from it.
     let t = transform("parent", "me", nanos(100_000), 0.0, 0.0, 0.0);
     buffer.set_transform(&t, "me", false).unwrap();
-    assert!(buffer.can_transform("parent", "me", nanos(200_000)).is_err());
+    assert!(
+        buffer
+            .can_transform("parent", "me", nanos(200_000))
+            .is_err()
+    );
     let err = buffer
         .lookup_transform("parent", "me", nanos(200_000))
         .unwrap_err();
@@ -430,9 +454,17 @@ fn unknown_frames_then_one_sample_then_two_give_tf2s_exceptions() {
     let t = transform("parent", "me", nanos(300_000), 0.0, 0.0, 0.0);
     buffer.set_transform(&t, "me", false).unwrap();
     assert!(buffer.can_transform("parent", "me", nanos(200_000)).is_ok());
-    assert!(buffer.lookup_transform("parent", "me", nanos(200_000)).is_ok());
+    assert!(
+        buffer
+            .lookup_transform("parent", "me", nanos(200_000))
+            .is_ok()
+    );
     assert!(buffer.can_transform("me", "parent", nanos(200_000)).is_ok());
-    assert!(buffer.lookup_transform("me", "parent", nanos(200_000)).is_ok());
+    assert!(
+        buffer
+            .lookup_transform("me", "parent", nanos(200_000))
+            .is_ok()
+    );
 
     // Before and after the data, both ways.
     for time in [nanos(1000), nanos(350_000)] {
@@ -476,12 +508,18 @@ fn a_single_value_is_no_ground_to_extrapolate_from() {
         ("parent's parent", 1),
         ("parent's parent", 10_000),
     ] {
-        let err = buffer.lookup_transform(target, "a", nanos(time)).unwrap_err();
+        let err = buffer
+            .lookup_transform(target, "a", nanos(time))
+            .unwrap_err();
         assert!(err.kind().is_extrapolation(), "{target} at {time}: {err}");
     }
     let t = transform("parent", "a", nanos(20_000), 0.0, 0.0, 0.0);
     buffer.set_transform(&t, "me", false).unwrap();
-    assert!(buffer.lookup_transform("parent", "a", nanos(10_000)).is_ok());
+    assert!(
+        buffer
+            .lookup_transform("parent", "a", nanos(10_000))
+            .is_ok()
+    );
 }
 
 // TEST(tf, getLatestCommonTime) (commented out in the peer). Left out: the stamp of its
@@ -531,7 +569,11 @@ fn the_latest_common_time_is_the_earliest_latest_stamp_on_the_path() {
         ("e", "f", 5000),
         ("f", "e", 5000),
     ] {
-        assert_eq!(buffer.latest_common_time(x, y), Ok(nanos(expected)), "{x} {y}");
+        assert_eq!(
+            buffer.latest_common_time(x, y),
+            Ok(nanos(expected)),
+            "{x} {y}"
+        );
     }
 
     // The stamp a lookup at time zero gives.
@@ -603,13 +645,16 @@ fn two_link_tree() -> Buffer {
 #[test]
 fn can_transform_holds_within_the_data_and_through_a_fixed_frame() {
     let buffer = Buffer::new();
-    assert!(buffer.can_transform("some_frame", "some_frame", Time::ZERO).is_ok());
+    assert!(
+        buffer
+            .can_transform("some_frame", "some_frame", Time::ZERO)
+            .is_ok()
+    );
     let buffer = two_link_tree();
     let (zero, old, valid, future) = (Time::ZERO, from_sec(5.0), from_sec(15.0), from_sec(25.0));
     let can = |t: &str, s: &str, time| buffer.can_transform(t, s, time).is_ok();
-    let can_full = |t: &str, tt, s: &str, st, f: &str| {
-        buffer.can_transform_full(t, tt, s, st, f).is_ok()
-    };
+    let can_full =
+        |t: &str, tt, s: &str, st, f: &str| buffer.can_transform_full(t, tt, s, st, f).is_ok();
 
     for time in [zero, old, valid, future] {
         assert!(can("some_frame", "some_frame", time));
@@ -652,9 +697,8 @@ fn lookups_succeed_within_the_data_and_through_a_fixed_frame() {
     let buffer = two_link_tree();
     let (zero, old, valid, future) = (Time::ZERO, from_sec(5.0), from_sec(15.0), from_sec(25.0));
     let ok = |t: &str, s: &str, time| buffer.lookup_transform(t, s, time).is_ok();
-    let ok_full = |t: &str, tt, s: &str, st, f: &str| {
-        buffer.lookup_transform_full(t, tt, s, st, f).is_ok()
-    };
+    let ok_full =
+        |t: &str, tt, s: &str, st, f: &str| buffer.lookup_transform_full(t, tt, s, st, f).is_ok();
 
     for time in [zero, old, valid, future] {
         assert!(ok("some_frame", "some_frame", time));

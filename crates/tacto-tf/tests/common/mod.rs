@@ -14,7 +14,14 @@ pub fn from_sec(t: f64) -> Time {
 }
 
 /// A transform from `parent` to `child` at `stamp`, translated by `(x, y, z)`, not rotated.
-pub fn transform(parent: &str, child: &str, stamp: Time, x: f64, y: f64, z: f64) -> TransformStamped {
+pub fn transform(
+    parent: &str,
+    child: &str,
+    stamp: Time,
+    x: f64,
+    y: f64,
+    z: f64,
+) -> TransformStamped {
     let mut t = TransformStamped::default();
     t.header.frame_id = parent.into();
     t.child_frame_id = child.into();
