@@ -537,7 +537,7 @@ impl Accum for TransformAccum {
         };
         let (q, v) = (self.link.rotation, self.link.translation);
         side.1 = math::quat_rotate(&q, &side.1) + v;
-        side.0 = q * side.0;
+        side.0 = math::mul(&q, &side.0);
     }
 
     fn finalize(&mut self, end: WalkEnding, time: Time) {
@@ -552,7 +552,7 @@ impl Accum for TransformAccum {
             WalkEnding::FullPath => {
                 let (q, v) = inverse(self.target_to_top);
                 self.result = (
-                    q * self.source_to_top.0,
+                    math::mul(&q, &self.source_to_top.0),
                     math::quat_rotate(&q, &self.source_to_top.1) + v,
                 );
             }

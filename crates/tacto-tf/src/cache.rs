@@ -105,6 +105,9 @@ pub(crate) enum Inserted {
 #[derive(Debug, Clone)]
 pub(crate) struct TimeCache {
     samples: VecDeque<Sample>,
+    /// The samples' stamps again, in their order: a lookup's search reads 8 bytes a sample
+    /// instead of a sample's 72, and stays within a few cache lines.
+    stamps: VecDeque<Time>,
     max_age_nanos: i64,
     max_len: usize,
 }
@@ -113,12 +116,14 @@ impl TimeCache {
     pub(crate) fn new(max_age_nanos: i64, max_len: usize) -> TimeCache {
         TimeCache {
             samples: VecDeque::new(),
+            stamps: VecDeque::new(),
             max_age_nanos,
             // A cache that holds nothing would refuse every sample; one is the least useful.
             max_len: max_len.max(1),
         }
     }
 
+    #[inline]
     fn find_closest(&self, time: Time) -> Result<Closest<'_>, Miss> {
         let (Some(earliest), Some(latest)) = (self.samples.front(), self.samples.back()) else {
             return Err(Miss::Empty);
@@ -156,12 +161,66 @@ impl TimeCache {
             });
         }
         // Strictly between the ends: the newest sample at or before the time, and the next.
-        let older = self.samples.partition_point(|s| s.stamp <= time) - 1;
+        let older = self.last_at_or_before(time);
         Ok(Closest::Two(&self.samples[older], &self.samples[older + 1]))
+    }
+
+    /// The index of the last sample stamped at or before `time`, which lies strictly between
+    /// the first and the last stamps.
+    ///
+    /// tf is published periodically, so a stamp's place in the time span is close to its
+    /// index's place in the cache: the search starts there and gallops out, a few probes
+    /// instead of a binary search's dozen unpredictable branches; on uneven data it costs at
+    /// most twice a binary search.
+    fn last_at_or_before(&self, time: Time) -> usize {
+        let stamps = &self.stamps;
+        let n = stamps.len();
+        let (first, last) = (stamps[0].as_nanos(), stamps[n - 1].as_nanos());
+        let share = (time.as_nanos() - first) as f64 / (last - first) as f64;
+        let guess = ((share * (n - 1) as f64) as usize).min(n - 2);
+        // Bracket: stamps[lo] <= time < stamps[hi].
+        let (mut lo, mut hi);
+        if stamps[guess] <= time {
+            lo = guess;
+            let mut step = 1;
+            loop {
+                let next = lo + step;
+                // The last stamp is after the time: `next` stops there at the latest.
+                if next >= n - 1 || stamps[next] > time {
+                    hi = next.min(n - 1);
+                    break;
+                }
+                lo = next;
+                step *= 2;
+            }
+        } else {
+            hi = guess;
+            let mut step = 1;
+            loop {
+                // The first stamp is before the time: `hi - step` stops there at the latest.
+                let next = hi.saturating_sub(step);
+                if next == 0 || stamps[next] <= time {
+                    lo = next;
+                    break;
+                }
+                hi = next;
+                step *= 2;
+            }
+        }
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if stamps[mid] <= time {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
     }
 
     /// `TimeCache::getData`: the transform at `time`, interpolated between the neighbours
     /// when they have the same parent, else the older one's.
+    #[inline]
     pub(crate) fn get(&self, time: Time) -> Result<Sample, Miss> {
         Ok(match self.find_closest(time)? {
             Closest::One(s) => *s,
@@ -188,7 +247,7 @@ impl TimeCache {
         {
             return Inserted::TooOld;
         }
-        let at = self.samples.partition_point(|s| s.stamp <= sample.stamp);
+        let at = self.stamps.partition_point(|&s| s <= sample.stamp);
         let same_stamp = self.samples.range(..at).rev();
         if same_stamp
             .take_while(|s| s.stamp == sample.stamp)
@@ -197,8 +256,10 @@ impl TimeCache {
             return Inserted::Kept;
         }
         self.samples.insert(at, sample);
+        self.stamps.insert(at, sample.stamp);
         if self.samples.len() > self.max_len {
             self.samples.pop_front();
+            self.stamps.pop_front();
             return Inserted::KeptEvictingOldest;
         }
         Inserted::Kept
@@ -208,16 +269,18 @@ impl TimeCache {
     fn prune(&mut self) {
         let latest = self.latest().as_nanos();
         while self
-            .samples
+            .stamps
             .front()
-            .is_some_and(|s| s.stamp.as_nanos().saturating_add(self.max_age_nanos) < latest)
+            .is_some_and(|s| s.as_nanos().saturating_add(self.max_age_nanos) < latest)
         {
             self.samples.pop_front();
+            self.stamps.pop_front();
         }
     }
 
     pub(crate) fn clear(&mut self) {
         self.samples.clear();
+        self.stamps.clear();
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -249,6 +312,7 @@ impl TimeCache {
 
 /// `TimeCache::interpolate`: linear in translation, slerp in rotation. The result keeps the
 /// older sample's stamp, as tf2's does (the lookup reports the requested time).
+#[inline]
 fn interpolate(one: &Sample, two: &Sample, time: Time) -> Sample {
     if one.stamp == two.stamp {
         return *two;
@@ -276,6 +340,7 @@ impl FrameCache {
     }
 
     /// The transform at `time`; a static one answers for any time, stamped with it.
+    #[inline]
     pub(crate) fn get(&self, time: Time) -> Result<Sample, Miss> {
         match self {
             FrameCache::Timed(c) => c.get(time),
@@ -619,6 +684,33 @@ pub(crate) mod tests {
         assert!(!s.translation.iter().any(|x| x.is_nan()));
         assert!(!s.rotation.coords.iter().any(|x| x.is_nan()));
         assert_eq!(c.len(), 1);
+    }
+
+    #[test]
+    fn the_search_from_the_guess_finds_what_a_binary_search_finds() {
+        // Even, uneven and repeated stamps; every time strictly between the ends.
+        let mut rand = PseudoRand::new();
+        let layouts: [Vec<i64>; 3] = [
+            (0..50).map(|i| i * 10).collect(),
+            (0..50).map(|i| i * i * i).collect(),
+            (0..60)
+                .scan(0, |t, _| {
+                    *t += (5.0 * (rand.next() + 1.0)) as i64;
+                    Some(*t)
+                })
+                .collect(),
+        ];
+        for stamps in layouts {
+            let mut c = TimeCache::new(i64::MAX, usize::MAX);
+            for (i, &t) in stamps.iter().enumerate() {
+                c.insert(identity_sample(t, i as FrameId));
+            }
+            let (first, last) = (stamps[0], stamps[stamps.len() - 1]);
+            for t in first + 1..last {
+                let expected = c.stamps.partition_point(|&s| s <= at(t)) - 1;
+                assert_eq!(c.last_at_or_before(at(t)), expected, "at {t} in {stamps:?}");
+            }
+        }
     }
 
     #[test]
