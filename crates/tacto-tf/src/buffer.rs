@@ -337,7 +337,7 @@ impl Buffer {
                 display(s.oldest)
             );
             if current_time != Time::ZERO {
-                let delay = seconds(current_time.as_nanos() - s.latest.as_nanos());
+                let delay = seconds(current_time.as_nanos().saturating_sub(s.latest.as_nanos()));
                 let _ = writeln!(out, "  transform_delay: {delay:.3}");
             }
             let _ = writeln!(out, "  buffer_length: {:.3}", seconds(span));
