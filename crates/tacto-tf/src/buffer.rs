@@ -85,9 +85,9 @@ pub struct BufferStats {
 /// at which every link of the chain has data".
 ///
 /// One buffer serves every node of a process: share it in an `Arc`; every method takes
-/// `&self`. Lookups share a read lock, held for the walk up the tree only (no formatting
-/// or allocation of the result under it); insertions take the write lock for one cache
-/// insertion.
+/// `&self`. Lookups share a read lock, held for the walk up the tree only (the answer's
+/// strings, and the frame listings, are made after it is released); an insertion takes the
+/// write lock for one cache insertion, so a lookup never waits behind long work.
 ///
 /// # Examples
 /// ```

@@ -26,9 +26,12 @@
 //! assert!(buffer.can_transform("laser", "camera", Time::ZERO).is_err());
 //! ```
 //!
-//! The math is nalgebra's types with tf2's formulas where they decide the numbers a lookup
-//! returns (see `src/math.rs`): nalgebra is the Rust robotics norm, so [`convert`] gives
-//! callers an `Isometry3<f64>` to compute with, and the buffer's own products are nalgebra's.
+//! The math is on nalgebra's types: nalgebra is the Rust robotics norm (`f64` throughout,
+//! `Isometry3` for rigid transforms, used by the kinematics and physics crates a node would
+//! hand a transform to), so [`convert`] gives callers an `Isometry3<f64>` to compute with and
+//! no second linear-algebra crate comes in. The buffer's own arithmetic on its quaternions,
+//! vectors and matrices follows tf2's formulas, written out where they decide the numbers a
+//! lookup returns (see `src/math.rs`).
 //!
 //! What reads `/tf` and `/tf_static` into a buffer (a listener on polling subscriptions), the
 //! broadcasters, and waiting for a transform are not part of this crate yet; see

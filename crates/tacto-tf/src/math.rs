@@ -1,7 +1,7 @@
 //! The rigid-transform arithmetic of tf2's `LinearMath`, on nalgebra's types.
 //!
-//! nalgebra gives the types and the products; the formulas that decide what a lookup returns
-//! are tf2's own, because users compare numbers with rclcpp's: tf2 keeps a stored quaternion
+//! nalgebra gives the types and the matrix products; the formulas that decide what a lookup
+//! returns are tf2's own, because users compare numbers with rclcpp's: tf2 keeps a stored quaternion
 //! as it came (it only rejects those far from unit length, it never normalises them), rotates
 //! with `q v q*` (so a quaternion of length `n` scales by `n²`, as in tf2), interpolates with
 //! its slerp, and returns every looked-up rotation through a rotation matrix
