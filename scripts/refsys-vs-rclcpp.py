@@ -9,7 +9,7 @@ period's standard deviation and the CPU used, with every round's figures beside 
 
     scripts/refsys-vs-rclcpp.py                     # crunch 4096 (upstream's), 3 rounds of 30 s
     scripts/refsys-vs-rclcpp.py --crunch 0 --rounds 5
-    scripts/refsys-vs-rclcpp.py --tacto-bin /tmp/tacto-before --label before   # compare builds
+    scripts/refsys-vs-rclcpp.py --tacto-bin before=/tmp/tacto-before,after=target/release/tacto
 
 Both sides are measured the same way, over the same window (warm-up excluded):
 - hot-path latency: upstream's definition (`print_sample_path` in reference_system's
@@ -23,13 +23,19 @@ Both sides are measured the same way, over the same window (warm-up excluded):
 
 rclcpp's executables run until stopped: this script stops them with SIGINT after warm-up +
 duration. They talk DDS: each run gets `--domain` (default 77) and stays on loopback.
+
+`--floor` adds a row for the machine itself: this script waiting on an absolute timerfd every
+100 ms, the planner's period, for as long as a run, with nothing else to do. Its period's
+standard deviation is the wake-up jitter that no executor on this machine can go below.
 """
 
 import argparse
+import ctypes
 import itertools
 import json
 import os
 import re
+import select
 import signal
 import statistics
 import subprocess
@@ -132,23 +138,72 @@ def run_rclcpp(name, env, args):
     }
 
 
-def run_tacto(executor, args):
-    """One `tacto bench` run on `executor`: its figures from the run's JSON."""
+class RunFailed(Exception):
+    """A run that printed no figures; the message is what it said last."""
+
+
+def run_floor(args):
+    """A 100 ms absolute timerfd waited on with epoll, as the executors wait: the period's
+    standard deviation, from CLOCK_MONOTONIC read right after each wake-up."""
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    class Timespec(ctypes.Structure):
+        _fields_ = [("tv_sec", ctypes.c_long), ("tv_nsec", ctypes.c_long)]
+
+    class Itimerspec(ctypes.Structure):
+        _fields_ = [("it_interval", Timespec), ("it_value", Timespec)]
+
+    clock_monotonic, tfd_timer_abstime, period = 1, 1, 100_000_000
+    fd = libc.timerfd_create(clock_monotonic, 0)
+    if fd < 0:
+        sys.exit(f"timerfd_create failed: errno {ctypes.get_errno()}")
+    poller = select.epoll()
+    poller.register(fd, select.EPOLLIN)
+    load = load_average()
+    end = time.monotonic_ns() + (args.warmup + args.duration) * 1_000_000_000
+    measure_from = time.monotonic_ns() + args.warmup * 1_000_000_000
+    deadline = time.monotonic_ns() + period
+    woken = []
+    while deadline < end:
+        spec = Itimerspec(Timespec(0, 0), Timespec(deadline // 10**9, deadline % 10**9))
+        libc.timerfd_settime(fd, tfd_timer_abstime, ctypes.byref(spec), None)
+        poller.poll()
+        now = time.monotonic_ns()
+        os.read(fd, 8)
+        if deadline >= measure_from:
+            woken.append(now)
+        deadline += period
+    poller.close()
+    os.close(fd)
+    periods = [(b - a) / 1e6 for a, b in zip(woken, woken[1:])]
+    return {
+        "hp_mean": float("nan"),
+        "hp_n": 0,
+        "bp_sd": statistics.pstdev(periods) if len(periods) > 1 else float("nan"),
+        "cpu_pct": float("nan"),
+        "load": load,
+    }
+
+
+def run_tacto(executor, binary, args):
+    """One `tacto bench` run of `binary` on `executor`: its figures from the run's JSON."""
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         load = load_average()
-        subprocess.run(
+        done = subprocess.run(
             [
-                args.tacto_bin, "bench", "reference-system",
+                binary, "bench", "reference-system",
                 "--executor", executor,
                 "--duration", str(args.duration),
                 "--warmup", str(args.warmup),
                 "--crunch", str(args.crunch_limit),
                 "--json", out.name,
             ],
-            check=True,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
         )
+        if done.returncode != 0:
+            raise RunFailed(done.stderr.strip().splitlines()[-1:] or [f"exit {done.returncode}"])
         run = json.loads(Path(out.name).read_text())["runs"][0]
     hp = run.get("hot_path_latency_ms") or {}
     bp = run.get("bp_period_ms") or {}
@@ -159,6 +214,12 @@ def run_tacto(executor, args):
         "cpu_pct": run["cpu_pct_core"],
         "load": load,
     }
+
+
+def row(figures):
+    """One run's figures: hot-path mean / planner sd / % core (load average at its start)."""
+    return (f"{figures['hp_mean']:.2f}/{figures['bp_sd']:.3f}/{figures['cpu_pct']:.1f} "
+            f"({figures['load']:.1f})")
 
 
 def main():
@@ -175,8 +236,11 @@ def main():
     parser.add_argument("--peer", default=os.environ.get("RCLCPP_PEER",
                                                          str(REPO.parent / "peers" / "rclcpp-jazzy")),
                         help="the rclcpp install (holds env.sh)")
-    parser.add_argument("--tacto-bin", default=str(REPO / "target" / "release" / "tacto"))
-    parser.add_argument("--label", default="tacto", help="name of the tacto rows")
+    parser.add_argument("--tacto-bin", default="tacto=" + str(REPO / "target" / "release" / "tacto"),
+                        help="tacto builds to run, LABEL=PATH, comma-separated (each row is "
+                        "named by its label)")
+    parser.add_argument("--floor", action="store_true",
+                        help="also measure the machine's timer wake-up jitter (see above)")
     parser.add_argument("--domain", type=int, default=77, help="ROS_DOMAIN_ID of rclcpp's runs")
     args = parser.parse_args()
     args.build = "upstream" if args.crunch == "upstream" else "crunch0"
@@ -186,8 +250,14 @@ def main():
     if not env_sh.is_file():
         sys.exit(f"no rclcpp install at {args.peer} (env.sh missing): run "
                  "install-rclcpp.sh DIR (see the peers' README), or give --peer DIR")
-    if not Path(args.tacto_bin).is_file():
-        sys.exit(f"no tacto binary at {args.tacto_bin}: cargo build --release, or give --tacto-bin")
+    binaries = {}
+    for item in args.tacto_bin.split(","):
+        label, sep, path = item.partition("=")
+        if not sep:
+            label, path = "tacto", item
+        if not Path(path).is_file():
+            sys.exit(f"no tacto binary at {path}: cargo build --release, or give --tacto-bin")
+        binaries[label] = path
     env = peer_environment(env_sh, args.build)
     rclcpp = [name for name in args.rclcpp.split(",") if name]
     for name in rclcpp:
@@ -196,14 +266,30 @@ def main():
     tacto = [name for name in args.tacto.split(",") if name]
 
     rows = {}
-    # rclcpp and tacto take turns, so that a busy minute hits both.
-    pairs = itertools.zip_longest([("rclcpp", n) for n in rclcpp], [(args.label, n) for n in tacto])
+    # rclcpp and tacto take turns, so that a busy minute hits both; each tacto executor's
+    # builds run back to back.
+    ours = [(label, n) for n in tacto for label in binaries]
+    pairs = itertools.zip_longest([("rclcpp", n) for n in rclcpp], ours)
     order = [run for pair in pairs for run in pair if run]
+    if args.floor:
+        order.insert(0, ("machine", "timerfd floor"))
     for round_ in range(args.rounds):
         for side, name in order:
-            print(f"round {round_ + 1}/{args.rounds}: {side} {name} ...", file=sys.stderr, flush=True)
-            figures = run_rclcpp(name, env, args) if side == "rclcpp" else run_tacto(name, args)
-            rows.setdefault(f"{side} {name}", []).append(figures)
+            key = f"{side} {name}"
+            try:
+                if side == "machine":
+                    figures = run_floor(args)
+                elif side == "rclcpp":
+                    figures = run_rclcpp(name, env, args)
+                else:
+                    figures = run_tacto(name, binaries[side], args)
+            except RunFailed as failure:
+                # One failed run (the machine, a crash) must not cost the others' figures.
+                print(f"round {round_ + 1}: {key}: failed: {failure}", file=sys.stderr, flush=True)
+                continue
+            rows.setdefault(key, []).append(figures)
+            print(f"round {round_ + 1}/{args.rounds}: {key}: {row(figures)}", file=sys.stderr,
+                  flush=True)
 
     print(f"reference system, crunch {args.crunch_limit}, {args.rounds} rounds of "
           f"{args.duration} s (+{args.warmup} s warm-up), alternating; medians, then each round")
@@ -211,9 +297,7 @@ def main():
           "per round: hp mean / bp sd / % core (load average at start)")
     for key, runs in rows.items():
         med = lambda k: statistics.median(r[k] for r in runs)
-        each = "  ".join(
-            f"{r['hp_mean']:.2f}/{r['bp_sd']:.3f}/{r['cpu_pct']:.1f} ({r['load']:.1f})" for r in runs
-        )
+        each = "  ".join(row(r) for r in runs)
         print(f"{key:28s} {med('hp_mean'):10.2f} {med('bp_sd'):9.3f} {med('cpu_pct'):7.2f} | {each}")
 
 
