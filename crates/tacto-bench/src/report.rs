@@ -213,8 +213,8 @@ wakeup/s voluntary context switches of all the process's threads per second (a t
 
 const LEGEND_REFERENCE_SYSTEM: &str = "\
 drops    input samples missed anywhere, as upstream counts them (sequence gaps at each node)
-hp       hot-path latency, lidar driver to ObjectCollisionEstimator: n samples, mean, p50,
-         p99, max; hp drp: samples the hot-path nodes missed
+hp       hot-path latency, newest lidar driver run to ObjectCollisionEstimator's: n samples,
+         mean, p50, p99, max; hp drp: samples the hot-path nodes missed on the hot path
 bp       behaviour planner's period (set to 100 ms): n periods, mean, standard deviation,
          min, max
 sd       start delay of the periodic nodes' runs (sensors, cyclic nodes, planner): from the

@@ -379,15 +379,29 @@ fn hop(ctx: &Context, name: &'static str, input: &str, output: Option<&str>, log
     node
 }
 
-/// A node that publishes on `topic` every [`PERIOD`].
-fn feeder(ctx: &Context, topic: &str) -> Node {
+/// A node that publishes on each of `topics`, in order, every `period`.
+fn feeder(ctx: &Context, topics: &[&str], period: Duration) -> Node {
     let mut node = ctx.node("feeder").unwrap();
-    let output = node.publisher::<Empty>(topic).create().unwrap();
-    node.execute(Trigger::every(PERIOD), move |_| {
-        output.publish(Empty::default())
+    let outputs: Vec<_> = (topics.iter())
+        .map(|topic| node.publisher::<Empty>(topic).create().unwrap())
+        .collect();
+    node.execute(Trigger::every(period), move |_| {
+        for output in &outputs {
+            output.publish(Empty::default());
+        }
     })
     .unwrap();
     node
+}
+
+/// The data-triggered runs in `log`, in order.
+fn data_runs(log: &Log) -> Vec<&'static str> {
+    (log.runs().into_iter())
+        .filter_map(|r| match r {
+            Run::Data { node, .. } => Some(node),
+            Run::Period { .. } => None,
+        })
+        .collect()
 }
 
 /// A chain of three hops fed every period, registered last hop first, beside two always-ready
@@ -406,16 +420,11 @@ fn a_chain_advances_as_its_data_arrives(mut executor: impl Executor) {
     executor
         .add(hop(&ctx, "first", "a", Some("b"), &log))
         .unwrap();
-    executor.add(feeder(&ctx, "a")).unwrap();
+    executor.add(feeder(&ctx, &["a"], PERIOD)).unwrap();
     start(&ctx, &["busy_a", "busy_b"]);
     spin_until_stopped(&mut executor);
 
-    let order: Vec<&str> = (log.runs().into_iter())
-        .filter_map(|r| match r {
-            Run::Data { node, .. } => Some(node),
-            Run::Period { .. } => None,
-        })
-        .collect();
+    let order = data_runs(&log);
     // The first traversal teaches the executor the chain; the last one is checked.
     assert_eq!(
         order[order.len() - 3..],
@@ -432,4 +441,164 @@ fn a_chain_advances_as_its_data_arrives_on_the_wait_set_executor() {
 #[test]
 fn a_chain_advances_as_its_data_arrives_on_the_callback_executor() {
     a_chain_advances_as_its_data_arrives(CallbackExecutor::new().unwrap());
+}
+
+#[test]
+fn a_chain_advances_as_its_data_arrives_on_the_events_executor() {
+    a_chain_advances_as_its_data_arrives(EventsExecutor::new().unwrap());
+}
+
+/// Long enough for the four hops below to run in one period even when the machine stretches
+/// them: each test here checks the order within a period.
+const LONG_PERIOD: Duration = Duration::from_millis(30);
+
+/// One period starts two chains: `first` → `second` → `third`, and `other`, registered
+/// between `first` and `second`. The sample `first` publishes goes on down its chain before
+/// `other` starts (rule 3, "the chain that just moved goes on"); swept in dataflow order alone,
+/// `other`, a chain start like `first`, would run before `second`.
+fn the_chain_that_just_moved_goes_on_before_other_chains_start(mut executor: impl Executor) {
+    let ctx = Context::new();
+    let log = Log::new(&executor, "none");
+    executor
+        .add(hop(&ctx, "first", "a", Some("b"), &log))
+        .unwrap();
+    executor
+        .add(hop(&ctx, "other", "x", Some("nowhere"), &log))
+        .unwrap();
+    executor
+        .add(hop(&ctx, "second", "b", Some("c"), &log))
+        .unwrap();
+    executor.add(hop(&ctx, "third", "c", None, &log)).unwrap();
+    executor
+        .add(feeder(&ctx, &["a", "x"], LONG_PERIOD))
+        .unwrap();
+    spin_until_stopped(&mut executor);
+
+    let order = data_runs(&log);
+    let firsts: Vec<usize> = (0..order.len()).filter(|&i| order[i] == "first").collect();
+    assert_eq!(firsts.len(), 3, "{order:?}");
+    for i in firsts {
+        assert_eq!(order[i..i + 3], ["first", "second", "third"], "{order:?}");
+    }
+    assert!(order.contains(&"other"), "{order:?}");
+}
+
+#[test]
+fn the_chain_that_just_moved_goes_on_before_other_chains_start_on_the_wait_set_executor() {
+    the_chain_that_just_moved_goes_on_before_other_chains_start(WaitSetExecutor::new().unwrap());
+}
+
+#[test]
+fn the_chain_that_just_moved_goes_on_before_other_chains_start_on_the_callback_executor() {
+    the_chain_that_just_moved_goes_on_before_other_chains_start(CallbackExecutor::new().unwrap());
+}
+
+#[test]
+fn the_chain_that_just_moved_goes_on_before_other_chains_start_on_the_events_executor() {
+    the_chain_that_just_moved_goes_on_before_other_chains_start(EventsExecutor::new().unwrap());
+}
+
+/// `first`'s sample reaches `left`, then `right` (subscribed in that order): `right`, reached
+/// last, runs next; `left` keeps its place, after `other`, which the period fed before.
+fn where_a_run_feeds_several_the_last_reached_runs_next(mut executor: impl Executor) {
+    let ctx = Context::new();
+    let log = Log::new(&executor, "feeder");
+    let mut feeder_node = feeder(&ctx, &["a", "x"], LONG_PERIOD);
+    // The feeder's runs are logged, so that the log stops the executor after `PERIODS` of them.
+    let periods = log.clone();
+    feeder_node
+        .execute(Trigger::every(LONG_PERIOD), move |activation| {
+            periods.push(Run::Period {
+                node: "feeder",
+                deadline: activation.deadline().unwrap(),
+                time: activation.time(),
+            })
+        })
+        .unwrap();
+    executor
+        .add(hop(&ctx, "first", "a", Some("b"), &log))
+        .unwrap();
+    executor
+        .add(hop(&ctx, "other", "x", Some("nowhere"), &log))
+        .unwrap();
+    executor
+        .add(hop(&ctx, "left", "b", Some("nowhere"), &log))
+        .unwrap();
+    executor
+        .add(hop(&ctx, "right", "b", Some("nowhere"), &log))
+        .unwrap();
+    executor.add(feeder_node).unwrap();
+    spin_until_stopped(&mut executor);
+
+    let order = data_runs(&log);
+    let firsts: Vec<usize> = (0..order.len()).filter(|&i| order[i] == "first").collect();
+    assert!(firsts.len() >= PERIODS - 1, "{order:?}");
+    // From each run of `first` to the next (the stop may cut the last one short).
+    for pair in firsts.windows(2) {
+        let period = &order[pair[0]..pair[1]];
+        assert_eq!(period.get(1), Some(&"right"), "{order:?}");
+        let place = |name| period.iter().position(|&r| r == name);
+        if let (Some(other), Some(left)) = (place("other"), place("left")) {
+            assert!(other < left, "{order:?}");
+        }
+    }
+}
+
+#[test]
+fn where_a_run_feeds_several_the_last_reached_runs_next_on_the_wait_set_executor() {
+    where_a_run_feeds_several_the_last_reached_runs_next(WaitSetExecutor::new().unwrap());
+}
+
+#[test]
+fn where_a_run_feeds_several_the_last_reached_runs_next_on_the_callback_executor() {
+    where_a_run_feeds_several_the_last_reached_runs_next(CallbackExecutor::new().unwrap());
+}
+
+#[test]
+fn where_a_run_feeds_several_the_last_reached_runs_next_on_the_events_executor() {
+    where_a_run_feeds_several_the_last_reached_runs_next(EventsExecutor::new().unwrap());
+}
+
+/// Two nodes that feed each other (`ping` → `pong` → `ping` ...) beside an always-ready one:
+/// the chain goes on at most until each of its nodes ran once, so the always-ready node runs
+/// between every few runs of the cycle (at most two passes' worth, `2 × 2` runs, on the
+/// wait-set and callback executors; at most one chain's, 2, on the events executor).
+fn a_cycle_does_not_hold_the_thread(mut executor: impl Executor) {
+    let ctx = Context::new();
+    let log = Log::new(&executor, "ticker");
+    executor
+        .add(hop(&ctx, "ping", "ping", Some("pong"), &log))
+        .unwrap();
+    executor
+        .add(hop(&ctx, "pong", "pong", Some("ping"), &log))
+        .unwrap();
+    executor.add(always_ready(&ctx, "busy", &log)).unwrap();
+    executor
+        .add(periodic(&ctx, "ticker", &log, Duration::ZERO))
+        .unwrap();
+    start(&ctx, &["ping", "busy"]);
+    spin_until_stopped(&mut executor);
+
+    let order = data_runs(&log);
+    let busy: Vec<usize> = (0..order.len()).filter(|&i| order[i] == "busy").collect();
+    assert!(busy.len() > 2, "{order:?}");
+    for pair in busy.windows(2) {
+        assert!(pair[1] - pair[0] - 1 <= 4, "{order:?}");
+    }
+    assert!(order.contains(&"pong"), "{order:?}");
+}
+
+#[test]
+fn a_cycle_does_not_hold_the_thread_on_the_wait_set_executor() {
+    a_cycle_does_not_hold_the_thread(WaitSetExecutor::new().unwrap());
+}
+
+#[test]
+fn a_cycle_does_not_hold_the_thread_on_the_callback_executor() {
+    a_cycle_does_not_hold_the_thread(CallbackExecutor::new().unwrap());
+}
+
+#[test]
+fn a_cycle_does_not_hold_the_thread_on_the_events_executor() {
+    a_cycle_does_not_hold_the_thread(EventsExecutor::new().unwrap());
 }

@@ -40,8 +40,9 @@ pub(super) fn classic(
 ///   added before it. Timers due together run in the order they were added; a timer runs at
 ///   most once between two message callbacks, so one that overruns cannot starve them.
 /// - Message callbacks run in dataflow order, one message each per pass, as
-///   [`WaitSetExecutor`](crate::WaitSetExecutor) runs its triggers: a chain of callbacks
-///   advances hop by hop within one pass; a subscription's messages are taken oldest first.
+///   [`WaitSetExecutor`](crate::WaitSetExecutor) runs its triggers: the callback that a
+///   callback's last message reached runs next, so a chain of callbacks advances hop by hop
+///   as its data arrives; a subscription's messages are taken oldest first.
 /// - Blocks in `epoll_wait` when nothing is ready; never busy-waits.
 ///
 /// # Examples

@@ -43,11 +43,15 @@ impl Pending {
         })
     }
 
-    /// True if the entry is pending on input whose first sample arrived at `mark` or later
-    /// (steady clock). Does not take the flag.
-    fn arrived_since(&self, mark: Time) -> bool {
+    /// If the entry is pending on input whose first sample arrived at `mark` or later (steady
+    /// clock): when that sample arrived. Does not take the flag.
+    fn arrived_since(&self, mark: Time) -> Option<Time> {
         // `since` is stored before the flag is set, and read after it is seen.
-        self.flag.load(Ordering::SeqCst) && self.since.load(Ordering::Relaxed) >= mark.as_nanos()
+        if !self.flag.load(Ordering::SeqCst) {
+            return None;
+        }
+        let since = self.since.load(Ordering::Relaxed);
+        (since >= mark.as_nanos()).then(|| Time::from_nanos(since))
     }
 
     /// Notes the arrival time if this is the first arrival since the last run.
@@ -246,10 +250,13 @@ impl Entry<Pending> {
         self.fire(now)
     }
 
-    /// True if the entry is pending on input that began to arrive at `mark` or later (steady
-    /// clock); the trigger is not asked.
-    pub(crate) fn arrived_since(&self, mark: Time) -> bool {
-        !self.is_periodic() && self.listener.arrived_since(mark)
+    /// If the entry is pending on input that began to arrive at `mark` or later (steady
+    /// clock): when it began to arrive. The trigger is not asked.
+    pub(crate) fn arrived_since(&self, mark: Time) -> Option<Time> {
+        match self.is_periodic() {
+            true => None,
+            false => self.listener.arrived_since(mark),
+        }
     }
 
     /// Marks the entry pending and wakes its executor, as a sample would.

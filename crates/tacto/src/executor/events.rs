@@ -4,8 +4,9 @@
 //! the thread takes events oldest first and runs one executable per event, and runs the
 //! timers that came due before the next event. rclcpp's queue is unbounded, holds timers'
 //! events too, and a timer that overruns fills it with one event per missed period, replayed
-//! back to back. Here the queue has a fixed size, a timer never waits in it, and a sample
-//! whose event does not fit is still served (see [`EventsExecutor`] for the exact policy).
+//! back to back. Here the queue has a fixed size, a timer never waits in it, a sample whose
+//! event does not fit is still served, and the event a run queued last runs right after it
+//! (see [`EventsExecutor`] for the exact policy).
 //!
 //! Publishers queue sample events on their own threads, through the listener attached to
 //! each triggering subscription, and wake the executor through its [`Signal`] (no syscall
@@ -35,13 +36,24 @@ use crate::pi_mutex::{PiGuard, PiMutex};
 use crate::subscription::Listener;
 
 /// Runs one executable per event, in the order events arrive: rclcpp's `EventsExecutor`, with a
-/// bounded queue.
+/// bounded queue, and chains that advance as their data arrives.
 ///
 /// Each sample that arrives on a triggering subscription queues one event for the executable
 /// it triggers. The thread takes events oldest first and runs the executable once per event,
 /// and before each event the timers that came due, so a callback subscription
 /// ([`SubscriptionBuilder::callback`](crate::SubscriptionBuilder::callback)) runs once per
 /// message, in arrival order across all subscriptions.
+///
+/// # A chain advances as its data arrives
+/// After a run, the event that the run queued last (the last subscriber its last sample
+/// reached) is taken next, ahead of the older events: the rule of Go's `runnext` and Tokio's
+/// LIFO slot. A sample then runs down its chain of nodes hop after hop instead of waiting, at
+/// each hop, behind every event queued before it (rclcpp's `EventsExecutor` is strictly
+/// FIFO). Where one run queues several events, only the last jumps; the others keep their
+/// places. The jumps are bounded: an event taken in queue order starts a *chain*, and an event
+/// jumps only if its executable has not run in the chain yet, so a cycle or a node that feeds
+/// itself cannot hold the thread; between two events taken in queue order run at most as
+/// many as there are executables.
 ///
 /// # The queue, and what happens when it is full
 /// The queue holds at most `capacity` sample events (default
@@ -83,8 +95,9 @@ use crate::subscription::Listener;
 /// before the next arrival.
 ///
 /// # Guarantees
-/// - Events run in the order they were queued, one run at most per event; a subscription's
-///   samples are taken oldest first.
+/// - Events run in the order they were queued, one run at most per event, except that the
+///   event a run queued last runs right after it (above); a subscription's samples are taken
+///   oldest first.
 /// - A timer that came due starts before the next event: its start delay is at most the one
 ///   run under way when it came due, plus the timers due with it and added before it.
 /// - Blocks in `epoll_wait` when the queue is empty; never busy-waits.
@@ -142,6 +155,11 @@ pub struct EventsExecutor {
     /// Per executable: for a timer, `event_runs` when it last ran (a timer runs at most once
     /// between two events while events wait).
     timer_runs: Vec<u64>,
+    /// Events taken in queue order so far: each starts a chain of events taken next (see
+    /// [`EventsExecutor`], "a chain advances as its data arrives").
+    chains: u64,
+    /// Per executable: the chain in which its last event was taken.
+    chain_runs: Vec<u64>,
 }
 
 impl EventsExecutor {
@@ -179,6 +197,8 @@ impl EventsExecutor {
         let base = Base::new("events")?;
         let ring = Ring {
             events,
+            next: None,
+            pushed: 0,
             capacity,
             samples: 0,
             queued: Vec::new(),
@@ -196,6 +216,8 @@ impl EventsExecutor {
             until_fds: 0,
             event_runs: 0,
             timer_runs: Vec::new(),
+            chains: 0,
+            chain_runs: Vec::new(),
         })
     }
 
@@ -236,15 +258,29 @@ impl EventsExecutor {
         Ok(ran)
     }
 
-    /// Takes the oldest event and runs its executable once if its trigger fires; false if the
-    /// queue was empty. `now` is the steady time as last read (see `dispatch::Entry::fire`),
-    /// moved on to the run's end, or read again if nothing ran.
+    /// Takes the next event (the one the last run queued last, if it was promoted, else the
+    /// oldest) and runs its executable once if its trigger fires; false if the queue was
+    /// empty. `now` is the steady time as last read (see `dispatch::Entry::fire`), moved on to
+    /// the run's end, or read again if nothing ran.
     fn run_next(&mut self, now: &mut Time) -> io::Result<bool> {
-        let Some((index, arrived, more)) = self.queue.lock().pop() else {
+        let Some(taken) = self.queue.lock().pop() else {
             return Ok(false);
         };
+        let Taken {
+            index,
+            arrived,
+            more,
+            promoted,
+            pushed,
+        } = taken;
         self.until_fds = self.until_fds.saturating_sub(1);
         self.event_runs += 1;
+        if !promoted {
+            self.chains += 1;
+        }
+        if let Some(chain) = self.chain_runs.get_mut(index) {
+            *chain = self.chains;
+        }
         // Only a node refused half-way through `add` leaves listeners without an entry.
         let Some(entry) = self.entries.get_mut(index) else {
             return Ok(true);
@@ -257,12 +293,22 @@ impl EventsExecutor {
             *now = entry.run(&activation)?;
             drop(running);
             self.base.stats.record(&activation);
-            if entry.left_unread() {
+            let left_unread = entry.left_unread();
+            let per_sample = entry.is_per_sample();
+            let mut queue = self.queue.lock();
+            // The chain goes on with the event this run queued last, unless its executable
+            // ran in this chain already.
+            if let Some(last) = queue.last_queued_since(pushed)
+                && self.chain_runs.get(last) != Some(&self.chains)
+            {
+                queue.promote_last();
+            }
+            if left_unread {
                 // A per-sample callback needs an event for its next sample, unless one is
                 // queued (in a burst, the next sample's event serves it); other code waits for
                 // the next arrival.
-                match entry.is_per_sample() {
-                    true if !more => self.queue.lock().requeue(index),
+                match per_sample {
+                    true if !more => queue.requeue(index),
                     true => {}
                     false => self.base.stats.left_unread += 1,
                 }
@@ -289,6 +335,7 @@ impl Executor for EventsExecutor {
         let first = self.entries.len();
         self.entries.extend(entries);
         self.timer_runs.resize(self.entries.len(), u64::MAX);
+        self.chain_runs.resize(self.entries.len(), 0);
         // Samples that arrived before the node was added have no events: one due event serves
         // them all. The trigger is checked without the lock, as its code may publish.
         for index in first..self.entries.len() {
@@ -425,8 +472,13 @@ impl EventQueue {
 #[derive(Debug)]
 struct Ring {
     /// Never grows past its reserved size: `capacity` sample events and one due event per
-    /// executable.
+    /// executable (with `next`).
     events: VecDeque<Event>,
+    /// An event taken out of the back of `events` to be taken before the others: the one the
+    /// last run queued last (see [`EventsExecutor`]). Still counted as queued.
+    next: Option<Event>,
+    /// Events queued so far, to tell which ones a run queued.
+    pushed: u64,
     /// Sample events beyond this many are refused.
     capacity: usize,
     /// Sample events queued now.
@@ -470,6 +522,7 @@ impl Ring {
             self.samples += 1;
             self.queued[index].samples += 1;
             self.events.push_back(Event::Sample(index, arrived));
+            self.pushed += 1;
         } else {
             self.dropped += 1;
             self.push_due(index);
@@ -483,6 +536,7 @@ impl Ring {
         if !queued.due {
             queued.due = true;
             self.events.push_back(Event::Due(index));
+            self.pushed += 1;
         }
     }
 
@@ -493,10 +547,32 @@ impl Ring {
         }
     }
 
-    /// The oldest event's executable, when its sample arrived (a sample event), and whether
-    /// another event of it is still queued.
-    fn pop(&mut self) -> Option<(usize, Option<Time>, bool)> {
-        let (index, arrived) = match self.events.pop_front()? {
+    /// If events were queued since `pushed` counted them and one is still at the back: its
+    /// executable.
+    fn last_queued_since(&self, pushed: u64) -> Option<usize> {
+        if self.pushed == pushed || self.next.is_some() {
+            return None;
+        }
+        match self.events.back()? {
+            Event::Sample(index, _) | Event::Due(index) => Some(*index),
+        }
+    }
+
+    /// Makes the event at the back the next one taken.
+    fn promote_last(&mut self) {
+        if self.next.is_none() {
+            self.next = self.events.pop_back();
+        }
+    }
+
+    /// The next event: the promoted one, else the oldest.
+    fn pop(&mut self) -> Option<Taken> {
+        let pushed = self.pushed;
+        let (event, promoted) = match self.next.take() {
+            Some(event) => (event, true),
+            None => (self.events.pop_front()?, false),
+        };
+        let (index, arrived) = match event {
             Event::Sample(index, arrived) => {
                 self.samples -= 1;
                 self.queued[index].samples -= 1;
@@ -508,8 +584,29 @@ impl Ring {
             }
         };
         let queued = self.queued[index];
-        Some((index, arrived, queued.samples > 0 || queued.due))
+        Some(Taken {
+            index,
+            arrived,
+            more: queued.samples > 0 || queued.due,
+            promoted,
+            pushed,
+        })
     }
+}
+
+/// An event taken from the [`Ring`].
+#[derive(Debug, Clone, Copy)]
+struct Taken {
+    /// Its executable.
+    index: usize,
+    /// When its sample arrived (a sample event).
+    arrived: Option<Time>,
+    /// Another event of the executable is still queued.
+    more: bool,
+    /// It was the one the last run queued last (see [`Ring::promote_last`]).
+    promoted: bool,
+    /// [`Ring::pushed`] when it was taken: events queued later were queued by its run.
+    pushed: u64,
 }
 
 /// Queues an event for one executable whenever one of its triggering subscriptions receives a

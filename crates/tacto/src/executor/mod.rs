@@ -6,7 +6,7 @@
 //! | [`CallbackExecutor`] | one callback per message (rclcpp's single-threaded executor) | every callback's samples, every timer |
 //! | [`ThreadPoolExecutor`] | the callback model on N threads, in [callback groups](crate::callback_group) (rclcpp's multi-threaded executor) | every callback's samples, every timer; one thread waits, the others wake to share the work |
 //! | [`LetExecutor`] | Logical Execution Time (rclc's LET): inputs frozen at each period start, outputs published at its end | its period only |
-//! | [`EventsExecutor`] | one bounded FIFO of sample and timer events, one run per event (rclcpp's events executor) | every triggering sample, every timer |
+//! | [`EventsExecutor`] | one bounded FIFO of sample events, one run per event (rclcpp's events executor); the event a run queued last goes first, due timers before the next event | every triggering sample, every timer |
 //!
 //! All of them block in `epoll_wait` (see the `poller` module), never busy-wait, and stop on
 //! SIGINT/SIGTERM (see [`crate::shutdown`]). Only the thread pool runs code in parallel; the

@@ -19,18 +19,27 @@
 //!    reaches it, so a chain whose first hop ran advances hop by hop within the same sweep,
 //!    and every entry has its turn at the same place in each sweep. Entries nobody feeds from
 //!    this executor (all rank 0) are swept in registration order.
+//! 3. **The chain that just moved goes on.** After a data-triggered run, of the entries whose
+//!    input began to arrive during it, the one it reached last (the last subscriber of the
+//!    run's last sample) runs next, if it has not run in this pass, before the sweep goes on
+//!    from where it was. So a sample runs down its chain hop after hop, ahead of the chains
+//!    that other entries of the same sweep start: the rule of Go's `runnext` and Tokio's LIFO
+//!    slot, whose reason holds here too (the data was just written, and a chain's latency
+//!    becomes the sum of its hops' runs instead of a sweep per hop). Where one run feeds
+//!    several entries, the others keep their places in the sweep. Ties of the clock go to
+//!    registration order.
 //!
-//! A *pass* is one sweep: each data-triggered entry runs at most once in it, so none waits for
-//! more than the rest of one pass and the next, however busy the others are. When a pass ends
-//! the thread looks at watched fds without blocking, so a busy executor still sees them, and a
-//! new pass begins; when a pass finds nothing ready at all, the thread sleeps until the next
-//! deadline or notification.
+//! A *pass* is one sweep: each data-triggered entry runs at most once in it (rule 3 included),
+//! so none waits for more than the rest of one pass and the next, however busy the others are.
+//! When a pass ends the thread looks at watched fds without blocking, so a busy executor still
+//! sees them, and a new pass begins; when a pass finds nothing ready at all, the thread sleeps
+//! until the next deadline or notification.
 //!
 //! Everything here reads the steady time once per run, at its end (see [`Entry::fire`]); the
-//! arrival times that rule 2 learns from are those the start-delay statistic keeps anyway. The
-//! order depends on what the thread saw arrive during runs, so input from other threads
-//! (another executor, a transport) can raise a rank too: it reorders, and the pass still
-//! bounds every wait.
+//! arrival times that rules 2 and 3 learn from are those the start-delay statistic keeps
+//! anyway. The order depends on what the thread saw arrive during runs, so input from other
+//! threads (another executor, a transport) can raise a rank or be the last arrival too: it
+//! reorders, and the pass still bounds every wait.
 
 use std::io;
 use std::time::Instant;
@@ -65,6 +74,9 @@ pub(crate) struct SingleThreaded {
     order: Vec<usize>,
     /// The next place in `order` the sweep looks at.
     cursor: usize,
+    /// The entry to look at before the sweep goes on: the one whose input the last
+    /// data-triggered run delivered last (rule 3 of the module docs).
+    next: Option<usize>,
     /// The current pass's number (see the module docs).
     pass: u64,
     /// Data-triggered runs so far.
@@ -95,6 +107,7 @@ impl SingleThreaded {
             rank: Vec::new(),
             order: Vec::new(),
             cursor: 0,
+            next: None,
             pass: 0,
             data_runs: 0,
             periods_next: None,
@@ -239,10 +252,17 @@ impl SingleThreaded {
         }
     }
 
-    /// Rule 2: the next ready data-triggered entry of the sweep at `now`, each at most once
-    /// per pass.
+    /// Rules 3 and 2: the entry the last data-triggered run fed last if it is ready, else the
+    /// next ready data-triggered entry of the sweep at `now`; each at most once per pass.
     fn next_data(&mut self, now: Time) -> Next {
         let pass = self.pass;
+        if let Some(index) = self.next.take() {
+            // Not run this pass: `learn` only picks such entries, and nothing ran since.
+            if let Some(activation) = self.entries[index].poll(now) {
+                self.last[index] = pass;
+                return Next::Run(index, activation);
+            }
+        }
         while let Some(&index) = self.order.get(self.cursor) {
             self.cursor += 1;
             if self.last[index] == pass {
@@ -259,19 +279,35 @@ impl SingleThreaded {
     fn new_pass(&mut self) {
         self.pass += 1;
         self.cursor = 0;
+        self.next = None;
     }
 
     /// Learns from the run of entry `ran`, started at `start`: an entry whose input arrived
-    /// since follows it (rule 2).
+    /// since follows it (rule 2), and the one whose input arrived last, if it has not run in
+    /// this pass, runs next (rule 3).
     fn learn(&mut self, ran: usize, start: Time) {
         let rank = (self.rank[ran] + 1).min(self.entries.len());
         let mut moved = false;
+        let mut last: Option<(Time, usize)> = None;
         for &index in &self.order {
-            if index != ran && self.rank[index] < rank && self.entries[index].arrived_since(start) {
+            if index == ran {
+                continue;
+            }
+            let Some(arrived) = self.entries[index].arrived_since(start) else {
+                continue;
+            };
+            if self.rank[index] < rank {
                 self.rank[index] = rank;
                 moved = true;
             }
+            // Ties (one clock tick) go to the entry registered first: `order` is not
+            // registration order, so compare indices.
+            let later = last.is_none_or(|(t, i)| arrived > t || (arrived == t && index < i));
+            if self.last[index] != self.pass && later {
+                last = Some((arrived, index));
+            }
         }
+        self.next = last.map(|(_, index)| index);
         if moved {
             self.sort_order();
         }

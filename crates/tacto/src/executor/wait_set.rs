@@ -23,11 +23,14 @@ use crate::node::Node;
 ///   round of other work. Periodic executables due together run in the order they were added;
 ///   one runs at most once between two data-triggered runs, so an overrunning period cannot
 ///   starve them.
-/// - **Dataflow order**: data-triggered executables are swept upstream first (the executor
-///   learns that B follows A when B's input arrives while A runs; among equals, the order they
-///   were added), each at most once per pass, so a chain advances hop by hop within one sweep
-///   and none waits for more than the rest of one pass and the next. An executable whose
-///   trigger still holds after it ran runs again in the next pass, without sleeping.
+/// - **A chain advances as its data arrives**: after a data-triggered run, the executable
+///   whose input it reached last (the last subscriber of its last sample) runs next, ahead of
+///   the others.
+/// - **Dataflow order**: otherwise data-triggered executables are swept upstream first (the
+///   executor learns that B follows A when B's input arrives while A runs; among equals, the
+///   order they were added). Each runs at most once per pass, so none waits for more than the
+///   rest of one pass and the next. An executable whose trigger still holds after it ran runs
+///   again in the next pass, without sleeping.
 /// - No allocation per execution in steady state.
 ///
 /// # Examples

@@ -8,9 +8,12 @@
 //!   many messages carry it.
 //! - **Drops**: an entry is one run of one node, identified by its name, sequence number and
 //!   timestamp. Every distinct entry that reaches a command node adds its `dropped_samples` to
-//!   the total drops, once, however many messages and paths carry it; the hot-path drops are
-//!   the same sum over the hot-path nodes' entries. Each command node also adds the gaps in its
-//!   own input. Fusion and cyclic nodes whose inputs run at different rates drop by design
+//!   the total drops, once, however many messages and paths carry it. The hot-path drops are
+//!   the same sum over the hot-path nodes' entries in the samples that carry the hot path's
+//!   sink, as upstream counts them (`does_contain_hot_path`): an entry of a hot-path node on
+//!   another path (the EuclideanClusterDetector's connection from EuclideanClusterSettings,
+//!   whose entries reach IntersectionOutput only) is not on the hot path. Each command node also
+//!   adds the gaps in its own input. Fusion and cyclic nodes whose inputs run at different rates drop by design
 //!   (NDTLocalizer: 100 ms against 120 ms), so total drops are not zero on a healthy system;
 //!   hot-path drops are.
 //! - **Periodic start delay** (tacto's own, not upstream's): for every run of a periodic node
@@ -50,6 +53,8 @@ pub(crate) struct Kpis {
     index: HashMap<Vec<u8>, usize, BuildHasherDefault<Fnv1a>>,
     nodes: Vec<NodeKpi>,
     sink: usize,
+    /// The sink's name: a sample carries the hot path if it has an entry of it.
+    sink_name: String,
     planner: usize,
     /// The command nodes, in the file's order.
     sinks: Vec<String>,
@@ -72,6 +77,9 @@ struct NodeKpi {
     root: bool,
     /// Its entries seen most recently, (sequence number, timestamp), as a ring.
     recent: [(u32, u64); RECENT_ENTRIES],
+    /// Per slot of `recent`: the entry's drops were counted as hot-path drops (it came in a
+    /// sample that carries the sink).
+    on_hot_path: [bool; RECENT_ENTRIES],
     next_slot: usize,
 }
 
@@ -93,6 +101,7 @@ impl Kpis {
                 root: hot_path.roots.contains(&n.name),
                 // A sequence number no node reaches in a run: "nothing seen".
                 recent: [(u32::MAX, u64::MAX); RECENT_ENTRIES],
+                on_hot_path: [false; RECENT_ENTRIES],
                 next_slot: 0,
             })
             .collect();
@@ -106,6 +115,7 @@ impl Kpis {
         let position = |name: &str| index.get(name.as_bytes()).copied().unwrap_or(usize::MAX);
         Kpis {
             sink: position(&hot_path.sink),
+            sink_name: hot_path.sink.clone(),
             planner: position(&spec.behavior_planner),
             index,
             nodes,
@@ -132,20 +142,27 @@ impl Kpis {
         self.drops_total += u64::from(missed);
         let mut sink_entry = None;
         let mut newest_root = None;
+        let sink_name = self.sink_name.as_bytes();
+        let carries_sink = msg.history().iter().any(|e| e.name_bytes() == sink_name);
         for entry in msg.history() {
             let Some(&i) = self.index.get(entry.name_bytes()) else {
                 continue;
             };
             let node = &mut self.nodes[i];
             let id = (entry.sequence_number, entry.timestamp);
-            let new = !node.recent.contains(&id);
-            if new {
-                node.recent[node.next_slot] = id;
-                node.next_slot = (node.next_slot + 1) % RECENT_ENTRIES;
+            let slot = node.recent.iter().position(|&r| r == id);
+            let new = slot.is_none();
+            let slot = slot.unwrap_or_else(|| {
+                let slot = node.next_slot;
+                node.recent[slot] = id;
+                node.on_hot_path[slot] = false;
+                node.next_slot = (slot + 1) % RECENT_ENTRIES;
                 self.drops_total += u64::from(entry.dropped_samples);
-                if node.hot {
-                    self.hot_path_drops += u64::from(entry.dropped_samples);
-                }
+                slot
+            });
+            if node.hot && carries_sink && !node.on_hot_path[slot] {
+                node.on_hot_path[slot] = true;
+                self.hot_path_drops += u64::from(entry.dropped_samples);
             }
             if node.root {
                 newest_root = newest_root.max(Some(entry.timestamp));
@@ -413,6 +430,24 @@ mod tests {
         assert_eq!(result.hot_path_latency_ms.unwrap().n, 1);
         assert_eq!(result.hot_path_drops, Some(2));
         assert_eq!(result.drops_total, 2 + 1 + 3);
+    }
+
+    /// Upstream's rule (`print_sample_path` in reference_system's `sample_management.hpp`,
+    /// which has no test of it): a sample's hot-path drops count only if it carries the sink.
+    #[test]
+    fn a_hot_path_nodes_drops_count_on_the_hot_path_only_in_samples_that_carry_the_sink() {
+        let mut kpis = kpis();
+        let elsewhere = ("B", 7, 3, 200);
+        kpis.record(1, &message(&[elsewhere]), 0);
+        let result_before = result(&kpis);
+        assert_eq!(result_before.hot_path_drops, Some(0));
+        assert_eq!(result_before.drops_total, 3);
+        // The same entry, later on the hot path: its drops count there, still once in total.
+        kpis.record(0, &message(&[elsewhere, ("S", 7, 0, 205)]), 0);
+        kpis.record(0, &message(&[elsewhere, ("S", 8, 0, 305)]), 0);
+        let result = result(&kpis);
+        assert_eq!(result.hot_path_drops, Some(3));
+        assert_eq!(result.drops_total, 3);
     }
 
     #[test]
