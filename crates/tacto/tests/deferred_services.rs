@@ -8,41 +8,11 @@ use std::time::Duration;
 
 use tacto::client::CallError;
 use tacto::msg::std_msgs::Empty;
-use tacto::serde::{Deserialize, Serialize};
-use tacto::{Context, Executor, ExecutorThread, Message, RequestId, ServiceType, WaitSetExecutor};
+use tacto::{Context, Executor, ExecutorThread, RequestId, WaitSetExecutor};
 
 #[macro_use]
 mod util;
-use util::{PATIENCE, SETTLE, spin_until_stopped};
-
-#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(crate = "tacto::serde")]
-struct AddRequest {
-    a: i64,
-    b: i64,
-}
-
-impl Message for AddRequest {
-    const TYPE_NAME: &'static str = "example_interfaces/srv/AddTwoInts_Request";
-}
-
-#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(crate = "tacto::serde")]
-struct AddResponse {
-    sum: i64,
-}
-
-impl Message for AddResponse {
-    const TYPE_NAME: &'static str = "example_interfaces/srv/AddTwoInts_Response";
-}
-
-struct AddTwoInts;
-
-impl ServiceType for AddTwoInts {
-    const TYPE_NAME: &'static str = "example_interfaces/srv/AddTwoInts";
-    type Request = AddRequest;
-    type Response = AddResponse;
-}
+use util::{AddRequest, AddResponse, AddTwoInts, PATIENCE, SETTLE, spin_until_stopped};
 
 fn add(a: i64, b: i64) -> AddRequest {
     AddRequest { a, b }

@@ -6,45 +6,15 @@ use std::thread;
 use std::time::Duration;
 
 use tacto::client::{CallError, ClientCreateError, SendRequestError};
-use tacto::serde::{Deserialize, Serialize};
 use tacto::service::ServiceCreateError;
 use tacto::{
     AddError, CallbackExecutor, Context, EventsExecutor, Executor, ExecutorThread, History,
-    LetExecutor, LocalDelivery, Message, RequestId, ServiceType, ThreadPoolExecutor, TopicError,
-    Trigger, TriggerError, WaitSetExecutor,
+    LetExecutor, LocalDelivery, RequestId, ServiceType, ThreadPoolExecutor, TopicError, Trigger,
+    TriggerError, WaitSetExecutor,
 };
 
 mod util;
-use util::{PATIENCE, spin_until_stopped};
-
-#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(crate = "tacto::serde")]
-struct AddRequest {
-    a: i64,
-    b: i64,
-}
-
-impl Message for AddRequest {
-    const TYPE_NAME: &'static str = "example_interfaces/srv/AddTwoInts_Request";
-}
-
-#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(crate = "tacto::serde")]
-struct AddResponse {
-    sum: i64,
-}
-
-impl Message for AddResponse {
-    const TYPE_NAME: &'static str = "example_interfaces/srv/AddTwoInts_Response";
-}
-
-struct AddTwoInts;
-
-impl ServiceType for AddTwoInts {
-    const TYPE_NAME: &'static str = "example_interfaces/srv/AddTwoInts";
-    type Request = AddRequest;
-    type Response = AddResponse;
-}
+use util::{AddRequest, AddResponse, AddTwoInts, PATIENCE, spin_until_stopped};
 
 /// Another service type, for type clashes.
 struct Echo;

@@ -10,7 +10,8 @@
 
 use std::time::Duration;
 
-use tacto::{Executor, SpinOutcome};
+use tacto::serde::{Deserialize, Serialize};
+use tacto::{Executor, Message, ServiceType, SpinOutcome};
 
 /// Long enough never to run out on a slow, loaded machine; reaching it means the test failed.
 pub const PATIENCE: Duration = Duration::from_secs(30);
@@ -58,4 +59,36 @@ macro_rules! each_executor {
             }
         }
     };
+}
+
+/// `example_interfaces/srv/AddTwoInts`'s request, written out as a user would.
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(crate = "tacto::serde")]
+pub struct AddRequest {
+    pub a: i64,
+    pub b: i64,
+}
+
+impl Message for AddRequest {
+    const TYPE_NAME: &'static str = "example_interfaces/srv/AddTwoInts_Request";
+}
+
+/// `example_interfaces/srv/AddTwoInts`'s response.
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(crate = "tacto::serde")]
+pub struct AddResponse {
+    pub sum: i64,
+}
+
+impl Message for AddResponse {
+    const TYPE_NAME: &'static str = "example_interfaces/srv/AddTwoInts_Response";
+}
+
+/// `example_interfaces/srv/AddTwoInts`.
+pub struct AddTwoInts;
+
+impl ServiceType for AddTwoInts {
+    const TYPE_NAME: &'static str = "example_interfaces/srv/AddTwoInts";
+    type Request = AddRequest;
+    type Response = AddResponse;
 }
