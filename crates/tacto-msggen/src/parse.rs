@@ -1,5 +1,6 @@
-//! The `.msg`/`.srv` language: lines of fields (`TYPE NAME [DEFAULT]`), constants
-//! (`TYPE NAME=VALUE`) and `#` comments, with `---` between a service's request and response.
+//! The `.msg`/`.srv`/`.action` language: lines of fields (`TYPE NAME [DEFAULT]`), constants
+//! (`TYPE NAME=VALUE`) and `#` comments, with `---` between a service's request and response
+//! and between an action's goal, result and feedback.
 //!
 //! Public for tools that work on definitions at run time (`tacto topic echo`'s dynamic
 //! types); the generator is the main user.
@@ -202,24 +203,75 @@ pub struct MessageDef {
 /// # Errors
 /// The line (counted from 1) and what is wrong with it.
 pub fn parse_message(text: &str) -> Result<MessageDef, (usize, Problem)> {
-    let lines: Vec<(usize, &str)> = text.lines().enumerate().map(|(i, l)| (i + 1, l)).collect();
-    parse_lines(&lines)
+    parse_lines(&numbered(text))
 }
 
 /// Parses a `.srv` file's text into request and response.
 pub fn parse_service(text: &str) -> Result<(MessageDef, MessageDef), (usize, Problem)> {
-    let lines: Vec<(usize, &str)> = text.lines().enumerate().map(|(i, l)| (i + 1, l)).collect();
-    let separators: Vec<usize> = lines
-        .iter()
-        .enumerate()
-        .filter(|(_, (_, l))| l.trim() == "---")
-        .map(|(i, _)| i)
-        .collect();
+    let lines = numbered(text);
+    let separators = separators(&lines);
     match separators[..] {
         [at] => Ok((parse_lines(&lines[..at])?, parse_lines(&lines[at + 1..])?)),
         [] => Err((lines.len().max(1), Problem::MissingSeparator)),
         [_, second, ..] => Err((lines[second].0, Problem::ExtraSeparator)),
     }
+}
+
+/// The three parts of an `.action` file, each a message of its own.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ActionDef {
+    /// What a client asks for: `<Action>_Goal`.
+    pub goal: MessageDef,
+    /// What the server answers when the goal ends: `<Action>_Result`.
+    pub result: MessageDef,
+    /// What the server sends while it works on the goal: `<Action>_Feedback`.
+    pub feedback: MessageDef,
+}
+
+/// Parses an `.action` file's text: goal, result and feedback, separated by `---` lines
+/// (rosidl_adapter's `parse_action_string`: exactly two separators; any part may be empty).
+///
+/// # Examples
+/// ```
+/// let action = tacto_msggen::parse::parse_action("int32 order\n---\nint32[] sequence\n---\n").unwrap();
+/// assert_eq!(action.goal.fields[0].name, "order");
+/// assert!(action.feedback.fields.is_empty());
+///
+/// let (line, problem) = tacto_msggen::parse::parse_action("int32 order\n---\nint32 x\n").unwrap_err();
+/// assert_eq!((line, problem), (3, tacto_msggen::Problem::ActionSeparators(1)));
+/// ```
+///
+/// # Errors
+/// The line (counted from 1) and what is wrong with it: a part's own error, or the number of
+/// separators when it is not two (at the third separator, or at the last line).
+pub fn parse_action(text: &str) -> Result<ActionDef, (usize, Problem)> {
+    let lines = numbered(text);
+    let separators = separators(&lines);
+    match separators[..] {
+        [first, second] => Ok(ActionDef {
+            goal: parse_lines(&lines[..first])?,
+            result: parse_lines(&lines[first + 1..second])?,
+            feedback: parse_lines(&lines[second + 1..])?,
+        }),
+        [_, _, third, ..] => Err((lines[third].0, Problem::ActionSeparators(separators.len()))),
+        _ => Err((
+            lines.len().max(1),
+            Problem::ActionSeparators(separators.len()),
+        )),
+    }
+}
+
+/// The lines of `text`, each with its number counted from 1.
+fn numbered(text: &str) -> Vec<(usize, &str)> {
+    text.lines().enumerate().map(|(i, l)| (i + 1, l)).collect()
+}
+
+/// The indices in `lines` of the `---` lines that separate the parts of a service or action.
+fn separators(lines: &[(usize, &str)]) -> Vec<usize> {
+    (lines.iter().enumerate())
+        .filter(|(_, (_, l))| l.trim() == "---")
+        .map(|(i, _)| i)
+        .collect()
 }
 
 fn parse_lines(lines: &[(usize, &str)]) -> Result<MessageDef, (usize, Problem)> {
