@@ -6,7 +6,7 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use crate::flat::Layout;
-use crate::parse::{self, BaseType, Container, Field, MessageDef, Primitive, Value};
+use crate::parse::{self, ActionDef, BaseType, Container, Field, MessageDef, Primitive, Value};
 use crate::type_hash::TypeDescriptions;
 use crate::{GenerateError, Problem};
 
@@ -125,13 +125,6 @@ const ACTION_PARTS: [&str; 10] = [
     "FeedbackMessage",
 ];
 
-/// The messages an action's derived types hold besides its own parts: the goal id and the
-/// time a goal was accepted, as `(package, type)`.
-const ACTION_DEPENDENCIES: [(&str, &str); 2] = [
-    ("unique_identifier_msgs", "UUID"),
-    ("builtin_interfaces", "Time"),
-];
-
 type ParseFn = fn(&str) -> Result<Vec<MessageDef>, (usize, Problem)>;
 
 fn load_files(dir: &Path, extension: &str, parse: ParseFn) -> Result<Vec<TypeFile>, GenerateError> {
@@ -178,13 +171,22 @@ pub(crate) fn check_types(
         None => externs.contains_key(target),
     };
     for package in packages {
-        if let Some(action) = package.actions.first() {
-            for (target, name) in ACTION_DEPENDENCIES {
-                if !known(target, name) {
-                    return Err(GenerateError::ActionDependency {
-                        path: action.path.clone(),
-                        type_name: format!("{target}/msg/{name}"),
-                    });
+        // The derived types of an action hold the goal id's and the stamp's types besides the
+        // action's own parts.
+        for action in &package.actions {
+            for (_, def) in ActionDef::derived(&action.name) {
+                for field in def.fields {
+                    if let BaseType::Named {
+                        package: Some(target),
+                        name,
+                    } = field.ty.base
+                        && !known(&target, &name)
+                    {
+                        return Err(GenerateError::ActionDependency {
+                            path: action.path.clone(),
+                            type_name: format!("{target}/msg/{name}"),
+                        });
+                    }
                 }
             }
         }
@@ -548,38 +550,13 @@ impl Scope<'_> {
                 def,
             );
         }
-        // The derived types' fields, as rosidl_parser's `Action` declares them. A nested type
-        // named with a `_` is a type of this module: no `.msg` type name has one.
-        let nested = |package: Option<&str>, type_name: String, field: &str, comment: &str| {
-            let written = match package {
-                Some(package) => format!("{package}/{type_name}"),
-                None => type_name.clone(),
-            };
-            derived_field(
-                field,
-                BaseType::Named {
-                    package: package.map(str::to_owned),
-                    name: type_name,
-                },
-                &written,
-                comment,
-            )
-        };
-        let goal_id = || {
-            let (package, uuid) = ACTION_DEPENDENCIES[0];
-            nested(
-                Some(package),
-                uuid.to_owned(),
-                "goal_id",
-                "The goal's id, chosen by the client.",
-            )
-        };
-        let message = |fields| MessageDef {
-            comment: Vec::new(),
-            fields,
-            constants: Vec::new(),
-        };
-        let (time_package, time) = ACTION_DEPENDENCIES[1];
+        let [
+            (_, send_goal_request),
+            (_, send_goal_response),
+            (_, get_result_request),
+            (_, get_result_response),
+            (feedback_suffix, feedback_message),
+        ] = ActionDef::derived(name);
         self.service_types(
             out,
             &format!("{name}_SendGoal"),
@@ -587,51 +564,30 @@ impl Scope<'_> {
             &format!(
                 "`{type_name}_SendGoal`: the service a client sends a goal of [`{name}`] with."
             ),
-            &message(vec![
-                goal_id(),
-                nested(None, format!("{name}_Goal"), "goal", "The goal."),
-            ]),
-            &message(vec![
-                derived_field(
-                    "accepted",
-                    BaseType::Primitive(Primitive::Bool),
-                    "bool",
-                    "Whether the server accepted the goal.",
-                ),
-                nested(
-                    Some(time_package),
-                    time.to_owned(),
-                    "stamp",
-                    "When the server accepted the goal.",
-                ),
-            ]),
+            &send_goal_request,
+            &send_goal_response,
         );
         self.service_types(
             out,
             &format!("{name}_GetResult"),
             &format!("{type_name}_GetResult"),
-            &format!("`{type_name}_GetResult`: the service a client asks for the result of a goal of [`{name}`] with."),
-            &message(vec![goal_id()]),
-            &message(vec![
-                derived_field(
-                    "status",
-                    BaseType::Primitive(Primitive::Int8),
-                    "int8",
-                    "The goal's status when it ended, an `action_msgs/msg/GoalStatus` STATUS_*.",
-                ),
-                nested(None, format!("{name}_Result"), "result", "The result."),
-            ]),
+            &format!(
+                "`{type_name}_GetResult`: the service a client asks for the result of a goal \
+                 of [`{name}`] with."
+            ),
+            &get_result_request,
+            &get_result_response,
         );
-        let feedback_type_name = format!("{type_name}_FeedbackMessage");
+        let feedback_type_name = format!("{type_name}_{feedback_suffix}");
         self.message(
             out,
-            &format!("{name}_FeedbackMessage"),
+            &format!("{name}_{feedback_suffix}"),
             &feedback_type_name,
-            &format!("`{feedback_type_name}`: a feedback of [`{name}`] with the id of its goal, as the server publishes it."),
-            &message(vec![
-                goal_id(),
-                nested(None, format!("{name}_Feedback"), "feedback", "The feedback."),
-            ]),
+            &format!(
+                "`{feedback_type_name}`: a feedback of [`{name}`] with the id of its goal, as \
+                 the server publishes it."
+            ),
+            &feedback_message,
         );
         out.push('\n');
         doc(
@@ -669,10 +625,12 @@ impl Scope<'_> {
             BaseType::Named { package, name } => {
                 let target = package.as_deref().unwrap_or(self.package);
                 if target == self.package {
+                    let in_action =
+                        parse::nested_type_name(target, None, name).contains("/action/");
                     match self.kind {
                         Kind::Msg => name.clone(),
-                        // A type derived from an action, in this module (see `action`).
-                        Kind::Action if name.contains('_') => name.clone(),
+                        // A part of an action, in this module (see `ActionDef::derived`).
+                        Kind::Action if in_action => name.clone(),
                         Kind::Srv | Kind::Action => format!("super::msg::{name}"),
                     }
                 } else if self.generated.contains(target) {
@@ -775,21 +733,6 @@ impl Scope<'_> {
             ),
             _ => format!("{:?}.to_owned()", str_value(value)),
         }
-    }
-}
-
-/// A field of a type rosidl derives from an action, declared `written name`.
-fn derived_field(name: &str, base: BaseType, written: &str, comment: &str) -> Field {
-    Field {
-        name: name.to_owned(),
-        ty: parse::FieldType {
-            base,
-            container: Container::Single,
-        },
-        default: None,
-        declaration: format!("{written} {name}"),
-        comment: vec![comment.to_owned()],
-        line: 0,
     }
 }
 

@@ -94,7 +94,7 @@ pub enum GenerateError {
          .shipped_package or .tacto_msgs", path.display()
     )]
     ActionDependency {
-        /// The first `.action` file of the package.
+        /// The `.action` file.
         path: PathBuf,
         /// The type missing, `pkg/msg/Type`.
         type_name: String,

@@ -228,6 +228,127 @@ pub struct ActionDef {
     pub feedback: MessageDef,
 }
 
+impl ActionDef {
+    /// The messages rosidl_parser's `Action` derives for action `name` (e.g. `Fibonacci`), by
+    /// the suffix of their names (`Fibonacci_SendGoal_Request`, ...): the requests and
+    /// responses of the services `<name>_SendGoal` (`goal_id`, `goal`; `accepted`, `stamp`) and
+    /// `<name>_GetResult` (`goal_id`; `status`, `result`), and `<name>_FeedbackMessage`
+    /// (`goal_id`, `feedback`). Their fields name the action's parts without a package
+    /// (`Fibonacci_Goal`), which [`nested_type_name`] places in the action's package.
+    ///
+    /// # Examples
+    /// ```
+    /// use tacto_msggen::parse::{ActionDef, nested_type_name};
+    ///
+    /// let derived = ActionDef::derived("Fibonacci");
+    /// let (suffix, request) = &derived[0];
+    /// assert_eq!(*suffix, "SendGoal_Request");
+    /// let goal = &request.fields[1];
+    /// let tacto_msggen::parse::BaseType::Named { package, name } = &goal.ty.base else { panic!() };
+    /// assert_eq!(nested_type_name("my_pkg", package.as_deref(), name), "my_pkg/action/Fibonacci_Goal");
+    /// ```
+    pub fn derived(name: &str) -> [(&'static str, MessageDef); 5] {
+        let field = |field: &str, base: BaseType, written: &str, comment: &str| Field {
+            name: field.to_owned(),
+            ty: FieldType {
+                base,
+                container: Container::Single,
+            },
+            default: None,
+            declaration: format!("{written} {field}"),
+            comment: vec![comment.to_owned()],
+            line: 0,
+        };
+        let nested = |field_name: &str, package: Option<&str>, type_name: String, comment| {
+            let written = match package {
+                Some(package) => format!("{package}/{type_name}"),
+                None => type_name.clone(),
+            };
+            let base = BaseType::Named {
+                package: package.map(str::to_owned),
+                name: type_name,
+            };
+            field(field_name, base, &written, comment)
+        };
+        let part = |field_name: &str, part: &str, comment| {
+            nested(field_name, None, format!("{name}_{part}"), comment)
+        };
+        let goal_id = || {
+            let comment = "The goal's id, chosen by the client.";
+            nested(
+                "goal_id",
+                Some("unique_identifier_msgs"),
+                "UUID".into(),
+                comment,
+            )
+        };
+        let message = |fields| MessageDef {
+            comment: Vec::new(),
+            fields,
+            constants: Vec::new(),
+        };
+        let primitive = |field_name: &str, p: Primitive, written, comment| {
+            field(field_name, BaseType::Primitive(p), written, comment)
+        };
+        [
+            (
+                "SendGoal_Request",
+                message(vec![goal_id(), part("goal", "Goal", "The goal.")]),
+            ),
+            (
+                "SendGoal_Response",
+                message(vec![
+                    primitive(
+                        "accepted",
+                        Primitive::Bool,
+                        "bool",
+                        "Whether the server accepted the goal.",
+                    ),
+                    nested(
+                        "stamp",
+                        Some("builtin_interfaces"),
+                        "Time".into(),
+                        "When the server accepted the goal.",
+                    ),
+                ]),
+            ),
+            ("GetResult_Request", message(vec![goal_id()])),
+            (
+                "GetResult_Response",
+                message(vec![
+                    primitive(
+                        "status",
+                        Primitive::Int8,
+                        "int8",
+                        "The goal's status (action_msgs/msg/GoalStatus STATUS_*).",
+                    ),
+                    part("result", "Result", "The result."),
+                ]),
+            ),
+            (
+                "FeedbackMessage",
+                message(vec![
+                    goal_id(),
+                    part("feedback", "Feedback", "The feedback."),
+                ]),
+            ),
+        ]
+    }
+}
+
+/// The full name of a nested type written `package/name` (or `name`, then of package `own`)
+/// in a file of package `own`: `package/msg/name`, or `own/action/name` for a part of an
+/// action named by the messages of [`ActionDef::derived`] (`Fibonacci_Goal`): no `.msg` type
+/// name has a `_`, so the two never meet.
+pub fn nested_type_name(own: &str, package: Option<&str>, name: &str) -> String {
+    let package = package.unwrap_or(own);
+    if name.contains('_') {
+        format!("{package}/action/{name}")
+    } else {
+        format!("{package}/msg/{name}")
+    }
+}
+
 /// Parses an `.action` file's text: goal, result and feedback, separated by `---` lines
 /// (rosidl_adapter's `parse_action_string`: exactly two separators; any part may be empty).
 ///

@@ -34,7 +34,7 @@ use std::fmt::Write;
 
 use sha2::{Digest, Sha256};
 
-use crate::parse::{BaseType, Container, FieldType, MessageDef, Primitive};
+use crate::parse::{ActionDef, BaseType, Container, FieldType, MessageDef, Primitive};
 
 /// The field rosidl gives a message without fields, under this name in its description (the
 /// generated code calls it `structure_needs_at_least_one_field`).
@@ -82,7 +82,7 @@ impl FieldDescription {
             } => (
                 NESTED_TYPE,
                 0,
-                format!("{}/msg/{name}", target.as_deref().unwrap_or(package)),
+                crate::parse::nested_type_name(package, target.as_deref(), name),
             ),
         };
         FieldDescription {
@@ -240,39 +240,20 @@ impl TypeDescriptions {
         let field = |name: &str, type_name: String| {
             FieldDescription::nested(name, type_name, Container::Single)
         };
-        let message = |fields: Vec<FieldDescription>, suffix: &str| TypeDescription {
-            type_name: part(suffix),
-            fields,
-        };
         for (suffix, def) in [("Goal", goal), ("Result", result), ("Feedback", feedback)] {
             self.add(TypeDescription::of_message(&part(suffix), package, def));
         }
-        let goal_id = || field("goal_id", UUID.to_owned());
-        let int8 = |name: &str| FieldDescription::new(name, &primitive(Primitive::Int8), "");
-        let bool_ = |name: &str| FieldDescription::new(name, &primitive(Primitive::Bool), "");
-        self.add_service_types(
-            &part("SendGoal"),
-            message(
-                vec![goal_id(), field("goal", part("Goal"))],
-                "SendGoal_Request",
-            ),
-            message(
-                vec![bool_("accepted"), field("stamp", TIME.to_owned())],
-                "SendGoal_Response",
-            ),
-        );
-        self.add_service_types(
-            &part("GetResult"),
-            message(vec![goal_id()], "GetResult_Request"),
-            message(
-                vec![int8("status"), field("result", part("Result"))],
-                "GetResult_Response",
-            ),
-        );
-        self.add(message(
-            vec![goal_id(), field("feedback", part("Feedback"))],
-            "FeedbackMessage",
-        ));
+        let [
+            send_goal_request,
+            send_goal_response,
+            get_result_request,
+            get_result_response,
+            feedback_message,
+        ] = ActionDef::derived(name)
+            .map(|(suffix, def)| TypeDescription::of_message(&part(suffix), package, &def));
+        self.add_service_types(&part("SendGoal"), send_goal_request, send_goal_response);
+        self.add_service_types(&part("GetResult"), get_result_request, get_result_response);
+        self.add(feedback_message);
         self.add(TypeDescription {
             type_name: action.clone(),
             fields: vec![
@@ -445,14 +426,6 @@ const TIME_MSG: &str = "int32 sec\nuint32 nanosec\n";
 /// An action's goal id.
 const UUID: &str = "unique_identifier_msgs/msg/UUID";
 const UUID_MSG: &str = "uint8[16] uuid\n";
-
-/// A field type of one `primitive`.
-fn primitive(primitive: Primitive) -> FieldType {
-    FieldType {
-        base: BaseType::Primitive(primitive),
-        container: Container::Single,
-    }
-}
 
 #[cfg(test)]
 mod tests {
