@@ -80,7 +80,7 @@ fn write_message_list(root: &Path) {
         .map(|p| (package_folder(p), format!("::tacto_msgs::{p}")))
         .chain(
             (TEST_PACKAGES.iter())
-                .map(|(p, dir)| (root.join(dir), format!("crate::test_msgs::{p}"))),
+                .map(|(p, dir)| (root.join(dir), format!("crate::test_interfaces::{p}"))),
         );
     for (dir, module) in folders {
         for (kind, suffixes) in [

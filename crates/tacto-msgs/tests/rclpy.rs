@@ -36,10 +36,12 @@ use tacto_msgs::std_srvs::srv::{SetBool_Request, SetBool_Response, Trigger_Reque
 use tacto_msgs::unique_identifier_msgs::msg::UUID;
 
 #[allow(dead_code)] // each test uses some of the test packages
-mod test_msgs {
+mod test_interfaces {
     include!(concat!(env!("OUT_DIR"), "/test_interfaces.rs"));
 }
-use test_msgs::type_description_interfaces::msg::{Field, FieldType, IndividualTypeDescription};
+use test_interfaces::type_description_interfaces::msg::{
+    Field, FieldType, IndividualTypeDescription,
+};
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -426,7 +428,7 @@ fn goal_id() -> UUID {
 
 #[test]
 fn action_types_match_rclpy() {
-    use test_msgs::test_msgs::action::{
+    use test_interfaces::test_msgs::action::{
         Fibonacci_Feedback, Fibonacci_FeedbackMessage, Fibonacci_GetResult_Request,
         Fibonacci_GetResult_Response, Fibonacci_Goal, Fibonacci_Result, Fibonacci_SendGoal_Request,
         Fibonacci_SendGoal_Response,

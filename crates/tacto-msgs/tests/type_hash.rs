@@ -11,7 +11,7 @@ use std::process::Command;
 use tacto::{ActionType, Message, ServiceType};
 
 #[allow(dead_code)] // only the types' hashes are used here
-mod test_msgs {
+mod test_interfaces {
     include!(concat!(env!("OUT_DIR"), "/test_interfaces.rs"));
 }
 
