@@ -1,4 +1,4 @@
-//! Embeds the interface files of `tacto-msgs` (`../tacto-msgs/interfaces/<pkg>/{msg,srv}/`)
+//! Embeds the interface files of `tacto-msgs` (`../tacto-msgs/interfaces/<pkg>/{msg,srv,action}/`)
 //! and of the core crate (`../tacto/interfaces/`: `tacto_msgs`, and `rcl_interfaces`, which
 //! `tacto` generates itself): the generator hashes types that use them, and the `tacto` binary
 //! knows them wherever it runs.
@@ -17,7 +17,7 @@ fn main() {
         let packages =
             std::fs::read_dir(&root).unwrap_or_else(|e| panic!("{}: {e}", root.display()));
         for package in packages.flatten() {
-            for kind in ["msg", "srv"] {
+            for kind in ["msg", "srv", "action"] {
                 let Ok(files) = std::fs::read_dir(package.path().join(kind)) else {
                     continue;
                 };
@@ -40,7 +40,7 @@ fn main() {
     }
     entries.sort();
     let mut code = String::from(
-        "/// (package, `msg` or `srv`, type, file text) of every shipped interface file.\n",
+        "/// (package, `msg`, `srv` or `action`, type, file text) of every shipped interface file.\n",
     );
     code.push_str("pub const SHIPPED: &[(&str, &str, &str, &str)] = &[\n");
     for (pkg, kind, name, path) in &entries {

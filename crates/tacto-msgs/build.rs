@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 
 /// The packages generated here.
-const PACKAGES: [&str; 7] = [
+const PACKAGES: [&str; 9] = [
+    "action_msgs",
     "example_interfaces",
     "geometry_msgs",
     "nav_msgs",
@@ -13,6 +14,7 @@ const PACKAGES: [&str; 7] = [
     "sensor_msgs",
     "std_msgs",
     "std_srvs",
+    "unique_identifier_msgs",
 ];
 
 /// The packages whose types are the core crate's, re-exported (src/lib.rs), with the folder of
@@ -29,7 +31,16 @@ const CORE_PACKAGES: [(&str, &str, &str); 2] = [
         "::tacto::msg::rcl_interfaces::msg",
     ),
 ];
-const TEST_PACKAGES: [&str; 2] = ["tacto_test_msgs", "type_description_interfaces"];
+/// The packages only the tests use, with their folders: tacto-msggen's copy of test_msgs (its
+/// actions, with rosidl's hashes in the virtualenv) besides this crate's own.
+const TEST_PACKAGES: [(&str, &str); 3] = [
+    ("tacto_test_msgs", "tests/interfaces/tacto_test_msgs"),
+    (
+        "type_description_interfaces",
+        "tests/interfaces/type_description_interfaces",
+    ),
+    ("test_msgs", "../tacto-msggen/tests/fixtures/test_msgs"),
+];
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -41,8 +52,8 @@ fn main() {
         generator = generator.shipped_package(package, messages);
     }
     let mut tests = tacto_msggen::Generator::new().tacto_msgs();
-    for package in TEST_PACKAGES {
-        tests = tests.package(root.join("tests/interfaces").join(package));
+    for (_, dir) in TEST_PACKAGES {
+        tests = tests.package(root.join(dir));
     }
     for (generator, file) in [(generator, "interfaces.rs"), (tests, "test_interfaces.rs")] {
         if let Err(error) = generator.write_to_out_dir(file) {
@@ -53,11 +64,13 @@ fn main() {
 }
 
 /// Writes the expressions `every_message!(path, ...)` with the Rust path of every message type
-/// (services give two) and `every_service!(path, ...)` with that of every service, for the
-/// tests to expand with macros of their own.
+/// (a service gives two, an action eight), `every_service!(path, ...)` with that of every
+/// service (an action's two derived services among them) and `every_action!(path, ...)` with
+/// that of every action, for the tests to expand with macros of their own.
 fn write_message_list(root: &Path) {
     let mut paths = Vec::new();
     let mut services = Vec::new();
+    let mut actions = Vec::new();
     let package_folder = |p: &str| -> PathBuf {
         (CORE_PACKAGES.iter().find(|(name, ..)| *name == p))
             .map(|(_, dir, _)| root.join(dir))
@@ -65,14 +78,28 @@ fn write_message_list(root: &Path) {
     };
     let folders = (PACKAGES.iter().chain(CORE_PACKAGES.iter().map(|(p, ..)| p)))
         .map(|p| (package_folder(p), format!("::tacto_msgs::{p}")))
-        .chain(TEST_PACKAGES.iter().map(|p| {
-            (
-                root.join("tests/interfaces").join(p),
-                format!("crate::test_msgs::{p}"),
-            )
-        }));
+        .chain(
+            (TEST_PACKAGES.iter())
+                .map(|(p, dir)| (root.join(dir), format!("crate::test_interfaces::{p}"))),
+        );
     for (dir, module) in folders {
-        for (kind, suffixes) in [("msg", &[""][..]), ("srv", &["_Request", "_Response"][..])] {
+        for (kind, suffixes) in [
+            ("msg", &[""][..]),
+            ("srv", &["_Request", "_Response"][..]),
+            (
+                "action",
+                &[
+                    "_Goal",
+                    "_Result",
+                    "_Feedback",
+                    "_SendGoal_Request",
+                    "_SendGoal_Response",
+                    "_GetResult_Request",
+                    "_GetResult_Response",
+                    "_FeedbackMessage",
+                ][..],
+            ),
+        ] {
             let Ok(entries) = std::fs::read_dir(dir.join(kind)) else {
                 continue;
             };
@@ -85,8 +112,15 @@ fn write_message_list(root: &Path) {
                 .collect();
             names.sort();
             for name in names {
-                if kind == "srv" {
-                    services.push(format!("{module}::{kind}::{name}"));
+                match kind {
+                    "srv" => services.push(format!("{module}::{kind}::{name}")),
+                    "action" => {
+                        for service in ["_SendGoal", "_GetResult"] {
+                            services.push(format!("{module}::{kind}::{name}{service}"));
+                        }
+                        actions.push(format!("{module}::{kind}::{name}"));
+                    }
+                    _ => {}
                 }
                 for suffix in suffixes {
                     paths.push(format!("{module}::{kind}::{name}{suffix}"));
@@ -103,6 +137,10 @@ fn write_message_list(root: &Path) {
         (
             "service_list.rs",
             format!("every_service!(\n    {},\n)\n", services.join(",\n    ")),
+        ),
+        (
+            "action_list.rs",
+            format!("every_action!(\n    {},\n)\n", actions.join(",\n    ")),
         ),
     ] {
         let out = Path::new(&out_dir).join(file);

@@ -1,13 +1,16 @@
-//! Message types known at run time, from `.msg`/`.srv` definitions that were never compiled:
-//! the packages shipped with tacto (embedded in the binary), folders given with `--msg-path`,
-//! and the `share/<pkg>/msg` folders of every prefix in `AMENT_PREFIX_PATH`.
+//! Message types known at run time, from `.msg`/`.srv`/`.action` definitions that were never
+//! compiled: the packages shipped with tacto (embedded in the binary), folders given with
+//! `--msg-path`, and the `share/<pkg>/{msg,srv,action}` folders of every prefix in
+//! `AMENT_PREFIX_PATH`. An action `pkg/action/X` gives the messages rosidl derives from it:
+//! `X_Goal`, `X_Result`, `X_Feedback`, `X_SendGoal_Request`/`_Response`,
+//! `X_GetResult_Request`/`_Response` and `X_FeedbackMessage`.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use tacto_msggen::Problem;
-use tacto_msggen::parse::{self, BaseType, Container, MessageDef, Primitive};
+use tacto_msggen::parse::{self, ActionDef, BaseType, Container, MessageDef, Primitive};
 use tacto_msggen::shipped::SHIPPED;
 use tacto_msggen::type_hash::TypeDescriptions;
 
@@ -23,8 +26,14 @@ pub enum TypeError {
         /// Where the registry looked, in order.
         searched: String,
     },
-    /// The name is not `pkg/msg/Type`, `pkg/Type` or `pkg/srv/Type_Request`/`_Response`.
-    #[error("{0:?} is not a ROS 2 type name of the form pkg/msg/Type")]
+    /// The name is not `pkg/msg/Type`, `pkg/Type`, `pkg/srv/Type_Request`/`_Response` or
+    /// `pkg/action/Type_<part>` (a part of an action or a message derived from it).
+    #[error(
+        "{0:?} is not a ROS 2 message type name: pkg/msg/Type, pkg/srv/Type_Request, \
+         pkg/srv/Type_Response or pkg/action/Type_Goal (or _Result, _Feedback, \
+         _SendGoal_Request, _SendGoal_Response, _GetResult_Request, _GetResult_Response, \
+         _FeedbackMessage)"
+    )]
     BadName(String),
     /// A definition file could not be read.
     #[error("cannot read {}: {source}", path.display())]
@@ -52,7 +61,7 @@ pub enum TypeError {
 /// A message type, resolved down to primitives.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MessageType {
-    /// `pkg/msg/Type` (or `pkg/srv/X_Request`).
+    /// `pkg/msg/Type` (or `pkg/srv/X_Request`, `pkg/action/X_Goal`, ...).
     pub name: String,
     /// The fields in wire order; a type without fields has ROS 2's placeholder
     /// `uint8 structure_needs_at_least_one_field`, which is on the wire.
@@ -114,7 +123,8 @@ enum Source {
 /// ```
 #[derive(Debug)]
 pub struct TypeRegistry {
-    /// `pkg/msg/Type` or `pkg/srv/Type` → its file; the first folder to define a type wins.
+    /// `pkg/msg/Type`, `pkg/srv/Type` or `pkg/action/Type` → its file; the first folder to
+    /// define a type wins.
     sources: HashMap<String, Source>,
     searched: Vec<String>,
     /// Resolved types; at most one per definition known, so bounded by `sources`.
@@ -133,8 +143,8 @@ impl TypeRegistry {
         registry
     }
 
-    /// The folders of `msg_paths` first (each a package folder holding `msg/` or `srv/`, or a
-    /// folder of such packages), then `share/<pkg>/` of each prefix in `AMENT_PREFIX_PATH`,
+    /// The folders of `msg_paths` first (each a package folder holding `msg/`, `srv/` or
+    /// `action/`, or a folder of such packages), then `share/<pkg>/` of each prefix in `AMENT_PREFIX_PATH`,
     /// then the shipped packages.
     pub fn new(msg_paths: &[PathBuf]) -> TypeRegistry {
         let mut registry = TypeRegistry {
@@ -175,7 +185,7 @@ impl TypeRegistry {
 
     /// A package folder, or a folder of packages.
     fn add_dir(&mut self, dir: &Path) {
-        if dir.join("msg").is_dir() || dir.join("srv").is_dir() {
+        if KINDS.iter().any(|kind| dir.join(kind).is_dir()) {
             if let Some(package) = dir.file_name().and_then(|n| n.to_str()) {
                 self.add_package(package, dir);
             }
@@ -199,7 +209,7 @@ impl TypeRegistry {
         if !parse::is_package_name(package) {
             return;
         }
-        for kind in ["msg", "srv"] {
+        for kind in KINDS {
             let Ok(files) = std::fs::read_dir(dir.join(kind)) else {
                 continue;
             };
@@ -217,8 +227,18 @@ impl TypeRegistry {
         }
     }
 
-    /// The type named `name`: `pkg/msg/Type`, `pkg/Type`, or a service's
-    /// `pkg/srv/X_Request` / `pkg/srv/X_Response`.
+    /// The type named `name`: `pkg/msg/Type`, `pkg/Type`, a service's `pkg/srv/X_Request` /
+    /// `pkg/srv/X_Response`, or a part of an action or a message derived from it,
+    /// `pkg/action/X_Goal`, `pkg/action/X_SendGoal_Request`, ...
+    ///
+    /// # Examples
+    /// ```
+    /// let registry = tacto_cli::TypeRegistry::shipped();
+    /// let request = registry.resolve("example_interfaces/action/Fibonacci_SendGoal_Request")?;
+    /// let names: Vec<&str> = request.fields.iter().map(|f| f.name.as_str()).collect();
+    /// assert_eq!(names, ["goal_id", "goal"]);
+    /// # Ok::<(), tacto_cli::TypeError>(())
+    /// ```
     pub fn resolve(&self, name: &str) -> Result<Arc<MessageType>, TypeError> {
         self.resolve_inner(&canonical(name)?, &mut Vec::new())
     }
@@ -246,8 +266,8 @@ impl TypeRegistry {
                     package: field_package,
                     name: type_name,
                 } => {
-                    let package = field_package.as_deref().unwrap_or(&package);
-                    let nested = format!("{package}/msg/{type_name}");
+                    let nested =
+                        parse::nested_type_name(&package, field_package.as_deref(), &type_name);
                     Kind::Message(self.resolve_inner(&nested, stack)?)
                 }
             };
@@ -300,6 +320,21 @@ impl TypeRegistry {
                 let (request, response) = self.service_definition(package, service, name)?;
                 if half == 0 { request } else { response }
             }
+            "action" => {
+                let (action, part) = type_name
+                    .split_once('_')
+                    .ok_or_else(|| TypeError::BadName(name.to_owned()))?;
+                let parts = self.action_definition(package, action, name)?;
+                match part {
+                    "Goal" => parts.goal,
+                    "Result" => parts.result,
+                    "Feedback" => parts.feedback,
+                    _ => ActionDef::derived(action)
+                        .into_iter()
+                        .find_map(|(suffix, def)| (suffix == part).then_some(def))
+                        .ok_or_else(|| TypeError::BadName(name.to_owned()))?,
+                }
+            }
             _ => {
                 let (text, origin) = self.text(package, kind, type_name, name)?;
                 parse::parse_message(&text).map_err(invalid(&origin))?
@@ -317,6 +352,17 @@ impl TypeRegistry {
     ) -> Result<(MessageDef, MessageDef), TypeError> {
         let (text, origin) = self.text(package, "srv", service, wanted)?;
         parse::parse_service(&text).map_err(invalid(&origin))
+    }
+
+    /// The goal, result and feedback of action `package/action/action`, for type `wanted`.
+    fn action_definition(
+        &self,
+        package: &str,
+        action: &str,
+        wanted: &str,
+    ) -> Result<ActionDef, TypeError> {
+        let (text, origin) = self.text(package, "action", action, wanted)?;
+        parse::parse_action(&text).map_err(invalid(&origin))
     }
 
     /// The text of file `package/kind/file_type` and where it is from, for type `wanted`.
@@ -351,7 +397,9 @@ impl TypeRegistry {
 
     /// The ROS 2 type hash (`RIHS01_...`, see [`tacto_msggen::type_hash`]) of `name`: a
     /// message (`pkg/msg/Type`, `pkg/Type`), a service (`pkg/srv/Type`) or a service's
-    /// request or response, computed from the definitions this registry finds.
+    /// request or response, an action (`pkg/action/Type`) or a type derived from it
+    /// (`pkg/action/Type_SendGoal`, `pkg/action/Type_Goal`, ...), computed from the
+    /// definitions this registry finds.
     ///
     /// # Examples
     /// ```
@@ -385,6 +433,11 @@ impl TypeRegistry {
                     .unwrap_or(type_name);
                 let (request, response) = self.service_definition(package, service, &missing)?;
                 types.add_service(package, service, &request, &response);
+            } else if kind == "action" {
+                // Every type of an action is named after it: `X` or `X_<part>`.
+                let action = type_name.split('_').next().unwrap_or(type_name);
+                let parts = self.action_definition(package, action, &missing)?;
+                types.add_action(package, action, &parts.goal, &parts.result, &parts.feedback);
             } else {
                 let (def, package) = self.definition(&missing)?;
                 types.add_message(&package, type_name, &def);
@@ -395,6 +448,9 @@ impl TypeRegistry {
         }
     }
 }
+
+/// The folders of a package that hold definitions, each named for the files' extension.
+const KINDS: [&str; 3] = ["msg", "srv", "action"];
 
 /// The error for a malformed definition from `origin`.
 fn invalid(origin: &str) -> impl Fn((usize, Problem)) -> TypeError + '_ {
@@ -411,7 +467,7 @@ fn canonical(name: &str) -> Result<String, TypeError> {
     let parts: Vec<&str> = name.split('/').collect();
     let (package, kind, type_name) = match parts[..] {
         [package, type_name] => (package, "msg", type_name),
-        [package, kind @ ("msg" | "srv"), type_name] => (package, kind, type_name),
+        [package, kind @ ("msg" | "srv" | "action"), type_name] => (package, kind, type_name),
         _ => return Err(bad()),
     };
     if !parse::is_package_name(package) || !parse::is_type_name(type_name.replace('_', "").as_str())
@@ -493,6 +549,194 @@ mod tests {
             registry.resolve("loop_msgs/msg/Loop"),
             Err(TypeError::Recursive(_))
         ));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    /// The names and element kinds of `ty`'s fields: a primitive's Rust name, `string`, or
+    /// a nested message's type name.
+    fn shape(ty: &MessageType) -> Vec<(String, String)> {
+        (ty.fields.iter())
+            .map(|f| {
+                let kind = match &f.kind {
+                    Kind::Primitive(p) => p.rust().to_owned(),
+                    Kind::String(_) | Kind::WString(_) => "string".to_owned(),
+                    Kind::Message(m) => m.name.clone(),
+                };
+                (f.name.clone(), kind)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_action_yields_its_parts_and_the_messages_derived_from_it() {
+        let registry = TypeRegistry::shipped();
+        let shape_of = |name: &str| shape(&registry.resolve(name).unwrap());
+        let pair = |a: &str, b: &str| (a.to_owned(), b.to_owned());
+        let fibonacci = "example_interfaces/action/Fibonacci";
+        assert_eq!(
+            shape_of(&format!("{fibonacci}_Goal")),
+            [pair("order", "i32")]
+        );
+        let result = registry.resolve(&format!("{fibonacci}_Result")).unwrap();
+        assert_eq!(result.fields[0].container, Container::Unbounded);
+        // rosidl_parser's Action: the derived messages, field for field.
+        for (suffix, fields) in [
+            (
+                "SendGoal_Request",
+                vec![
+                    pair("goal_id", "unique_identifier_msgs/msg/UUID"),
+                    pair("goal", &format!("{fibonacci}_Goal")),
+                ],
+            ),
+            (
+                "SendGoal_Response",
+                vec![
+                    pair("accepted", "bool"),
+                    pair("stamp", "builtin_interfaces/msg/Time"),
+                ],
+            ),
+            (
+                "GetResult_Request",
+                vec![pair("goal_id", "unique_identifier_msgs/msg/UUID")],
+            ),
+            (
+                "GetResult_Response",
+                vec![
+                    pair("status", "i8"),
+                    pair("result", &format!("{fibonacci}_Result")),
+                ],
+            ),
+            (
+                "FeedbackMessage",
+                vec![
+                    pair("goal_id", "unique_identifier_msgs/msg/UUID"),
+                    pair("feedback", &format!("{fibonacci}_Feedback")),
+                ],
+            ),
+        ] {
+            assert_eq!(
+                shape_of(&format!("{fibonacci}_{suffix}")),
+                fields,
+                "{suffix}"
+            );
+        }
+        // The action and its services are not messages; a part it does not have is no type.
+        for name in [
+            fibonacci.to_owned(),
+            format!("{fibonacci}_SendGoal"),
+            format!("{fibonacci}_Progress"),
+        ] {
+            assert!(
+                matches!(registry.resolve(&name), Err(TypeError::BadName(_))),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_action_s_dynamic_type_reads_and_writes_the_generated_type_s_bytes() {
+        use tacto_msgs::example_interfaces::action::{
+            Fibonacci_Feedback, Fibonacci_FeedbackMessage,
+        };
+        use tacto_msgs::unique_identifier_msgs::msg::UUID;
+
+        let message = Fibonacci_FeedbackMessage {
+            goal_id: UUID {
+                uuid: std::array::from_fn(|i| i as u8),
+            },
+            feedback: Fibonacci_Feedback {
+                sequence: vec![0, 1, 1, 2, 3],
+            },
+        };
+        let bytes = tacto::cdr::to_vec(&message).unwrap();
+        let registry = TypeRegistry::shipped();
+        let ty = registry
+            .resolve("example_interfaces/action/Fibonacci_FeedbackMessage")
+            .unwrap();
+        let value = crate::decode(&ty, &bytes).unwrap();
+        let uuid = value.field("goal_id").and_then(|id| id.field("uuid"));
+        assert_eq!(uuid, Some(&crate::Value::Bytes((0..16).collect())));
+        let sequence = value.field("feedback").and_then(|f| f.field("sequence"));
+        let expected = [0, 1, 1, 2, 3].map(crate::Value::Int).to_vec();
+        assert_eq!(sequence, Some(&crate::Value::List(expected)));
+        assert_eq!(crate::encode(&ty, &value).unwrap(), bytes);
+    }
+
+    #[test]
+    fn an_action_s_type_hashes_equal_rosidl_s() {
+        // test_msgs' actions with the type descriptions rosidl generated for them (the
+        // ros-test-msgs 2.0.3 wheel's files, copied into tacto-msggen's test fixtures).
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tacto-msggen/tests/fixtures");
+        let registry = TypeRegistry::new(std::slice::from_ref(&fixtures));
+        let mut compared = 0;
+        for action in ["Fibonacci", "NestedMessage"] {
+            let path = fixtures.join(format!("test_msgs/action/{action}.json"));
+            let json: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+            for entry in json["type_hashes"].as_array().unwrap() {
+                let name = entry["type_name"].as_str().unwrap();
+                // service_msgs is not shipped: its ServiceEventInfo has a hash only inside the
+                // events of services, where rosidl's own definition of it is built in.
+                if name.starts_with("service_msgs/") {
+                    continue;
+                }
+                let hash = registry.type_hash(name).unwrap();
+                assert_eq!(hash, entry["hash_string"].as_str().unwrap(), "{name}");
+                compared += 1;
+            }
+        }
+        assert_eq!(compared, 15 + 18);
+        // example_interfaces' Fibonacci, shipped: hashes rosidl's generator computed from it
+        // (see tacto-msgs/tests/rosidl/type_hashes.py).
+        let shipped = TypeRegistry::shipped();
+        for (name, hash) in [
+            (
+                "example_interfaces/action/Fibonacci",
+                "9508051da1ea4658de144b09bd0690ff3de52104683d847aed764d2915906f51",
+            ),
+            (
+                "example_interfaces/action/Fibonacci_GetResult",
+                "1b0de0d5d29dc955d92f546706568428632771db13ec84c15ec1c1a59f424a57",
+            ),
+            (
+                "example_interfaces/action/Fibonacci_SendGoal_Request",
+                "3d088942b413247db536576f0286768c6be8fcd5d0c9a5d544f359fba090a238",
+            ),
+        ] {
+            assert_eq!(shipped.type_hash(name).unwrap(), format!("RIHS01_{hash}"));
+        }
+    }
+
+    #[test]
+    fn a_malformed_action_names_its_file_and_line() {
+        let dir = std::env::temp_dir().join(format!("tacto-cli-action-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("act_msgs/action")).unwrap();
+        let path = dir.join("act_msgs/action/Count.action");
+        std::fs::write(&path, "int32 up_to\n---\nint32 reached\n").unwrap();
+        let registry = TypeRegistry::new(std::slice::from_ref(&dir));
+        for name in ["act_msgs/action/Count_Goal", "act_msgs/action/Count"] {
+            // A part is resolved, the action hashed: both read the file.
+            let error = if name.ends_with("_Goal") {
+                registry.resolve(name).unwrap_err()
+            } else {
+                registry.type_hash(name).unwrap_err()
+            };
+            let shown = error.to_string();
+            assert!(
+                matches!(
+                    &error,
+                    TypeError::Invalid {
+                        line: 3,
+                        problem: Problem::ActionSeparators(1),
+                        ..
+                    }
+                ),
+                "{shown}"
+            );
+            assert!(
+                shown.starts_with(&format!("{}:3: ", path.display())),
+                "{shown}"
+            );
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,11 +1,12 @@
-//! From parsed packages to Rust source: one module per package, `msg` and `srv` inside.
+//! From parsed packages to Rust source: one module per package, `msg`, `srv` and `action`
+//! inside.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use crate::flat::Layout;
-use crate::parse::{self, BaseType, Container, Field, MessageDef, Primitive, Value};
+use crate::parse::{self, ActionDef, BaseType, Container, Field, MessageDef, Primitive, Value};
 use crate::type_hash::TypeDescriptions;
 use crate::{GenerateError, Problem};
 
@@ -14,16 +15,18 @@ pub(crate) struct Package {
     pub(crate) name: String,
     pub(crate) messages: Vec<TypeFile>,
     services: Vec<TypeFile>,
+    actions: Vec<TypeFile>,
 }
 
-/// A `.msg` (one definition) or `.srv` (request and response) file.
+/// A `.msg` (one definition), `.srv` (request and response) or `.action` (goal, result and
+/// feedback) file.
 pub(crate) struct TypeFile {
     pub(crate) name: String,
     pub(crate) path: PathBuf,
     pub(crate) defs: Vec<MessageDef>,
 }
 
-/// Reads and parses the `.msg` and `.srv` files of the package in `dir`.
+/// Reads and parses the `.msg`, `.srv` and `.action` files of the package in `dir`.
 pub(crate) fn load_package(dir: &Path) -> Result<Package, GenerateError> {
     let name = dir
         .file_name()
@@ -40,10 +43,13 @@ pub(crate) fn load_package(dir: &Path) -> Result<Package, GenerateError> {
         path: path.to_owned(),
         source: std::io::Error::new(
             std::io::ErrorKind::NotFound,
-            "a package folder holds msg/*.msg and/or srv/*.srv",
+            "a package folder holds msg/*.msg, srv/*.srv and/or action/*.action",
         ),
     };
-    if !dir.join("msg").is_dir() && !dir.join("srv").is_dir() {
+    if !["msg", "srv", "action"]
+        .iter()
+        .any(|d| dir.join(d).is_dir())
+    {
         return Err(read_dir(dir));
     }
     let messages = load_files(&dir.join("msg"), "msg", |text| {
@@ -52,10 +58,14 @@ pub(crate) fn load_package(dir: &Path) -> Result<Package, GenerateError> {
     let services = load_files(&dir.join("srv"), "srv", |text| {
         parse::parse_service(text).map(|(request, response)| vec![request, response])
     })?;
+    let actions = load_files(&dir.join("action"), "action", |text| {
+        parse::parse_action(text).map(|a| vec![a.goal, a.result, a.feedback])
+    })?;
     Ok(Package {
         name,
         messages,
         services,
+        actions,
     })
 }
 
@@ -68,10 +78,17 @@ impl Package {
         for file in &self.services {
             types.add_service(&self.name, &file.name, &file.defs[0], &file.defs[1]);
         }
+        for file in &self.actions {
+            let [goal, result, feedback] = &file.defs[..] else {
+                unreachable!("an action has a goal, a result and a feedback")
+            };
+            types.add_action(&self.name, &file.name, goal, result, feedback);
+        }
     }
 
     /// The full names of the types generated for this package, which carry a hash: each
-    /// message, and each service with its request and response.
+    /// message, each service with its request and response, and each action with the types
+    /// derived from it.
     pub(crate) fn type_names(&self) -> impl Iterator<Item = String> {
         let messages = (self.messages.iter()).map(|m| format!("{}/msg/{}", self.name, m.name));
         let services = self.services.iter().flat_map(|s| {
@@ -82,9 +99,31 @@ impl Package {
                 service,
             ]
         });
-        messages.chain(services)
+        let actions = self.actions.iter().flat_map(|a| {
+            let action = format!("{}/action/{}", self.name, a.name);
+            let parts: Vec<String> = (ACTION_PARTS.iter())
+                .map(|part| format!("{action}_{part}"))
+                .collect();
+            parts.into_iter().chain(std::iter::once(action))
+        });
+        messages.chain(services).chain(actions)
     }
 }
+
+/// The types rosidl derives from an action `X`, as the suffixes of `X_<suffix>`: its three
+/// parts, its two services with their requests and responses, and its feedback message.
+const ACTION_PARTS: [&str; 10] = [
+    "Goal",
+    "Result",
+    "Feedback",
+    "SendGoal",
+    "SendGoal_Request",
+    "SendGoal_Response",
+    "GetResult",
+    "GetResult_Request",
+    "GetResult_Response",
+    "FeedbackMessage",
+];
 
 type ParseFn = fn(&str) -> Result<Vec<MessageDef>, (usize, Problem)>;
 
@@ -127,8 +166,34 @@ pub(crate) fn check_types(
     packages: &[Package],
     externs: &BTreeMap<String, String>,
 ) -> Result<(), GenerateError> {
+    let known = |target: &str, name: &str| match packages.iter().find(|p| p.name == target) {
+        Some(p) => p.messages.iter().any(|m| m.name == *name),
+        None => externs.contains_key(target),
+    };
     for package in packages {
-        for file in package.messages.iter().chain(&package.services) {
+        // The derived types of an action hold the goal id's and the stamp's types besides the
+        // action's own parts.
+        for action in &package.actions {
+            for (_, def) in ActionDef::derived(&action.name) {
+                for field in def.fields {
+                    if let BaseType::Named {
+                        package: Some(target),
+                        name,
+                    } = field.ty.base
+                        && !known(&target, &name)
+                    {
+                        return Err(GenerateError::ActionDependency {
+                            path: action.path.clone(),
+                            type_name: format!("{target}/msg/{name}"),
+                        });
+                    }
+                }
+            }
+        }
+        let files = (package.messages.iter())
+            .chain(&package.services)
+            .chain(&package.actions);
+        for file in files {
             for field in file.defs.iter().flat_map(|d| &d.fields) {
                 let BaseType::Named {
                     package: target,
@@ -138,11 +203,7 @@ pub(crate) fn check_types(
                     continue;
                 };
                 let target = target.as_deref().unwrap_or(&package.name);
-                let known = match packages.iter().find(|p| p.name == target) {
-                    Some(p) => p.messages.iter().any(|m| m.name == *name),
-                    None => externs.contains_key(target),
-                };
-                if !known {
+                if !known(target, name) {
                     return Err(GenerateError::Invalid {
                         path: file.path.clone(),
                         line: field.line,
@@ -165,13 +226,13 @@ pub(crate) fn emit(
 ) -> String {
     let generated: BTreeSet<&str> = packages.iter().map(|p| p.name.as_str()).collect();
     let mut out = String::from(
-        "// Generated by tacto-msggen from .msg/.srv files: do not edit, edit those instead.\n",
+        "// Generated by tacto-msggen from .msg/.srv/.action files: do not edit, edit those instead.\n",
     );
     for package in packages {
         let _ = writeln!(out, "\npub mod {} {{", package.name);
         let _ = writeln!(
             out,
-            "    //! The ROS 2 interface package `{}`, generated from its `.msg`/`.srv` files.",
+            "    //! The ROS 2 interface package `{}`, generated from its interface files.",
             package.name
         );
         let scope = |kind, names: Vec<String>| Scope {
@@ -219,6 +280,27 @@ pub(crate) fn emit(
             );
             scope.module(&mut out, "srv", &doc, &body);
         }
+        if !package.actions.is_empty() {
+            let names = (package.actions.iter())
+                .flat_map(|a| {
+                    (ACTION_PARTS.iter().map(|part| format!("{}_{part}", a.name)))
+                        .chain(std::iter::once(a.name.clone()))
+                })
+                .collect();
+            let scope = scope(Kind::Action, names);
+            let mut body = String::new();
+            for file in &package.actions {
+                scope.action(&mut body, file);
+            }
+            let doc = format!(
+                "The actions of `{}`: for each action `X`, its parts `X_Goal`, `X_Result` and \
+                 `X_Feedback`, the services `X_SendGoal` and `X_GetResult` (each a \
+                 `tacto::ServiceType`, with its request and response), the message \
+                 `X_FeedbackMessage`, and the marker type `X`, a `tacto::ActionType`.",
+                package.name
+            );
+            scope.module(&mut out, "action", &doc, &body);
+        }
         out.push_str("}\n");
     }
     out
@@ -228,6 +310,7 @@ pub(crate) fn emit(
 enum Kind {
     Msg,
     Srv,
+    Action,
 }
 
 /// Where code is generated: names are written relative to it.
@@ -396,11 +479,26 @@ impl Scope<'_> {
     }
 
     fn service(&self, out: &mut String, file: &TypeFile) {
-        let name = &file.name;
         let [request, response] = &file.defs[..] else {
             unreachable!("a service has a request and a response")
         };
-        let type_name = format!("{}/srv/{name}", self.package);
+        let type_name = format!("{}/srv/{}", self.package, file.name);
+        let summary =
+            format!("`{type_name}`: the service, naming its request and response messages.");
+        self.service_types(out, &file.name, &type_name, &summary, request, response);
+    }
+
+    /// Writes service `name` (ROS 2 name `type_name`): its request and response messages and
+    /// its marker type, with `summary` heading the marker's docs.
+    fn service_types(
+        &self,
+        out: &mut String,
+        name: &str,
+        type_name: &str,
+        summary: &str,
+        request: &MessageDef,
+        response: &MessageDef,
+    ) {
         for (half, def) in [("Request", request), ("Response", response)] {
             let summary = format!(
                 "`{type_name}_{half}`: the {} of [`{name}`].",
@@ -411,19 +509,111 @@ impl Scope<'_> {
             self.message(out, &struct_name, &half_type_name, &summary, def);
         }
         out.push('\n');
+        doc(out, "", summary, &[]);
+        if name.contains('_') {
+            out.push_str("#[allow(non_camel_case_types)] // ROS 2 names it so\n");
+        }
+        let _ = writeln!(out, "#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]");
+        let _ = writeln!(out, "pub struct {name};\n");
+        let _ = writeln!(
+            out,
+            "impl ::tacto::ServiceType for {name} {{\n    const TYPE_NAME: &'static str = {type_name:?};\n    const TYPE_HASH: Option<&'static str> = Some({:?});\n    type Request = {name}_Request;\n    type Response = {name}_Response;\n}}",
+            self.hashes[type_name]
+        );
+    }
+
+    /// Writes the types of action `file`, as rosidl_parser's `Action` derives them: the goal,
+    /// result and feedback messages, the `SendGoal` and `GetResult` services, the feedback
+    /// message that carries a goal's id, and the marker type that names them all.
+    fn action(&self, out: &mut String, file: &TypeFile) {
+        let name = &file.name;
+        let [goal, result, feedback] = &file.defs[..] else {
+            unreachable!("an action has a goal, a result and a feedback")
+        };
+        let type_name = format!("{}/action/{name}", self.package);
+        for (part, def, what) in [
+            ("Goal", goal, "what a client asks for"),
+            ("Result", result, "what the server answers when a goal ends"),
+            (
+                "Feedback",
+                feedback,
+                "what the server sends while it works on a goal",
+            ),
+        ] {
+            let summary = format!("`{type_name}_{part}`: {what}, in [`{name}`].");
+            let part_type_name = format!("{type_name}_{part}");
+            self.message(
+                out,
+                &format!("{name}_{part}"),
+                &part_type_name,
+                &summary,
+                def,
+            );
+        }
+        let [
+            (_, send_goal_request),
+            (_, send_goal_response),
+            (_, get_result_request),
+            (_, get_result_response),
+            (feedback_suffix, feedback_message),
+        ] = ActionDef::derived(name);
+        self.service_types(
+            out,
+            &format!("{name}_SendGoal"),
+            &format!("{type_name}_SendGoal"),
+            &format!(
+                "`{type_name}_SendGoal`: the service a client sends a goal of [`{name}`] with."
+            ),
+            &send_goal_request,
+            &send_goal_response,
+        );
+        self.service_types(
+            out,
+            &format!("{name}_GetResult"),
+            &format!("{type_name}_GetResult"),
+            &format!(
+                "`{type_name}_GetResult`: the service a client asks for the result of a goal \
+                 of [`{name}`] with."
+            ),
+            &get_result_request,
+            &get_result_response,
+        );
+        let feedback_type_name = format!("{type_name}_{feedback_suffix}");
+        self.message(
+            out,
+            &format!("{name}_{feedback_suffix}"),
+            &feedback_type_name,
+            &format!(
+                "`{feedback_type_name}`: a feedback of [`{name}`] with the id of its goal, as \
+                 the server publishes it."
+            ),
+            &feedback_message,
+        );
+        out.push('\n');
         doc(
             out,
             "",
-            &format!("`{type_name}`: the service, naming its request and response messages."),
+            &format!("`{type_name}`: the action, naming the types derived from it."),
             &[],
         );
         let _ = writeln!(out, "#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]");
         let _ = writeln!(out, "pub struct {name};\n");
         let _ = writeln!(
             out,
-            "impl ::tacto::ServiceType for {name} {{\n    const TYPE_NAME: &'static str = {type_name:?};\n    const TYPE_HASH: Option<&'static str> = Some({:?});\n    type Request = {name}_Request;\n    type Response = {name}_Response;\n}}",
+            "impl ::tacto::ActionType for {name} {{\n    const TYPE_NAME: &'static str = {type_name:?};\n    const TYPE_HASH: Option<&'static str> = Some({:?});",
             self.hashes[&type_name]
         );
+        for (assoc, part) in [
+            ("Goal", "Goal"),
+            ("Result", "Result"),
+            ("Feedback", "Feedback"),
+            ("SendGoal", "SendGoal"),
+            ("GetResult", "GetResult"),
+            ("FeedbackMessage", "FeedbackMessage"),
+        ] {
+            let _ = writeln!(out, "    type {assoc} = {name}_{part};");
+        }
+        out.push_str("}\n");
     }
 
     /// The Rust type of one element; in a `flat` message, a bounded string is a `FlatString`.
@@ -435,9 +625,13 @@ impl Scope<'_> {
             BaseType::Named { package, name } => {
                 let target = package.as_deref().unwrap_or(self.package);
                 if target == self.package {
+                    let in_action =
+                        parse::nested_type_name(target, None, name).contains("/action/");
                     match self.kind {
                         Kind::Msg => name.clone(),
-                        Kind::Srv => format!("super::msg::{name}"),
+                        // A part of an action, in this module (see `ActionDef::derived`).
+                        Kind::Action if in_action => name.clone(),
+                        Kind::Srv | Kind::Action => format!("super::msg::{name}"),
                     }
                 } else if self.generated.contains(target) {
                     format!("super::super::{target}::msg::{name}")

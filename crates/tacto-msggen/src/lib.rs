@@ -1,10 +1,13 @@
-//! Rust message types from ROS 2 `.msg` and `.srv` files, for a build script; no ROS
-//! installation needed.
+//! Rust message types from ROS 2 `.msg`, `.srv` and `.action` files, for a build script; no
+//! ROS installation needed.
 //!
-//! A package folder (`my_msgs/msg/*.msg`, `my_msgs/srv/*.srv`) becomes a module `my_msgs`
-//! with `my_msgs::msg::Type` for each message and, for each service `X`, the request and
-//! response messages `my_msgs::srv::X_Request` / `X_Response` and a marker type `X` that
-//! implements `tacto::ServiceType`. Every type implements `tacto::Message`, encodes to the
+//! A package folder (`my_msgs/msg/*.msg`, `my_msgs/srv/*.srv`, `my_msgs/action/*.action`)
+//! becomes a module `my_msgs` with `my_msgs::msg::Type` for each message; for each service
+//! `X`, the request and response messages `my_msgs::srv::X_Request` / `X_Response` and a
+//! marker type `X` that implements `tacto::ServiceType`; and for each action `X`, in
+//! `my_msgs::action`, the types rosidl derives from it (`X_Goal`, `X_Result`, `X_Feedback`,
+//! the services `X_SendGoal` and `X_GetResult`, `X_FeedbackMessage`) and a marker type `X`
+//! that implements `tacto::ActionType`. Every type implements `tacto::Message`, encodes to the
 //! CDR rclcpp and rclpy send (through `tacto::cdr`), has the `.msg` file's constants as
 //! associated consts and its default values in `Default`, and checks its bounds when encoding
 //! and decoding (see `tacto::idl`). A message asked for with [`Generator::flat`] is also a
@@ -61,7 +64,7 @@ pub enum GenerateError {
         /// Its name.
         name: String,
     },
-    /// A `.msg`/`.srv` file's name is not a ROS 2 type name.
+    /// A `.msg`/`.srv`/`.action` file's name is not a ROS 2 type name.
     #[error("{}: {name:?} is not a ROS 2 type name (CamelCase letters and digits)", path.display())]
     TypeName {
         /// The file.
@@ -69,7 +72,7 @@ pub enum GenerateError {
         /// The name it would give its type.
         name: String,
     },
-    /// A `.msg`/`.srv` file is malformed.
+    /// A `.msg`/`.srv`/`.action` file is malformed.
     #[error("{}:{line}: {problem}", path.display())]
     Invalid {
         /// The file.
@@ -83,6 +86,19 @@ pub enum GenerateError {
     /// [`Generator::extern_package`]), so its type hash cannot be computed.
     #[error("{0}: add its package with .package, .extern_package or .tacto_msgs")]
     TypeHash(#[from] type_hash::UnknownType),
+    /// An action's derived types hold a message of a package that is in none of the packages
+    /// given: `unique_identifier_msgs/msg/UUID` (the goal id) or `builtin_interfaces/msg/Time`
+    /// (when a goal was accepted).
+    #[error(
+        "{}: an action's derived types hold {type_name}: add its package with .package, \
+         .shipped_package or .tacto_msgs", path.display()
+    )]
+    ActionDependency {
+        /// The `.action` file.
+        path: PathBuf,
+        /// The type missing, `pkg/msg/Type`.
+        type_name: String,
+    },
     /// A type asked for flat with [`Generator::flat`] is not a message (`pkg/msg/Type`) of the
     /// packages given with [`Generator::package`].
     #[error(
@@ -108,7 +124,7 @@ pub enum GenerateError {
     NoOutDir,
 }
 
-/// What is wrong with a line of a `.msg`/`.srv` file.
+/// What is wrong with a line of a `.msg`/`.srv`/`.action` file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Problem {
@@ -159,9 +175,15 @@ pub enum Problem {
     /// A `.srv` file has more than one `---`.
     #[error("a second `---`: a service has one request and one response")]
     ExtraSeparator,
+    /// An `.action` file does not have exactly two `---` lines (the number it has).
+    #[error(
+        "an action needs two `---` lines, between goal and result and between result and \
+         feedback; found {0}"
+    )]
+    ActionSeparators(usize),
 }
 
-/// Generates Rust types for packages of `.msg`/`.srv` files.
+/// Generates Rust types for packages of `.msg`/`.srv`/`.action` files.
 ///
 /// # Examples
 /// ```
@@ -186,7 +208,8 @@ pub struct Generator {
 }
 
 /// The packages `tacto-msgs` ships.
-const TACTO_MSGS_PACKAGES: [&str; 9] = [
+const TACTO_MSGS_PACKAGES: [&str; 11] = [
+    "action_msgs",
     "builtin_interfaces",
     "example_interfaces",
     "geometry_msgs",
@@ -196,6 +219,7 @@ const TACTO_MSGS_PACKAGES: [&str; 9] = [
     "sensor_msgs",
     "std_msgs",
     "std_srvs",
+    "unique_identifier_msgs",
 ];
 
 impl Generator {
@@ -205,8 +229,10 @@ impl Generator {
     }
 
     /// Adds the package in folder `dir` (named as the folder; `.msg` files in `dir/msg`,
-    /// `.srv` files in `dir/srv`). Its types can use each other and those of the other packages
-    /// added.
+    /// `.srv` files in `dir/srv`, `.action` files in `dir/action`). Its types can use each
+    /// other and those of the other packages added. An action's derived types hold
+    /// `unique_identifier_msgs/msg/UUID` and `builtin_interfaces/msg/Time`, so a package with
+    /// actions needs those two packages too (`.tacto_msgs()` has them).
     pub fn package(mut self, dir: impl Into<PathBuf>) -> Generator {
         self.packages.push(dir.into());
         self
@@ -252,9 +278,10 @@ impl Generator {
         self
     }
 
-    /// Lets the packages use the nine packages of `tacto-msgs` (`std_msgs`, `geometry_msgs`,
-    /// `sensor_msgs`, ...), as `::tacto_msgs::<package>`; their definitions are embedded in
-    /// this crate (see [`shipped`]).
+    /// Lets the packages use the packages of `tacto-msgs` (`std_msgs`, `geometry_msgs`,
+    /// `sensor_msgs`, `action_msgs`, `unique_identifier_msgs`, ...), as
+    /// `::tacto_msgs::<package>`; their definitions are embedded in this crate (see
+    /// [`shipped`]).
     pub fn tacto_msgs(mut self) -> Generator {
         for name in TACTO_MSGS_PACKAGES {
             self.externs

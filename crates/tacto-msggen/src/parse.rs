@@ -1,5 +1,6 @@
-//! The `.msg`/`.srv` language: lines of fields (`TYPE NAME [DEFAULT]`), constants
-//! (`TYPE NAME=VALUE`) and `#` comments, with `---` between a service's request and response.
+//! The `.msg`/`.srv`/`.action` language: lines of fields (`TYPE NAME [DEFAULT]`), constants
+//! (`TYPE NAME=VALUE`) and `#` comments, with `---` between a service's request and response
+//! and between an action's goal, result and feedback.
 //!
 //! Public for tools that work on definitions at run time (`tacto topic echo`'s dynamic
 //! types); the generator is the main user.
@@ -202,24 +203,196 @@ pub struct MessageDef {
 /// # Errors
 /// The line (counted from 1) and what is wrong with it.
 pub fn parse_message(text: &str) -> Result<MessageDef, (usize, Problem)> {
-    let lines: Vec<(usize, &str)> = text.lines().enumerate().map(|(i, l)| (i + 1, l)).collect();
-    parse_lines(&lines)
+    parse_lines(&numbered(text))
 }
 
 /// Parses a `.srv` file's text into request and response.
 pub fn parse_service(text: &str) -> Result<(MessageDef, MessageDef), (usize, Problem)> {
-    let lines: Vec<(usize, &str)> = text.lines().enumerate().map(|(i, l)| (i + 1, l)).collect();
-    let separators: Vec<usize> = lines
-        .iter()
-        .enumerate()
-        .filter(|(_, (_, l))| l.trim() == "---")
-        .map(|(i, _)| i)
-        .collect();
+    let lines = numbered(text);
+    let separators = separators(&lines);
     match separators[..] {
         [at] => Ok((parse_lines(&lines[..at])?, parse_lines(&lines[at + 1..])?)),
         [] => Err((lines.len().max(1), Problem::MissingSeparator)),
         [_, second, ..] => Err((lines[second].0, Problem::ExtraSeparator)),
     }
+}
+
+/// The three parts of an `.action` file, each a message of its own.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ActionDef {
+    /// What a client asks for: `<Action>_Goal`.
+    pub goal: MessageDef,
+    /// What the server answers when the goal ends: `<Action>_Result`.
+    pub result: MessageDef,
+    /// What the server sends while it works on the goal: `<Action>_Feedback`.
+    pub feedback: MessageDef,
+}
+
+impl ActionDef {
+    /// The messages rosidl_parser's `Action` derives for action `name` (e.g. `Fibonacci`), by
+    /// the suffix of their names (`Fibonacci_SendGoal_Request`, ...): the requests and
+    /// responses of the services `<name>_SendGoal` (`goal_id`, `goal`; `accepted`, `stamp`) and
+    /// `<name>_GetResult` (`goal_id`; `status`, `result`), and `<name>_FeedbackMessage`
+    /// (`goal_id`, `feedback`). Their fields name the action's parts without a package
+    /// (`Fibonacci_Goal`), which [`nested_type_name`] places in the action's package.
+    ///
+    /// # Examples
+    /// ```
+    /// use tacto_msggen::parse::{ActionDef, nested_type_name};
+    ///
+    /// let derived = ActionDef::derived("Fibonacci");
+    /// let (suffix, request) = &derived[0];
+    /// assert_eq!(*suffix, "SendGoal_Request");
+    /// let goal = &request.fields[1];
+    /// let tacto_msggen::parse::BaseType::Named { package, name } = &goal.ty.base else { panic!() };
+    /// assert_eq!(nested_type_name("my_pkg", package.as_deref(), name), "my_pkg/action/Fibonacci_Goal");
+    /// ```
+    pub fn derived(name: &str) -> [(&'static str, MessageDef); 5] {
+        let field = |field: &str, base: BaseType, written: &str, comment: &str| Field {
+            name: field.to_owned(),
+            ty: FieldType {
+                base,
+                container: Container::Single,
+            },
+            default: None,
+            declaration: format!("{written} {field}"),
+            comment: vec![comment.to_owned()],
+            line: 0,
+        };
+        let nested = |field_name: &str, package: Option<&str>, type_name: String, comment| {
+            let written = match package {
+                Some(package) => format!("{package}/{type_name}"),
+                None => type_name.clone(),
+            };
+            let base = BaseType::Named {
+                package: package.map(str::to_owned),
+                name: type_name,
+            };
+            field(field_name, base, &written, comment)
+        };
+        let part = |field_name: &str, part: &str, comment| {
+            nested(field_name, None, format!("{name}_{part}"), comment)
+        };
+        let goal_id = || {
+            let comment = "The goal's id, chosen by the client.";
+            nested(
+                "goal_id",
+                Some("unique_identifier_msgs"),
+                "UUID".into(),
+                comment,
+            )
+        };
+        let message = |fields| MessageDef {
+            comment: Vec::new(),
+            fields,
+            constants: Vec::new(),
+        };
+        let primitive = |field_name: &str, p: Primitive, written, comment| {
+            field(field_name, BaseType::Primitive(p), written, comment)
+        };
+        [
+            (
+                "SendGoal_Request",
+                message(vec![goal_id(), part("goal", "Goal", "The goal.")]),
+            ),
+            (
+                "SendGoal_Response",
+                message(vec![
+                    primitive(
+                        "accepted",
+                        Primitive::Bool,
+                        "bool",
+                        "Whether the server accepted the goal.",
+                    ),
+                    nested(
+                        "stamp",
+                        Some("builtin_interfaces"),
+                        "Time".into(),
+                        "When the server accepted the goal.",
+                    ),
+                ]),
+            ),
+            ("GetResult_Request", message(vec![goal_id()])),
+            (
+                "GetResult_Response",
+                message(vec![
+                    primitive(
+                        "status",
+                        Primitive::Int8,
+                        "int8",
+                        "The goal's status (action_msgs/msg/GoalStatus STATUS_*).",
+                    ),
+                    part("result", "Result", "The result."),
+                ]),
+            ),
+            (
+                "FeedbackMessage",
+                message(vec![
+                    goal_id(),
+                    part("feedback", "Feedback", "The feedback."),
+                ]),
+            ),
+        ]
+    }
+}
+
+/// The full name of a nested type written `package/name` (or `name`, then of package `own`)
+/// in a file of package `own`: `package/msg/name`, or `own/action/name` for a part of an
+/// action named by the messages of [`ActionDef::derived`] (`Fibonacci_Goal`): no `.msg` type
+/// name has a `_`, so the two never meet.
+pub fn nested_type_name(own: &str, package: Option<&str>, name: &str) -> String {
+    let package = package.unwrap_or(own);
+    if name.contains('_') {
+        format!("{package}/action/{name}")
+    } else {
+        format!("{package}/msg/{name}")
+    }
+}
+
+/// Parses an `.action` file's text: goal, result and feedback, separated by `---` lines
+/// (rosidl_adapter's `parse_action_string`: exactly two separators; any part may be empty).
+///
+/// # Examples
+/// ```
+/// let action = tacto_msggen::parse::parse_action("int32 order\n---\nint32[] sequence\n---\n").unwrap();
+/// assert_eq!(action.goal.fields[0].name, "order");
+/// assert!(action.feedback.fields.is_empty());
+///
+/// let (line, problem) = tacto_msggen::parse::parse_action("int32 order\n---\nint32 x\n").unwrap_err();
+/// assert_eq!((line, problem), (3, tacto_msggen::Problem::ActionSeparators(1)));
+/// ```
+///
+/// # Errors
+/// The line (counted from 1) and what is wrong with it: a part's own error, or the number of
+/// separators when it is not two (at the third separator, or at the last line).
+pub fn parse_action(text: &str) -> Result<ActionDef, (usize, Problem)> {
+    let lines = numbered(text);
+    let separators = separators(&lines);
+    match separators[..] {
+        [first, second] => Ok(ActionDef {
+            goal: parse_lines(&lines[..first])?,
+            result: parse_lines(&lines[first + 1..second])?,
+            feedback: parse_lines(&lines[second + 1..])?,
+        }),
+        [_, _, third, ..] => Err((lines[third].0, Problem::ActionSeparators(separators.len()))),
+        _ => Err((
+            lines.len().max(1),
+            Problem::ActionSeparators(separators.len()),
+        )),
+    }
+}
+
+/// The lines of `text`, each with its number counted from 1.
+fn numbered(text: &str) -> Vec<(usize, &str)> {
+    text.lines().enumerate().map(|(i, l)| (i + 1, l)).collect()
+}
+
+/// The indices in `lines` of the `---` lines that separate the parts of a service or action.
+fn separators(lines: &[(usize, &str)]) -> Vec<usize> {
+    (lines.iter().enumerate())
+        .filter(|(_, (_, l))| l.trim() == "---")
+        .map(|(i, _)| i)
+        .collect()
 }
 
 fn parse_lines(lines: &[(usize, &str)]) -> Result<MessageDef, (usize, Problem)> {

@@ -8,7 +8,10 @@
 //! never its default value, so a changed default keeps the hash and a changed field changes it.
 //! A service `pkg/srv/X` is described by three fields, `request_message` (`X_Request`),
 //! `response_message` (`X_Response`) and `event_message` (`X_Event`, the service
-//! introspection message), so its hash covers all three.
+//! introspection message), so its hash covers all three. An action `pkg/action/X` is
+//! described by six: its goal, result and feedback messages, the services it derives
+//! (`X_SendGoal`, `X_GetResult`) and its feedback message (`X_FeedbackMessage`); see
+//! [`TypeDescriptions::add_action`].
 //!
 //! ```
 //! use tacto_msggen::parse::{parse_message, parse_service};
@@ -31,7 +34,7 @@ use std::fmt::Write;
 
 use sha2::{Digest, Sha256};
 
-use crate::parse::{BaseType, Container, FieldType, MessageDef, Primitive};
+use crate::parse::{ActionDef, BaseType, Container, FieldType, MessageDef, Primitive};
 
 /// The field rosidl gives a message without fields, under this name in its description (the
 /// generated code calls it `structure_needs_at_least_one_field`).
@@ -79,7 +82,7 @@ impl FieldDescription {
             } => (
                 NESTED_TYPE,
                 0,
-                format!("{}/msg/{name}", target.as_deref().unwrap_or(package)),
+                crate::parse::nested_type_name(package, target.as_deref(), name),
             ),
         };
         FieldDescription {
@@ -210,17 +213,73 @@ impl TypeDescriptions {
         response: &MessageDef,
     ) {
         let service = format!("{package}/srv/{name}");
-        let (request_name, response_name, event_name) = (
-            format!("{service}_Request"),
-            format!("{service}_Response"),
-            format!("{service}_Event"),
+        self.add_service_types(
+            &service,
+            TypeDescription::of_message(&format!("{service}_Request"), package, request),
+            TypeDescription::of_message(&format!("{service}_Response"), package, response),
         );
-        self.add(TypeDescription::of_message(&request_name, package, request));
-        self.add(TypeDescription::of_message(
-            &response_name,
-            package,
-            response,
-        ));
+    }
+
+    /// Adds action `package/action/name` and the types rosidl_parser's `Action` derives from
+    /// it: `name_Goal`, `name_Result`, `name_Feedback`, the services `name_SendGoal` (request
+    /// `goal_id`, `goal`; response `accepted`, `stamp`) and `name_GetResult` (request
+    /// `goal_id`; response `status`, `result`) with their requests, responses and events, and
+    /// `name_FeedbackMessage` (`goal_id`, `feedback`). The action's own description has one
+    /// field per part, in that order, as `rosidl_generator_type_description` writes it.
+    /// `unique_identifier_msgs/msg/UUID` (the goal id) is added too, unless already known.
+    pub fn add_action(
+        &mut self,
+        package: &str,
+        name: &str,
+        goal: &MessageDef,
+        result: &MessageDef,
+        feedback: &MessageDef,
+    ) {
+        let action = format!("{package}/action/{name}");
+        let part = |suffix: &str| format!("{action}_{suffix}");
+        let field = |name: &str, type_name: String| {
+            FieldDescription::nested(name, type_name, Container::Single)
+        };
+        for (suffix, def) in [("Goal", goal), ("Result", result), ("Feedback", feedback)] {
+            self.add(TypeDescription::of_message(&part(suffix), package, def));
+        }
+        let [
+            send_goal_request,
+            send_goal_response,
+            get_result_request,
+            get_result_response,
+            feedback_message,
+        ] = ActionDef::derived(name)
+            .map(|(suffix, def)| TypeDescription::of_message(&part(suffix), package, &def));
+        self.add_service_types(&part("SendGoal"), send_goal_request, send_goal_response);
+        self.add_service_types(&part("GetResult"), get_result_request, get_result_response);
+        self.add(feedback_message);
+        self.add(TypeDescription {
+            type_name: action.clone(),
+            fields: vec![
+                field("goal", part("Goal")),
+                field("result", part("Result")),
+                field("feedback", part("Feedback")),
+                field("send_goal_service", part("SendGoal")),
+                field("get_result_service", part("GetResult")),
+                field("feedback_message", part("FeedbackMessage")),
+            ],
+        });
+        self.add_builtin(UUID, UUID_MSG);
+    }
+
+    /// Adds service `service` (`pkg/srv/X`, `pkg/action/X_SendGoal`, ...) with its `request`
+    /// and `response` and the event rosidl derives from them, `<service>_Event`.
+    fn add_service_types(
+        &mut self,
+        service: &str,
+        request: TypeDescription,
+        response: TypeDescription,
+    ) {
+        let event_name = format!("{service}_Event");
+        let (request_name, response_name) = (request.type_name.clone(), response.type_name.clone());
+        self.add(request);
+        self.add(response);
         self.add(TypeDescription {
             type_name: event_name.clone(),
             fields: vec![
@@ -230,19 +289,24 @@ impl TypeDescriptions {
             ],
         });
         self.add(TypeDescription {
-            type_name: service,
+            type_name: service.to_owned(),
             fields: vec![
                 FieldDescription::nested("request_message", request_name, Container::Single),
                 FieldDescription::nested("response_message", response_name, Container::Single),
                 FieldDescription::nested("event_message", event_name, Container::Single),
             ],
         });
-        for (type_name, text) in [(EVENT_INFO, EVENT_INFO_MSG), (TIME, TIME_MSG)] {
-            if !self.types.contains_key(type_name) {
-                let def = crate::parse::parse_message(text).expect("a valid built-in definition");
-                let package = type_name.split('/').next().unwrap_or_default();
-                self.add(TypeDescription::of_message(type_name, package, &def));
-            }
+        self.add_builtin(EVENT_INFO, EVENT_INFO_MSG);
+        self.add_builtin(TIME, TIME_MSG);
+    }
+
+    /// Adds `type_name` defined by `text`, one of the definitions this module carries for the
+    /// types rosidl adds to services and actions, unless a description of it is known.
+    fn add_builtin(&mut self, type_name: &str, text: &str) {
+        if !self.types.contains_key(type_name) {
+            let def = crate::parse::parse_message(text).expect("a valid built-in definition");
+            let package = type_name.split('/').next().unwrap_or_default();
+            self.add(TypeDescription::of_message(type_name, package, &def));
         }
     }
 
@@ -356,9 +420,12 @@ fn write_string(json: &mut String, text: &str) {
 const EVENT_INFO: &str = "service_msgs/msg/ServiceEventInfo";
 const EVENT_INFO_MSG: &str =
     "uint8 event_type\nbuiltin_interfaces/Time stamp\nchar[16] client_gid\nint64 sequence_number\n";
-/// What `ServiceEventInfo` references.
+/// What `ServiceEventInfo` and an action's `SendGoal` response reference.
 const TIME: &str = "builtin_interfaces/msg/Time";
 const TIME_MSG: &str = "int32 sec\nuint32 nanosec\n";
+/// An action's goal id.
+const UUID: &str = "unique_identifier_msgs/msg/UUID";
+const UUID_MSG: &str = "uint8[16] uuid\n";
 
 #[cfg(test)]
 mod tests {

@@ -1,11 +1,14 @@
 //! The standard ROS 2 interface packages as tacto messages: `std_msgs`, `builtin_interfaces`,
-//! `geometry_msgs`, `sensor_msgs`, `nav_msgs`, `rosgraph_msgs`, `rcl_interfaces`, `std_srvs`
-//! and `example_interfaces` (ROS 2 Jazzy).
+//! `geometry_msgs`, `sensor_msgs`, `nav_msgs`, `rosgraph_msgs`, `rcl_interfaces`, `std_srvs`,
+//! `example_interfaces`, and for actions `action_msgs` and `unique_identifier_msgs` (ROS 2
+//! Jazzy).
 //!
-//! Generated when the crate builds, by `tacto-msggen`, from the packages' own `.msg`/`.srv`
-//! files (in `interfaces/`, with their Apache-2.0 license notes): `<package>::msg::<Type>` for
-//! messages, `<package>::srv::<Service>` (a [`ServiceType`]) with
-//! `<Service>_Request`/`<Service>_Response` for services. Each message implements
+//! Generated when the crate builds, by `tacto-msggen`, from the packages' own
+//! `.msg`/`.srv`/`.action` files (in `interfaces/`, with their license notes: Apache-2.0, and
+//! BSD-3-Clause for `unique_identifier_msgs`): `<package>::msg::<Type>` for messages,
+//! `<package>::srv::<Service>` (a [`ServiceType`]) with `<Service>_Request`/`<Service>_Response`
+//! for services, `<package>::action::<Action>` (a [`tacto::ActionType`]) with the types rosidl
+//! derives from it for actions. Each message implements
 //! [`tacto::Message`], encodes to the bytes rclcpp and rclpy send, keeps its `.msg` constants
 //! as associated consts and its default values in `Default`. Bounded strings and sequences are
 //! checked when encoding and decoding (see [`tacto::idl`]).
@@ -33,6 +36,25 @@
 //! assert_eq!(AddTwoInts::TYPE_NAME, "example_interfaces/srv/AddTwoInts");
 //! assert_eq!(<AddTwoInts_Request as tacto::Message>::TYPE_NAME, "example_interfaces/srv/AddTwoInts_Request");
 //! # let _ = request;
+//! ```
+//!
+//! An action names its parts and the services and messages that carry it:
+//! ```
+//! use tacto::{ActionType, ServiceType};
+//! use tacto_msgs::example_interfaces::action::{Fibonacci, Fibonacci_Goal, Fibonacci_SendGoal_Request};
+//! use tacto_msgs::unique_identifier_msgs::msg::UUID;
+//!
+//! let request = Fibonacci_SendGoal_Request {
+//!     goal_id: UUID { uuid: [7; 16] },
+//!     goal: Fibonacci_Goal { order: 10 },
+//! };
+//! assert_eq!(Fibonacci::TYPE_NAME, "example_interfaces/action/Fibonacci");
+//! assert_eq!(
+//!     <<Fibonacci as ActionType>::SendGoal as ServiceType>::TYPE_NAME,
+//!     "example_interfaces/action/Fibonacci_SendGoal"
+//! );
+//! let bytes = tacto::cdr::to_vec(&request).unwrap();
+//! assert_eq!(tacto::cdr::from_bytes::<Fibonacci_SendGoal_Request>(&bytes).unwrap(), request);
 //! ```
 //!
 //! `builtin_interfaces` and `rcl_interfaces` are the core crate's own types, re-exported:

@@ -11,7 +11,7 @@ use std::cell::Cell;
 use tacto::Message;
 
 #[allow(dead_code)] // only some of the test packages' items are used here
-mod test_msgs {
+mod test_interfaces {
     include!(concat!(env!("OUT_DIR"), "/test_interfaces.rs"));
 }
 
@@ -190,7 +190,7 @@ fn a_sequence_count_of_4g_in_12_bytes_is_an_error_without_allocating() {
 
     // Through each codec of tacto::idl: a count of 4 G right after the header.
     let (result, largest) = largest_allocation(|| {
-        tacto::cdr::from_bytes::<test_msgs::tacto_test_msgs::msg::Everything>(&[
+        tacto::cdr::from_bytes::<test_interfaces::tacto_test_msgs::msg::Everything>(&[
             0, 1, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 0xff, 0xff, 0xff, 0xff,
         ])
     });

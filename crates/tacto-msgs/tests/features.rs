@@ -10,11 +10,13 @@ use tacto_msgs::example_interfaces::msg::WString;
 use tacto_msgs::example_interfaces::srv::{AddTwoInts, AddTwoInts_Request, AddTwoInts_Response};
 
 #[allow(dead_code)] // each test uses some of the test packages
-mod test_msgs {
+mod test_interfaces {
     include!(concat!(env!("OUT_DIR"), "/test_interfaces.rs"));
 }
-use test_msgs::tacto_test_msgs::msg::{Bounded, Defaults, Everything, Inner, Nothing, Unbounded};
-use test_msgs::tacto_test_msgs::srv::{Lookup, Lookup_Request, Lookup_Response};
+use test_interfaces::tacto_test_msgs::msg::{
+    Bounded, Defaults, Everything, Inner, Nothing, Unbounded,
+};
+use test_interfaces::tacto_test_msgs::srv::{Lookup, Lookup_Request, Lookup_Response};
 
 /// A way to spoil a valid value, named for the bound it breaks.
 type Spoil<T> = (&'static str, fn(&mut T));

@@ -14,6 +14,8 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use tacto::Message;
+use tacto_msgs::action_msgs::msg::{GoalInfo, GoalStatus, GoalStatusArray};
+use tacto_msgs::action_msgs::srv::CancelGoal_Response;
 use tacto_msgs::builtin_interfaces::msg::{Duration, Time};
 use tacto_msgs::geometry_msgs::msg::{
     Point, Pose, PoseStamped, PoseWithCovariance, Quaternion, TwistWithCovariance,
@@ -31,12 +33,15 @@ use tacto_msgs::std_msgs::msg::{
     Char, Empty, Float32MultiArray, Header, MultiArrayDimension, MultiArrayLayout,
 };
 use tacto_msgs::std_srvs::srv::{SetBool_Request, SetBool_Response, Trigger_Request};
+use tacto_msgs::unique_identifier_msgs::msg::UUID;
 
 #[allow(dead_code)] // each test uses some of the test packages
-mod test_msgs {
+mod test_interfaces {
     include!(concat!(env!("OUT_DIR"), "/test_interfaces.rs"));
 }
-use test_msgs::type_description_interfaces::msg::{Field, FieldType, IndividualTypeDescription};
+use test_interfaces::type_description_interfaces::msg::{
+    Field, FieldType, IndividualTypeDescription,
+};
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -413,6 +418,78 @@ fn service_halves_match_rclpy() {
         },
     );
     check("std_srvs/Trigger_Request", Trigger_Request::default());
+}
+
+fn goal_id() -> UUID {
+    UUID {
+        uuid: std::array::from_fn(|i| i as u8 * 17),
+    }
+}
+
+#[test]
+fn action_types_match_rclpy() {
+    use test_interfaces::test_msgs::action::{
+        Fibonacci_Feedback, Fibonacci_FeedbackMessage, Fibonacci_GetResult_Request,
+        Fibonacci_GetResult_Response, Fibonacci_Goal, Fibonacci_Result, Fibonacci_SendGoal_Request,
+        Fibonacci_SendGoal_Response,
+    };
+    check(
+        "test_msgs/Fibonacci_SendGoal_Request",
+        Fibonacci_SendGoal_Request {
+            goal_id: goal_id(),
+            goal: Fibonacci_Goal { order: -7 },
+        },
+    );
+    check(
+        "test_msgs/Fibonacci_SendGoal_Response",
+        Fibonacci_SendGoal_Response {
+            accepted: true,
+            stamp: stamp(),
+        },
+    );
+    check(
+        "test_msgs/Fibonacci_GetResult_Request",
+        Fibonacci_GetResult_Request { goal_id: goal_id() },
+    );
+    check(
+        "test_msgs/Fibonacci_GetResult_Response",
+        Fibonacci_GetResult_Response {
+            status: GoalStatus::STATUS_ABORTED,
+            result: Fibonacci_Result {
+                sequence: vec![0, 1, 1, 2],
+            },
+        },
+    );
+    check(
+        "test_msgs/Fibonacci_FeedbackMessage",
+        Fibonacci_FeedbackMessage {
+            goal_id: goal_id(),
+            feedback: Fibonacci_Feedback { sequence: vec![-1] },
+        },
+    );
+    let goal_info = GoalInfo {
+        goal_id: goal_id(),
+        stamp: stamp(),
+    };
+    check(
+        "action_msgs/GoalStatusArray",
+        GoalStatusArray {
+            status_list: vec![
+                GoalStatus {
+                    goal_info: goal_info.clone(),
+                    status: GoalStatus::STATUS_EXECUTING,
+                },
+                GoalStatus::default(),
+            ],
+        },
+    );
+    check(
+        "action_msgs/CancelGoal_Response",
+        CancelGoal_Response {
+            return_code: CancelGoal_Response::ERROR_NONE,
+            goals_canceling: vec![goal_info],
+        },
+    );
 }
 
 #[test]

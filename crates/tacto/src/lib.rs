@@ -55,6 +55,7 @@ compile_error!(
 // Lets `#[tacto::message]` name `::tacto` inside this crate too, for the standard messages.
 extern crate self as tacto;
 
+mod action;
 pub mod args;
 mod call_queue;
 pub mod callback_group;
@@ -87,6 +88,7 @@ mod trigger;
 
 /// The bytemuck that [`Flat`] messages build on: `#[tacto::message(.., flat)]` derives its
 /// `Pod` and `Zeroable` through it, so a crate with flat messages needs no bytemuck of its own.
+pub use action::ActionType;
 pub use bytemuck;
 pub use callback_group::{CallbackGroup, CallbackGroupKind};
 pub use client::{CallError, Client, ClientBuilder, ClientCreateError, SendRequestError};

@@ -7,6 +7,8 @@ at its bound, and odd-sized fields followed by wider ones (alignment padding).
 
 from rclpy.serialization import serialize_message
 
+from action_msgs.msg import GoalInfo, GoalStatus, GoalStatusArray
+from action_msgs.srv import CancelGoal
 from builtin_interfaces.msg import Duration, Time
 from geometry_msgs.msg import (Point, Pose, PoseStamped, PoseWithCovariance, Quaternion,
                                TwistWithCovariance)
@@ -19,13 +21,17 @@ from sensor_msgs.msg import (CameraInfo, Image, JointState, NavSatFix, NavSatSta
 from std_msgs.msg import (Char, Empty, Float32MultiArray, Header, MultiArrayDimension,
                           MultiArrayLayout, String)
 from std_srvs.srv import SetBool, Trigger
+from test_msgs.action import Fibonacci
 from type_description_interfaces.msg import Field, FieldType, IndividualTypeDescription
+from unique_identifier_msgs.msg import UUID
 
 STAMP = Time(sec=-5, nanosec=999_999_999)
 HEADER = Header(stamp=STAMP, frame_id="bäse_link")
 POSE = Pose(position=Point(x=1.5, y=-2.25, z=1e300),
             orientation=Quaternion(x=0.0, y=0.0, z=0.6, w=0.8))
 COV36 = [i * 1.25 - 20.0 for i in range(36)]
+GOAL_ID = UUID(uuid=[i * 17 for i in range(16)])
+GOAL_INFO = GoalInfo(goal_id=GOAL_ID, stamp=STAMP)
 
 CASES = {
     "std_msgs/String": String(data="grüße, 世界 🤖"),
@@ -86,6 +92,22 @@ CASES = {
     "std_srvs/SetBool_Request": SetBool.Request(data=True),
     "std_srvs/SetBool_Response": SetBool.Response(success=False, message="nö"),
     "std_srvs/Trigger_Request": Trigger.Request(),
+    # An action's derived types: a bool or int8 before a nested type, sequences after a UUID.
+    "test_msgs/Fibonacci_SendGoal_Request": Fibonacci.Impl.SendGoalService.Request(
+        goal_id=GOAL_ID, goal=Fibonacci.Goal(order=-7)),
+    "test_msgs/Fibonacci_SendGoal_Response": Fibonacci.Impl.SendGoalService.Response(
+        accepted=True, stamp=STAMP),
+    "test_msgs/Fibonacci_GetResult_Request": Fibonacci.Impl.GetResultService.Request(
+        goal_id=GOAL_ID),
+    "test_msgs/Fibonacci_GetResult_Response": Fibonacci.Impl.GetResultService.Response(
+        status=GoalStatus.STATUS_ABORTED, result=Fibonacci.Result(sequence=[0, 1, 1, 2])),
+    "test_msgs/Fibonacci_FeedbackMessage": Fibonacci.Impl.FeedbackMessage(
+        goal_id=GOAL_ID, feedback=Fibonacci.Feedback(sequence=[-1])),
+    "action_msgs/GoalStatusArray": GoalStatusArray(status_list=[
+        GoalStatus(goal_info=GOAL_INFO, status=GoalStatus.STATUS_EXECUTING),
+        GoalStatus(goal_info=GoalInfo(), status=GoalStatus.STATUS_UNKNOWN)]),
+    "action_msgs/CancelGoal_Response": CancelGoal.Response(
+        return_code=CancelGoal.Response.ERROR_NONE, goals_canceling=[GOAL_INFO]),
     "type_description_interfaces/IndividualTypeDescription": IndividualTypeDescription(
         type_name="x" * 255,
         fields=[Field(name="f", type=FieldType(type_id=1, capacity=2, string_capacity=3,
