@@ -67,6 +67,7 @@ pub mod executor;
 pub mod flat;
 mod history;
 pub mod idl;
+pub mod lifecycle;
 pub mod logging;
 mod message;
 pub mod msg;
