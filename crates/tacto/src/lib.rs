@@ -55,6 +55,7 @@ compile_error!(
 // Lets `#[tacto::message]` name `::tacto` inside this crate too, for the standard messages.
 extern crate self as tacto;
 
+pub mod action;
 pub mod args;
 mod call_queue;
 pub mod callback_group;
