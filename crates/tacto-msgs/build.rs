@@ -17,7 +17,7 @@ const PACKAGES: [&str; 7] = [
 
 /// The packages whose types are the core crate's, re-exported (src/lib.rs), with the folder of
 /// their files and the module of their messages in `tacto`.
-const CORE_PACKAGES: [(&str, &str, &str); 2] = [
+const CORE_PACKAGES: [(&str, &str, &str); 3] = [
     (
         "builtin_interfaces",
         "interfaces/builtin_interfaces",
@@ -27,6 +27,11 @@ const CORE_PACKAGES: [(&str, &str, &str); 2] = [
         "rcl_interfaces",
         "../tacto/interfaces/rcl_interfaces",
         "::tacto::msg::rcl_interfaces::msg",
+    ),
+    (
+        "lifecycle_msgs",
+        "../tacto/interfaces/lifecycle_msgs",
+        "::tacto::msg::lifecycle_msgs::msg",
     ),
 ];
 const TEST_PACKAGES: [&str; 2] = ["tacto_test_msgs", "type_description_interfaces"];

@@ -186,10 +186,11 @@ pub struct Generator {
 }
 
 /// The packages `tacto-msgs` ships.
-const TACTO_MSGS_PACKAGES: [&str; 9] = [
+const TACTO_MSGS_PACKAGES: [&str; 10] = [
     "builtin_interfaces",
     "example_interfaces",
     "geometry_msgs",
+    "lifecycle_msgs",
     "nav_msgs",
     "rcl_interfaces",
     "rosgraph_msgs",

@@ -1,6 +1,6 @@
 //! The standard ROS 2 interface packages as tacto messages: `std_msgs`, `builtin_interfaces`,
-//! `geometry_msgs`, `sensor_msgs`, `nav_msgs`, `rosgraph_msgs`, `rcl_interfaces`, `std_srvs`
-//! and `example_interfaces` (ROS 2 Jazzy).
+//! `geometry_msgs`, `sensor_msgs`, `nav_msgs`, `rosgraph_msgs`, `rcl_interfaces`,
+//! `lifecycle_msgs`, `std_srvs` and `example_interfaces` (ROS 2 Jazzy).
 //!
 //! Generated when the crate builds, by `tacto-msggen`, from the packages' own `.msg`/`.srv`
 //! files (in `interfaces/`, with their Apache-2.0 license notes): `<package>::msg::<Type>` for
@@ -35,11 +35,13 @@
 //! # let _ = request;
 //! ```
 //!
-//! `builtin_interfaces` and `rcl_interfaces` are the core crate's own types, re-exported:
+//! `builtin_interfaces`, `rcl_interfaces` and `lifecycle_msgs` are the core crate's own types,
+//! re-exported:
 //! `tacto_msgs::builtin_interfaces::msg::Time` *is* [`tacto::msg::builtin_interfaces::Time`]
 //! (which converts to and from [`tacto::Time`]), and `tacto_msgs::rcl_interfaces` *is*
 //! [`tacto::msg::rcl_interfaces`], which the runtime publishes on `/rosout` and serves
-//! parameters and logger levels with; every type here that has a stamp uses them.
+//! parameters and logger levels with (and `lifecycle_msgs` a managed node's services); every
+//! type here that has a stamp uses them.
 //!
 //! `tacto::msg` also keeps a few hand-written types of `std_msgs` and `rosgraph_msgs` for the
 //! runtime's own use; the types here have the same type names and the same CDR, so either can
@@ -63,3 +65,6 @@ pub mod builtin_interfaces {
 
 /// The ROS 2 interface package `rcl_interfaces`, generated in the core crate.
 pub use tacto::msg::rcl_interfaces;
+
+/// The ROS 2 interface package `lifecycle_msgs`, generated in the core crate.
+pub use tacto::msg::lifecycle_msgs;
