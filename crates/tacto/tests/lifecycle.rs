@@ -390,7 +390,7 @@ fn logger() -> Logger {
 
 /// `LifecycleNode::trigger_transition(id)`: the state after the change.
 fn trigger(machine: &mut StateMachine, id: u8, node: &mut impl Callbacks) -> State {
-    match change_state(machine, id, node, &logger()) {
+    match change_state(machine, id, node, &logger(), |_| {}) {
         Ok(change) => change.state,
         Err(_) => machine.current(),
     }
@@ -437,7 +437,8 @@ fn each_change_of_a_default_node_answers_success() {
         T::CLEANUP,
         T::UNCONFIGURED_SHUTDOWN,
     ] {
-        let change = change_state(&mut machine, transition.id(), &mut Empty, &logger()).unwrap();
+        let change =
+            change_state(&mut machine, transition.id(), &mut Empty, &logger(), |_| {}).unwrap();
         assert_eq!(change.callback, CallbackReturn::Success, "{transition:?}");
     }
 }
@@ -499,7 +500,7 @@ fn a_bad_mood_node_stays_unconfigured_after_one_callback() {
 fn shutdown(machine: &mut StateMachine, node: &mut impl Callbacks) -> Option<CallbackReturn> {
     let transition = machine.transition_by_label("shutdown").ok()?;
     Some(
-        change_state(machine, transition.id(), node, &logger())
+        change_state(machine, transition.id(), node, &logger(), |_| {})
             .unwrap()
             .callback,
     )
@@ -515,7 +516,7 @@ fn shutdown_finalizes_from_each_primary_state_and_not_again() {
     ] {
         let mut machine = StateMachine::new();
         for &(transition, reached) in path {
-            let change = change_state(&mut machine, transition.id(), &mut Empty, &logger());
+            let change = change_state(&mut machine, transition.id(), &mut Empty, &logger(), |_| {});
             assert_eq!(change.unwrap().state, reached);
         }
         assert_eq!(
@@ -558,12 +559,16 @@ fn a_panicking_callback_is_an_error_that_on_error_can_recover() {
         on_error: CallbackReturn::Success,
         callbacks: 0,
     };
-    let change = change_state(&mut machine, T::CONFIGURE.id(), &mut node, &logger()).unwrap();
+    let mut taken = Vec::new();
+    let change = change_state(&mut machine, T::CONFIGURE.id(), &mut node, &logger(), |t| {
+        taken.push(t)
+    })
+    .unwrap();
     assert_eq!(change.state, S::UNCONFIGURED);
     assert_eq!(change.callback, CallbackReturn::Error);
     assert_eq!(node.callbacks, 2);
     assert_eq!(
-        change.taken,
+        taken,
         [T::CONFIGURE, T::ON_CONFIGURE_ERROR, T::ON_ERROR_SUCCESS]
     );
 }
@@ -577,12 +582,16 @@ fn a_panicking_callback_whose_error_handling_fails_finalizes() {
         on_error: CallbackReturn::Error,
         callbacks: 0,
     };
-    let change = change_state(&mut machine, T::CONFIGURE.id(), &mut node, &logger()).unwrap();
+    let mut taken = Vec::new();
+    let change = change_state(&mut machine, T::CONFIGURE.id(), &mut node, &logger(), |t| {
+        taken.push(t)
+    })
+    .unwrap();
     assert_eq!(change.state, S::FINALIZED);
     assert_eq!(change.callback, CallbackReturn::Error);
     assert_eq!(node.callbacks, 2);
     assert_eq!(
-        change.taken,
+        taken,
         [T::CONFIGURE, T::ON_CONFIGURE_ERROR, T::ON_ERROR_ERROR]
     );
 }
@@ -593,7 +602,7 @@ fn a_panicking_callback_whose_error_handling_fails_finalizes() {
 fn a_transition_the_state_lacks_runs_no_callback_and_changes_nothing() {
     let mut machine = StateMachine::new();
     let mut node = Moody::new(CallbackReturn::Success);
-    let refused = change_state(&mut machine, T::ACTIVATE.id(), &mut node, &logger());
+    let refused = change_state(&mut machine, T::ACTIVATE.id(), &mut node, &logger(), |_| {});
     assert_eq!(
         refused,
         Err(TransitionError::NoSuchId {
@@ -609,12 +618,15 @@ fn a_transition_the_state_lacks_runs_no_callback_and_changes_nothing() {
 #[test]
 fn a_change_reports_each_transition_it_took() {
     let mut machine = StateMachine::new();
-    let change = change_state(&mut machine, T::CONFIGURE.id(), &mut Empty, &logger()).unwrap();
-    let events: Vec<_> = change
-        .taken
-        .iter()
-        .map(|t| (t.start().label(), t.goal().label()))
-        .collect();
+    let mut events = Vec::new();
+    change_state(
+        &mut machine,
+        T::CONFIGURE.id(),
+        &mut Empty,
+        &logger(),
+        |t| events.push((t.start().label(), t.goal().label())),
+    )
+    .unwrap();
     assert_eq!(
         events,
         [("unconfigured", "configuring"), ("configuring", "inactive")]

@@ -89,9 +89,6 @@ pub struct Change {
     /// `change_state` service answers `success` only for
     /// [`Success`](CallbackReturn::Success).
     pub callback: CallbackReturn,
-    /// The transitions taken, in order: two, or three through error processing. Each is a
-    /// `transition_event` a managed node publishes.
-    pub taken: Vec<Transition>,
 }
 
 /// Takes a managed node through transition `id` from the state `machine` is in, running its
@@ -104,7 +101,10 @@ pub struct Change {
 /// 4. after an error, `on_error` in `errorprocessing`, and the way out its answer labels
 ///    (to unconfigured on success, to finalized otherwise).
 ///
-/// `logger` gets rclcpp's messages: a refused transition, a callback's panic, an error.
+/// `on_transition` is told of each transition as it is taken, before the callback of the
+/// state it reaches runs: two per change, or three through error processing. A managed node
+/// publishes each as a `transition_event`, as rcl_lifecycle does. `logger` gets rclcpp's
+/// messages: a refused transition, a callback's panic, an error.
 ///
 /// # Examples
 /// ```
@@ -127,17 +127,23 @@ pub struct Change {
 /// let mut machine = StateMachine::new();
 /// let mut camera = Camera { opened: false };
 /// let logger = Logger::get("camera");
-/// let configured = change_state(&mut machine, Transition::CONFIGURE.id(), &mut camera, &logger).unwrap();
+/// let mut taken = Vec::new();
+/// let configure = Transition::CONFIGURE.id();
+/// let configured = change_state(&mut machine, configure, &mut camera, &logger, |t| taken.push(t))
+///     .unwrap();
 /// assert_eq!(configured.state, State::INACTIVE);
 /// assert!(camera.opened);
-/// let refused = change_state(&mut machine, Transition::ACTIVATE.id(), &mut camera, &logger).unwrap();
+/// assert_eq!(taken, [Transition::CONFIGURE, Transition::ON_CONFIGURE_SUCCESS]);
+/// let activate = Transition::ACTIVATE.id();
+/// let refused = change_state(&mut machine, activate, &mut camera, &logger, |_| {}).unwrap();
 /// assert_eq!((refused.state, refused.callback), (State::INACTIVE, CallbackReturn::Failure));
 /// ```
 pub fn change_state(
     machine: &mut StateMachine,
     id: u8,
-    node: &mut impl Callbacks,
+    node: &mut (impl Callbacks + ?Sized),
     logger: &Logger,
+    mut on_transition: impl FnMut(Transition),
 ) -> Result<Change, TransitionError> {
     let initial = machine.current();
     let start = machine.trigger(id).inspect_err(|error| {
@@ -147,21 +153,20 @@ pub fn change_state(
             initial.label()
         );
     })?;
-    let mut taken = vec![start];
+    on_transition(start);
 
     let callback = run_callback(node, machine.current(), initial, logger);
-    taken.push(finish(machine, callback)?);
+    on_transition(finish(machine, callback)?);
 
     if callback == CallbackReturn::Error {
         // rclcpp's text for going into error processing.
         crate::warn!(logger, "Error occurred while doing error handling.");
         let on_error = run_callback(node, machine.current(), initial, logger);
-        taken.push(finish(machine, on_error)?);
+        on_transition(finish(machine, on_error)?);
     }
     Ok(Change {
         state: machine.current(),
         callback,
-        taken,
     })
 }
 
@@ -175,13 +180,13 @@ fn finish(
     machine.trigger_label(answer.label())
 }
 
-fn run_callback(
-    node: &mut impl Callbacks,
+fn run_callback<C: Callbacks + ?Sized>(
+    node: &mut C,
     state: State,
     previous: State,
     logger: &Logger,
 ) -> CallbackReturn {
-    let callback: fn(&mut _, State) -> CallbackReturn = match state {
+    let callback: fn(&mut C, State) -> CallbackReturn = match state {
         State::CONFIGURING => Callbacks::on_configure,
         State::CLEANING_UP => Callbacks::on_cleanup,
         State::SHUTTING_DOWN => Callbacks::on_shutdown,

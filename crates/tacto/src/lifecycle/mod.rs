@@ -19,10 +19,15 @@
 //! [`StateMachine`] is rcl_lifecycle's default state machine (its states, transitions, ids
 //! and labels, from `lifecycle_msgs`); [`change_state`] runs a [`Callbacks`] implementation
 //! through one change as rclcpp_lifecycle's `LifecycleNode` does, and says which transitions
-//! it took (each one a `transition_event`).
+//! it took (each one a `transition_event`); [`Node::manage`](crate::Node::manage) makes a
+//! node a managed node on the graph, with rclcpp_lifecycle's services and topic, whose
+//! executables run only while it is active.
 
 mod change;
+mod managed;
 mod state_machine;
 
 pub use change::{CallbackReturn, Callbacks, Change, change_state};
+pub(crate) use managed::{Gate, GateSlot, manage};
+pub use managed::{Lifecycle, ManageError};
 pub use state_machine::{State, StateMachine, Transition, TransitionError};
