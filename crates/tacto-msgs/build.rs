@@ -19,7 +19,7 @@ const PACKAGES: [&str; 9] = [
 
 /// The packages whose types are the core crate's, re-exported (src/lib.rs), with the folder of
 /// their files and the module of their messages in `tacto`.
-const CORE_PACKAGES: [(&str, &str, &str); 2] = [
+const CORE_PACKAGES: [(&str, &str, &str); 3] = [
     (
         "builtin_interfaces",
         "interfaces/builtin_interfaces",
@@ -29,6 +29,11 @@ const CORE_PACKAGES: [(&str, &str, &str); 2] = [
         "rcl_interfaces",
         "../tacto/interfaces/rcl_interfaces",
         "::tacto::msg::rcl_interfaces::msg",
+    ),
+    (
+        "lifecycle_msgs",
+        "../tacto/interfaces/lifecycle_msgs",
+        "::tacto::msg::lifecycle_msgs::msg",
     ),
 ];
 /// The packages only the tests use, with their folders: tacto-msggen's copy of test_msgs (its

@@ -208,11 +208,12 @@ pub struct Generator {
 }
 
 /// The packages `tacto-msgs` ships.
-const TACTO_MSGS_PACKAGES: [&str; 11] = [
+const TACTO_MSGS_PACKAGES: [&str; 12] = [
     "action_msgs",
     "builtin_interfaces",
     "example_interfaces",
     "geometry_msgs",
+    "lifecycle_msgs",
     "nav_msgs",
     "rcl_interfaces",
     "rosgraph_msgs",

@@ -1,7 +1,7 @@
 //! The standard ROS 2 interface packages as tacto messages: `std_msgs`, `builtin_interfaces`,
-//! `geometry_msgs`, `sensor_msgs`, `nav_msgs`, `rosgraph_msgs`, `rcl_interfaces`, `std_srvs`,
-//! `example_interfaces`, and for actions `action_msgs` and `unique_identifier_msgs` (ROS 2
-//! Jazzy).
+//! `geometry_msgs`, `sensor_msgs`, `nav_msgs`, `rosgraph_msgs`, `rcl_interfaces`,
+//! `lifecycle_msgs`, `std_srvs`, `example_interfaces`, and for actions `action_msgs` and
+//! `unique_identifier_msgs` (ROS 2 Jazzy).
 //!
 //! Generated when the crate builds, by `tacto-msggen`, from the packages' own
 //! `.msg`/`.srv`/`.action` files (in `interfaces/`, with their license notes: Apache-2.0, and
@@ -57,11 +57,13 @@
 //! assert_eq!(tacto::cdr::from_bytes::<Fibonacci_SendGoal_Request>(&bytes).unwrap(), request);
 //! ```
 //!
-//! `builtin_interfaces` and `rcl_interfaces` are the core crate's own types, re-exported:
+//! `builtin_interfaces`, `rcl_interfaces` and `lifecycle_msgs` are the core crate's own types,
+//! re-exported:
 //! `tacto_msgs::builtin_interfaces::msg::Time` *is* [`tacto::msg::builtin_interfaces::Time`]
 //! (which converts to and from [`tacto::Time`]), and `tacto_msgs::rcl_interfaces` *is*
 //! [`tacto::msg::rcl_interfaces`], which the runtime publishes on `/rosout` and serves
-//! parameters and logger levels with; every type here that has a stamp uses them.
+//! parameters and logger levels with (and `lifecycle_msgs` a managed node's services); every
+//! type here that has a stamp uses them.
 //!
 //! `tacto::msg` also keeps a few hand-written types of `std_msgs` and `rosgraph_msgs` for the
 //! runtime's own use; the types here have the same type names and the same CDR, so either can
@@ -85,3 +87,6 @@ pub mod builtin_interfaces {
 
 /// The ROS 2 interface package `rcl_interfaces`, generated in the core crate.
 pub use tacto::msg::rcl_interfaces;
+
+/// The ROS 2 interface package `lifecycle_msgs`, generated in the core crate.
+pub use tacto::msg::lifecycle_msgs;

@@ -470,7 +470,7 @@ impl Context {
     ) -> Result<Publisher<T>, TopicError> {
         let topic = self.topic::<T>(topic)?;
         let link = topic.link_writer(node, qos)?;
-        Ok(Publisher::new(topic, link, qos))
+        Ok(Publisher::new(topic, link, qos, None))
     }
 
     /// The desk that answers the nodes' services: started at the first call, if the context

@@ -55,7 +55,7 @@ compile_error!(
 // Lets `#[tacto::message]` name `::tacto` inside this crate too, for the standard messages.
 extern crate self as tacto;
 
-mod action;
+pub mod action;
 pub mod args;
 mod call_queue;
 pub mod callback_group;
@@ -68,6 +68,7 @@ pub mod executor;
 pub mod flat;
 mod history;
 pub mod idl;
+pub mod lifecycle;
 pub mod logging;
 mod message;
 pub mod msg;

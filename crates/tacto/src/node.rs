@@ -12,6 +12,7 @@ use crate::client::ClientBuilder;
 use crate::clock::{ClockKind, NodeClock, Time};
 use crate::context::{Context, TopicError};
 use crate::history::History;
+use crate::lifecycle::{self, Callbacks, Gate, GateSlot, Lifecycle, ManageError};
 use crate::logging::{self, Logger, ROSOUT_TOPIC, rosout_qos};
 use crate::message::Message;
 use crate::msg::rcl_interfaces::msg::{self, Log};
@@ -97,6 +98,9 @@ pub struct Node {
     /// which its triggers may name too. Apart from `inputs`: a LET executor cannot freeze them
     /// and refuses them.
     pub(crate) calls: Vec<Weak<dyn Input>>,
+    /// Set once the node is managed ([`Node::manage`]): its executables and publishers, made
+    /// before or after, hold this slot and obey the gate in it.
+    lifecycle: GateSlot,
 }
 
 /// Code registered with a trigger.
@@ -348,6 +352,7 @@ impl NodeBuilder {
             inputs: Vec::new(),
             outputs: Vec::new(),
             calls: Vec::new(),
+            lifecycle: GateSlot::default(),
         };
         if let Some(desk) = on_graph.then(|| node.context.desk()).flatten() {
             let services = match self.parameter_services {
@@ -585,14 +590,8 @@ impl Node {
         trigger: Trigger,
         run: impl FnMut(&Activation) + Send + 'static,
     ) -> Result<(), TriggerError> {
-        trigger.validate()?;
-        self.check_own(&trigger)?;
-        self.executables.push(Executable {
-            trigger,
-            group: self.default_group(),
-            run: Box::new(run),
-        });
-        Ok(())
+        let group = self.default_group();
+        self.push_executable(trigger, group, Box::new(run))
     }
 
     /// Makes a new callback group of this node (see [`crate::callback_group`]).
@@ -611,14 +610,115 @@ impl Node {
         if group.node != self.id {
             return Err(ExecuteInError::ForeignCallbackGroup);
         }
+        Ok(self.push_executable(trigger, *group, Box::new(run))?)
+    }
+
+    /// Registers code, gated by the node's lifecycle if it is or becomes managed: it runs only
+    /// while the node is active. A [readable](Trigger::readable) trigger is not gated: its fd
+    /// must be drained in every state, or the executor would be woken without pause.
+    fn push_executable(
+        &mut self,
+        trigger: Trigger,
+        group: CallbackGroup,
+        mut run: Box<dyn FnMut(&Activation) + Send>,
+    ) -> Result<(), TriggerError> {
+        trigger.validate()?;
+        self.check_own(&trigger)?;
+        if trigger.fd().is_none() {
+            let gate = self.lifecycle.clone();
+            run = Box::new(move |activation| {
+                if Gate::runs(&gate) {
+                    run(activation)
+                }
+            });
+        }
+        self.executables.push(Executable {
+            trigger,
+            group,
+            run,
+        });
+        Ok(())
+    }
+
+    /// Registers code that runs in every lifecycle state: a managed node's own services.
+    pub(crate) fn execute_ungated(
+        &mut self,
+        trigger: Trigger,
+        run: impl FnMut(&Activation) + Send + 'static,
+    ) -> Result<(), TriggerError> {
         trigger.validate()?;
         self.check_own(&trigger)?;
         self.executables.push(Executable {
             trigger,
-            group: *group,
+            group: self.default_group(),
             run: Box::new(run),
         });
         Ok(())
+    }
+
+    /// Makes this node a managed (lifecycle) node, run by `callbacks`, as an rclcpp
+    /// `LifecycleNode`: it starts unconfigured, and serves `~/change_state`, `~/get_state`,
+    /// `~/get_available_states`, `~/get_available_transitions` and `~/get_transition_graph`
+    /// and publishes `~/transition_event` as rclcpp_lifecycle does. A change of state runs
+    /// the transition's callback on the executor that runs this node, between its other
+    /// executables.
+    ///
+    /// From then on, whether made before or after this call:
+    /// - its executables run only while the node is **active**; a per-message callback's
+    ///   samples that arrive meanwhile are taken and dropped, counted in
+    ///   [`Lifecycle::dropped_samples`] (a [readable](Trigger::readable) trigger and a
+    ///   classic service's callback run in every state: an fd must be drained, and a client
+    ///   waits for its answer);
+    /// - its publishers send only while it is activating or active; a message published
+    ///   otherwise is dropped, counted ([`Publisher::inactive_drops`]), with rclcpp's warning
+    ///   logged once per spell.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use tacto::Context;
+    /// use tacto::lifecycle::{CallbackReturn, Callbacks, State};
+    ///
+    /// /// Opens its device on configure, closes it on cleanup.
+    /// struct Lidar {
+    ///     device: Arc<Mutex<Option<String>>>,
+    /// }
+    /// impl Callbacks for Lidar {
+    ///     fn on_configure(&mut self, _previous: State) -> CallbackReturn {
+    ///         *self.device.lock().unwrap() = Some("/dev/ttyUSB0".into());
+    ///         CallbackReturn::Success
+    ///     }
+    ///     fn on_cleanup(&mut self, _previous: State) -> CallbackReturn {
+    ///         *self.device.lock().unwrap() = None;
+    ///         CallbackReturn::Success
+    ///     }
+    /// }
+    ///
+    /// let ctx = Context::new();
+    /// let mut node = ctx.node("lidar").unwrap();
+    /// let device = Arc::new(Mutex::new(None));
+    /// let lifecycle = node.manage(Lidar { device: device.clone() }).unwrap();
+    /// assert!(node.manage(Lidar { device }).is_err(), "managed once");
+    /// assert_eq!(lifecycle.state(), State::UNCONFIGURED);
+    /// ```
+    pub fn manage(
+        &mut self,
+        callbacks: impl Callbacks + Send + 'static,
+    ) -> Result<Lifecycle, ManageError> {
+        let slot = self.lifecycle.clone();
+        lifecycle::manage(self, &slot, Box::new(callbacks))
+    }
+
+    /// A publisher outside the lifecycle gate: a managed node's `transition_event`.
+    pub(crate) fn ungated_publisher<T: Message>(
+        &mut self,
+        topic: &str,
+    ) -> Result<Publisher<T>, TopicError> {
+        let name = self.resolve_topic_name(topic)?;
+        let topic = self.context.topic::<T>(&name)?;
+        let qos = Qos::default();
+        let link = topic.link_writer(Some(self.fully_qualified_name()), &qos)?;
+        Ok(Publisher::new(topic, link, &qos, None))
     }
 
     /// Refuses a trigger that names a subscription this node did not create.
@@ -728,7 +828,8 @@ impl<T: Message> PublisherBuilder<'_, T> {
         let name = self.node.resolve_topic_name(&self.topic)?;
         let topic = self.node.context.topic::<T>(&name)?;
         let link = topic.link_writer(Some(self.node.fully_qualified_name()), &self.qos)?;
-        let publisher = Publisher::new(topic, link, &self.qos);
+        let lifecycle = Some((self.node.lifecycle.clone(), self.node.logger.clone()));
+        let publisher = Publisher::new(topic, link, &self.qos, lifecycle);
         remember(&mut self.node.outputs, Arc::downgrade(&publisher.output()));
         Ok(publisher)
     }
@@ -791,12 +892,17 @@ impl<T: Message> SubscriptionBuilder<'_, T> {
         let sub = node.create_subscription::<T>(&topic, &qos)?;
         let mut trigger = Trigger::on(&sub);
         trigger.per_sample = true;
+        // Taken in every lifecycle state: a per-sample trigger fires while samples wait.
+        let gate = node.lifecycle.clone();
         node.executables.push(Executable {
             trigger,
             group: *group,
             run: Box::new(move |_| {
                 if let Some(sample) = sub.take() {
-                    callback(sample);
+                    match Gate::runs(&gate) {
+                        true => callback(sample),
+                        false => Gate::drop_sample(&gate),
+                    }
                 }
             }),
         });

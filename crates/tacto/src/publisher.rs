@@ -9,6 +9,8 @@ use std::sync::{Arc, OnceLock};
 use crate::cdr::EncodeError;
 use crate::clock::system_now;
 use crate::flat::Flat;
+use crate::lifecycle::GateSlot;
+use crate::logging::Logger;
 use crate::message::Message;
 use crate::pi_mutex::PiMutex;
 use crate::qos::{Durability, Qos};
@@ -66,6 +68,19 @@ pub(crate) struct PublisherShared<T> {
     /// Set by a LET executor: publications wait there until the period ends.
     outbox: OnceLock<Arc<Outbox>>,
     loans: PiMutex<LoanPool<T>>,
+    /// The node's lifecycle gate, for a publisher of a node that is or may become managed.
+    lifecycle: Option<LifecycleGate>,
+}
+
+/// A managed node's publisher sends only while the node is activating or active; what it is
+/// given otherwise is dropped, counted, and said once per spell, as rclcpp's lifecycle
+/// publisher says it.
+struct LifecycleGate {
+    slot: GateSlot,
+    logger: Logger,
+    /// One more than the activation count when the warning was last logged (0: never).
+    warned: AtomicU64,
+    drops: AtomicU64,
 }
 
 struct LoanPool<T> {
@@ -94,7 +109,12 @@ fn next_publisher_id() -> PublisherId {
 impl<T: Message> Publisher<T> {
     /// A publisher on `topic` with `qos`: transient local, it keeps its last
     /// `qos.history.capacity()` samples for subscriptions created later.
-    pub(crate) fn new(topic: Arc<Topic<T>>, link: Option<Arc<dyn LinkWriter>>, qos: &Qos) -> Self {
+    pub(crate) fn new(
+        topic: Arc<Topic<T>>,
+        link: Option<Arc<dyn LinkWriter>>,
+        qos: &Qos,
+        lifecycle: Option<(GateSlot, Logger)>,
+    ) -> Self {
         let capacity = qos.history.capacity();
         let kept = (qos.durability == Durability::TransientLocal && capacity > 0)
             .then(|| topic.keep_for_late_joiners(capacity));
@@ -114,6 +134,12 @@ impl<T: Message> Publisher<T> {
                     slots: Vec::new(),
                     next: 0,
                 }),
+                lifecycle: lifecycle.map(|(slot, logger)| LifecycleGate {
+                    slot,
+                    logger,
+                    warned: AtomicU64::new(0),
+                    drops: AtomicU64::new(0),
+                }),
             }),
         }
     }
@@ -127,6 +153,9 @@ impl<T: Message> Publisher<T> {
     /// Publishes a message that is already shared, without copying it.
     #[inline]
     pub fn publish_shared(&self, msg: Arc<T>) {
+        if !self.shared.may_send() {
+            return;
+        }
         match self.shared.outbox.get() {
             Some(outbox) => outbox.defer(self.shared.clone(), msg),
             None => self.shared.send(msg),
@@ -288,6 +317,12 @@ impl<T: Message> Publisher<T> {
         self.shared.remote_writes.load(Ordering::Relaxed)
     }
 
+    /// Messages not sent because this publisher's node is managed and was neither activating
+    /// nor active (see [`Node::manage`](crate::Node::manage)). Always 0 for other nodes.
+    pub fn inactive_drops(&self) -> u64 {
+        (self.shared.lifecycle.as_ref()).map_or(0, |l| l.drops.load(Ordering::Relaxed))
+    }
+
     /// Subscriptions found outside the process whose QoS cannot match this publisher's (e.g. a
     /// reliable one for a best-effort publisher), since creation: they receive nothing from
     /// it. Always 0 without a transport.
@@ -358,6 +393,31 @@ impl<T: Message> Publisher<T> {
 }
 
 impl<T: Message> PublisherShared<T> {
+    /// Whether a message may go out now: always, but from a managed node that is not active
+    /// (then it is counted and, once per spell, logged with rclcpp's text).
+    #[inline]
+    fn may_send(&self) -> bool {
+        let Some(lifecycle) = &self.lifecycle else {
+            return true;
+        };
+        let Some(gate) = lifecycle.slot.get() else {
+            return true;
+        };
+        if gate.publishes() {
+            return true;
+        }
+        lifecycle.drops.fetch_add(1, Ordering::Relaxed);
+        let spell = gate.activations() + 1;
+        if lifecycle.warned.swap(spell, Ordering::Relaxed) != spell {
+            crate::warn!(
+                lifecycle.logger,
+                "Trying to publish message on the topic '{}', but the publisher is not activated",
+                self.topic.name()
+            );
+        }
+        false
+    }
+
     /// The next sample's facts; called under the lock of the fan-out that delivers it.
     #[inline(always)]
     fn stamp(&self) -> SampleInfo {
@@ -487,7 +547,9 @@ impl<T: Flat> FlatLoan<'_, T> {
         let publisher = self.publisher;
         match self.place {
             Place::Heap(msg) => publisher.publish_loan(msg),
-            Place::Slot(slot) => publisher.shared.send_slot(slot),
+            Place::Slot(slot) if publisher.shared.may_send() => publisher.shared.send_slot(slot),
+            // Returned to the transport unsent.
+            Place::Slot(_) => {}
         }
     }
 }

@@ -1,4 +1,4 @@
-//! Action types: what an `.action` file defines and what ROS 2 derives from it.
+//! The type of an action: what an `.action` file defines and what ROS 2 derives from it.
 
 use crate::message::Message;
 use crate::service::ServiceType;
