@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 /// The packages generated here.
-const PACKAGES: [&str; 7] = [
+const PACKAGES: [&str; 8] = [
     "example_interfaces",
     "geometry_msgs",
     "nav_msgs",
@@ -13,6 +13,7 @@ const PACKAGES: [&str; 7] = [
     "sensor_msgs",
     "std_msgs",
     "std_srvs",
+    "tf2_msgs",
 ];
 
 /// The packages whose types are the core crate's, re-exported (src/lib.rs), with the folder of
