@@ -247,8 +247,8 @@ fn a_peer_reads_every_field_of_what_tacto_s_broadcasters_send() {
             1e-300,
             0.0,
             0.0,
-            0.7071067811865476,
-            0.7071067811865476,
+            std::f64::consts::FRAC_1_SQRT_2,
+            std::f64::consts::FRAC_1_SQRT_2,
         ],
     );
     let camera = transform(
