@@ -312,7 +312,10 @@ impl Listener {
     }
 
     /// Takes what arrived on `/tf_static` and `/tf` into the buffer now; false if another
-    /// thread was draining (its drain is not waited for: it takes the same samples).
+    /// thread was draining (its drain is not waited for: it takes the same samples, but may
+    /// not have finished). To be sure that what arrived before the call is in the buffer,
+    /// loop: `while !listener.drain() {}` ends after a drain of this thread that started
+    /// once the other one had finished.
     pub fn drain(&self) -> bool {
         self.shared.drain()
     }

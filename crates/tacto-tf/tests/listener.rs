@@ -32,6 +32,14 @@ fn lookups_only(history: u32) -> ListenerOptions {
     options
 }
 
+/// Until what was published before is in the buffer: a drain of the listener's own thread
+/// may be running, and a lookup's does not wait for it.
+fn settle(listener: &Listener) {
+    while !listener.drain() {
+        thread::yield_now();
+    }
+}
+
 fn rotated(mut t: TransformStamped) -> TransformStamped {
     t.transform.rotation.w = 1.0;
     t
@@ -77,6 +85,7 @@ fn static_links_from_a_broadcaster_hold_at_every_time() {
     let ctx = Context::new();
     let _statics = launch_statics(&ctx);
     let listener = Listener::of(&ctx).unwrap();
+    settle(&listener);
     for t in [0.0, 100.0, 1000.0] {
         assert!(listener.can_transform("a", "b", from_sec(t)).is_ok());
     }
@@ -97,6 +106,7 @@ fn a_moving_link_below_static_ones_limits_the_chain_to_its_time() {
     let ctx = Context::new();
     let _statics = launch_statics(&ctx);
     let listener = Listener::of(&ctx).unwrap();
+    settle(&listener);
     for t in [0.0, 100.0, 1000.0] {
         assert!(listener.can_transform("a", "c", from_sec(t)).is_ok());
     }
@@ -120,12 +130,14 @@ fn a_static_child_sent_again_with_another_parent_moves_to_it() {
     let ctx = Context::new();
     let _statics = launch_statics(&ctx);
     let listener = Listener::of(&ctx).unwrap();
+    settle(&listener);
     assert!(listener.can_transform("a", "b", from_sec(0.0)).is_ok());
 
     let mut node = ctx.node("test_node").unwrap();
     let stb = StaticTransformBroadcaster::new(&mut node).unwrap();
     let mut ts = rotated(transform("c", "d", from_sec(10.0), 0.0, 0.0, 0.0));
     stb.send(ts.clone()).unwrap();
+    settle(&listener);
     for t in [0.0, 100.0, 1000.0] {
         assert!(listener.can_transform("a", "d", from_sec(t)).is_ok());
     }
@@ -136,6 +148,7 @@ fn a_static_child_sent_again_with_another_parent_moves_to_it() {
     stb.send(ts.clone()).unwrap();
     ts.child_frame_id = "other_child2".into();
     stb.send(ts).unwrap();
+    settle(&listener);
 
     assert!(
         listener
@@ -206,6 +219,10 @@ fn one_listener_serves_every_node_of_a_context_on_any_thread() {
         0.0,
         0.0,
     )));
+
+    // Taken in here: a lookup does not wait for a drain running on another thread, so the
+    // threads' lookups could otherwise run while one of them is taking it in.
+    assert!(listener.drain());
 
     let threads: Vec<_> = (0..4)
         .map(|_| {
@@ -405,15 +422,27 @@ fn a_lookup_does_not_wait_for_a_drain_running_on_another_thread() {
         })
     };
     start.recv().unwrap();
-    let mut skipped = false;
-    while !draining.is_finished() {
-        skipped |= !listener.drain();
+    // Once the other drain is under way, a drain called while it is still running (it had
+    // taken some messages before the call and not all of them after) must not wait for it.
+    let mut seen_during = false;
+    loop {
+        let before = listener.stats().messages;
+        if before == 0 {
+            thread::yield_now();
+            continue;
+        }
+        let ours = listener.drain();
+        let after = listener.stats().messages;
+        if after < 2000 {
+            assert!(!ours, "a drain ran beside another");
+            seen_during = true;
+        }
+        if after == 2000 {
+            break;
+        }
     }
     assert!(draining.join().unwrap(), "the first drain ran");
-    assert!(
-        skipped,
-        "a drain found another running and did not wait for it"
-    );
+    assert!(seen_during, "the other drain was never caught running");
     assert_eq!(
         listener.stats().messages,
         2000,
