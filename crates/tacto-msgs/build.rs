@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 /// The packages generated here.
-const PACKAGES: [&str; 9] = [
+const PACKAGES: [&str; 10] = [
     "action_msgs",
     "example_interfaces",
     "geometry_msgs",
@@ -14,6 +14,7 @@ const PACKAGES: [&str; 9] = [
     "sensor_msgs",
     "std_msgs",
     "std_srvs",
+    "tf2_msgs",
     "unique_identifier_msgs",
 ];
 

@@ -208,7 +208,7 @@ pub struct Generator {
 }
 
 /// The packages `tacto-msgs` ships.
-const TACTO_MSGS_PACKAGES: [&str; 12] = [
+const TACTO_MSGS_PACKAGES: [&str; 13] = [
     "action_msgs",
     "builtin_interfaces",
     "example_interfaces",
@@ -220,6 +220,7 @@ const TACTO_MSGS_PACKAGES: [&str; 12] = [
     "sensor_msgs",
     "std_msgs",
     "std_srvs",
+    "tf2_msgs",
     "unique_identifier_msgs",
 ];
 

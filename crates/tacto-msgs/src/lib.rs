@@ -1,7 +1,7 @@
 //! The standard ROS 2 interface packages as tacto messages: `std_msgs`, `builtin_interfaces`,
 //! `geometry_msgs`, `sensor_msgs`, `nav_msgs`, `rosgraph_msgs`, `rcl_interfaces`,
-//! `lifecycle_msgs`, `std_srvs`, `example_interfaces`, and for actions `action_msgs` and
-//! `unique_identifier_msgs` (ROS 2 Jazzy).
+//! `lifecycle_msgs`, `std_srvs`, `example_interfaces`, `tf2_msgs`, and for actions
+//! `action_msgs` and `unique_identifier_msgs` (ROS 2 Jazzy).
 //!
 //! Generated when the crate builds, by `tacto-msggen`, from the packages' own
 //! `.msg`/`.srv`/`.action` files (in `interfaces/`, with their license notes: Apache-2.0, and

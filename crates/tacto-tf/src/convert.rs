@@ -1,8 +1,12 @@
 //! `geometry_msgs/msg/Transform` to and from nalgebra's `Isometry3<f64>`, the type Rust
-//! robotics code computes with.
+//! robotics code computes with, and a `TransformStamped` made from one.
 
 use nalgebra::{Isometry3, Quaternion, Translation3, UnitQuaternion};
-use tacto_msgs::geometry_msgs::msg::{Quaternion as QuaternionMsg, Transform, Vector3};
+use tacto::Time;
+use tacto_msgs::geometry_msgs::msg::{
+    Quaternion as QuaternionMsg, Transform, TransformStamped, Vector3,
+};
+use tacto_msgs::std_msgs::msg::Header;
 
 /// The transform as an isometry, its rotation normalised; `None` when the rotation has no
 /// direction to normalise (zero length, or not finite).
@@ -61,5 +65,36 @@ pub fn from_isometry(isometry: &Isometry3<f64>) -> Transform {
             z: q.k,
             w: q.w,
         },
+    }
+}
+
+/// The `TransformStamped` that places `child` in `parent` at `stamp` by `isometry` (it takes
+/// data in `child` to `parent`), as a broadcaster sends it.
+///
+/// # Examples
+/// ```
+/// use nalgebra::{Isometry3, Vector3};
+/// use tacto::Time;
+/// use tacto_tf::convert::stamped;
+///
+/// let laser = Isometry3::translation(0.2, 0.0, 0.1);
+/// let t = stamped("base_link", "laser", Time::from_nanos(1_500_000_000), &laser);
+/// assert_eq!((t.header.frame_id.as_str(), t.child_frame_id.as_str()), ("base_link", "laser"));
+/// assert_eq!((t.header.stamp.sec, t.header.stamp.nanosec), (1, 500_000_000));
+/// assert_eq!(t.transform.translation.x, 0.2);
+/// ```
+pub fn stamped(
+    parent: &str,
+    child: &str,
+    stamp: Time,
+    isometry: &Isometry3<f64>,
+) -> TransformStamped {
+    TransformStamped {
+        header: Header {
+            stamp: stamp.into(),
+            frame_id: parent.to_owned(),
+        },
+        child_frame_id: child.to_owned(),
+        transform: from_isometry(isometry),
     }
 }

@@ -33,18 +33,26 @@
 //! vectors and matrices follows tf2's formulas, written out where they decide the numbers a
 //! lookup returns (see `src/math.rs`).
 //!
-//! What reads `/tf` and `/tf_static` into a buffer (a listener on polling subscriptions), the
-//! broadcasters, and waiting for a transform are not part of this crate yet; see
+//! On the wire: a [`Listener`] reads `/tf` and `/tf_static` into a buffer that every node of
+//! the process shares, on polling subscriptions that wake no executor (tf2_ros's listener
+//! runs a callback for each `/tf` message in each node that has one);
+//! [`TransformBroadcaster`] and [`StaticTransformBroadcaster`] send transforms. See
 //! `docs/tf.md`.
 
+mod broadcaster;
 mod buffer;
 mod cache;
 pub mod convert;
 mod error;
+mod listener;
 mod math;
 mod time_text;
 
+pub use broadcaster::{StaticFramesFull, StaticTransformBroadcaster, TransformBroadcaster};
 pub use buffer::{Buffer, BufferLimits, BufferStats, DEFAULT_CACHE_TIME};
 pub use error::{ErrorKind, RejectReason, RejectedTransform, TfError};
+pub use listener::{
+    LISTENER_AUTHORITY, Listener, ListenerError, ListenerOptions, ListenerStats, MAX_TF_HISTORY,
+};
 /// The nalgebra this crate's conversions use, so that callers name the same version.
 pub use nalgebra;

@@ -1,5 +1,6 @@
 //! The context: one process's graph of topics, and its clocks.
 
+use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
@@ -64,6 +65,9 @@ pub(crate) struct ContextInner {
     /// Answers the nodes' parameter (and logger) services; started with the first node, and
     /// only with a transport (`None` inside: it could not start).
     desk: OnceLock<Option<Desk>>,
+    /// The values shared by the context's users (see [`Context::shared`]), one per type,
+    /// each held weakly: its users own it.
+    shared: Mutex<HashMap<TypeId, Weak<dyn Any + Send + Sync>>>,
 }
 
 /// Configures a [`Context`]; from [`Context::builder`].
@@ -151,6 +155,7 @@ impl ContextBuilder {
                 exchanges: Exchanges::default(),
                 reporter: OnceLock::new(),
                 desk: OnceLock::new(),
+                shared: Mutex::default(),
             }),
         }
     }
@@ -528,6 +533,43 @@ impl Context {
             topic: "/clock".to_owned(),
             error,
         })
+    }
+
+    /// The context's one value of type `T` while someone holds it, or, if none lives, the one
+    /// `make` returns, which becomes it: for a facility that every node of a process shares,
+    /// such as a library's cache of a topic (rclcpp keeps one `tf2_ros` listener per node;
+    /// a context shares one). The context holds the value weakly, so that a value that
+    /// holds a node of the context does not keep the context alive; it goes with the last
+    /// `Arc` of its users. `make` runs under the table's lock: it must not call `shared`.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::sync::Arc;
+    /// use tacto::Context;
+    ///
+    /// struct Cache(u32);
+    /// let ctx = Context::new();
+    /// let first = ctx.shared(|| Ok::<_, ()>(Arc::new(Cache(1)))).unwrap();
+    /// let again = ctx.shared(|| Ok::<_, ()>(Arc::new(Cache(2)))).unwrap();
+    /// assert!(Arc::ptr_eq(&first, &again) && again.0 == 1);
+    /// drop((first, again));
+    /// assert_eq!(ctx.shared(|| Ok::<_, ()>(Arc::new(Cache(3)))).unwrap().0, 3);
+    /// ```
+    pub fn shared<T: Any + Send + Sync, E>(
+        &self,
+        make: impl FnOnce() -> Result<Arc<T>, E>,
+    ) -> Result<Arc<T>, E> {
+        let mut table = (self.inner.shared)
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let live = table.get(&TypeId::of::<T>()).and_then(Weak::upgrade);
+        if let Some(value) = live.and_then(|value| value.downcast::<T>().ok()) {
+            return Ok(value);
+        }
+        let value = make()?;
+        let any: Arc<dyn Any + Send + Sync> = value.clone();
+        table.insert(TypeId::of::<T>(), Arc::downgrade(&any));
+        Ok(value)
     }
 
     /// Opens the intra-process topic `name` for messages of type `T`: the one in use, or a new

@@ -5,8 +5,8 @@ they use, from the virtualenv's share/ folder, where the wheels install them).
 
     python type_hashes.py PACKAGE_FOLDER WORK_FOLDER
 
-tests/type_hash.rs runs it for the shipped packages that have no wheel (example_interfaces),
-whose hashes no installed .json file gives.
+tests/type_hash.rs runs it for the shipped packages that have no wheel (example_interfaces,
+tf2_msgs), whose hashes no installed .json file gives.
 """
 
 import contextlib
@@ -21,8 +21,10 @@ from rosidl_generator_type_description import generate_type_hash
 
 CONVERTERS = {'msg': convert_msg_to_idl, 'srv': convert_srv_to_idl,
               'action': convert_action_to_idl}
-# What the generated types of services and actions use besides the package's own types.
-DEPENDENCIES = ['builtin_interfaces', 'service_msgs', 'unique_identifier_msgs']
+# The packages these use: the generated types of services and actions use the first three,
+# tf2_msgs' messages geometry_msgs' and std_msgs'.
+DEPENDENCIES = ['builtin_interfaces', 'service_msgs', 'unique_identifier_msgs', 'geometry_msgs',
+                'std_msgs']
 
 
 def main(package_dir, work_dir):

@@ -1,0 +1,453 @@
+//! The listener: `/tf` and `/tf_static` read into a [`Buffer`] on polling subscriptions that
+//! wake no executor.
+//!
+//! tf2_ros's `TransformListener` spins a node of its own on a thread of its own and runs a
+//! callback for every `/tf` message, in every node that holds one. Here the two topics are
+//! subscriptions that no trigger names: their samples wait in bounded histories, and the
+//! buffer takes them in when someone looks something up through the listener, and on a slow
+//! period of the listener's own thread, so that unread samples are not overwritten. One
+//! listener serves a whole process ([`Listener::of`]).
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, PoisonError, TryLockError, Weak};
+use std::thread;
+use std::time::Duration;
+
+use tacto::{Context, History, Node, Qos, Subscription, Time};
+use tacto_msgs::geometry_msgs::msg::TransformStamped;
+use tacto_msgs::tf2_msgs::msg::TFMessage;
+
+use crate::buffer::{Buffer, BufferLimits};
+use crate::error::{RejectedTransform, TfError};
+
+/// The authority the buffer records for transforms heard on the wire: tf2_ros's listener
+/// records this text, ROS 2 giving a subscriber no name of the node that published.
+pub const LISTENER_AUTHORITY: &str = "Authority undetectable";
+
+/// How a [`Listener`] is sized; [`Default`] gives the values written out on each field.
+///
+/// `/tf`'s history must hold what arrives between two drains, or unread messages are
+/// overwritten (counted in [`ListenerStats::dropped`]):
+/// `history = ceil(tf_rate × drain_period × headroom)`, by default
+/// `1000 msg/s × 0.1 s × 2 = 200` messages.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ListenerOptions {
+    /// The most `/tf` messages per second expected, all publishers together (default 1000:
+    /// ten broadcasters at 100 Hz).
+    pub tf_rate: f64,
+    /// How often the listener's thread takes what arrived into the buffer when no lookup
+    /// did (default 100 ms).
+    pub drain_period: Duration,
+    /// The margin over the expected count between two drains (default 2: a burst of twice
+    /// the rate, or a drain late by a period).
+    pub headroom: f64,
+    /// `/tf_static`'s history (default 100, tf2_ros's `StaticListenerQoS`): one message per
+    /// static broadcaster, kept by its writer for late joiners.
+    pub static_history: usize,
+    /// The buffer's bounds.
+    pub limits: BufferLimits,
+}
+
+impl Default for ListenerOptions {
+    fn default() -> Self {
+        ListenerOptions {
+            tf_rate: 1000.0,
+            drain_period: Duration::from_millis(100),
+            headroom: 2.0,
+            static_history: 100,
+            limits: BufferLimits::default(),
+        }
+    }
+}
+
+/// The longest `/tf` history a listener accepts: 100 000 messages, a second at 100 kHz.
+pub const MAX_TF_HISTORY: usize = 100_000;
+
+impl ListenerOptions {
+    /// `/tf`'s history: `ceil(tf_rate × drain_period × headroom)`, at least 1 (see the
+    /// type's docs); an error naming the option if they make no finite size up to
+    /// [`MAX_TF_HISTORY`].
+    ///
+    /// # Examples
+    /// ```
+    /// use tacto_tf::ListenerOptions;
+    ///
+    /// assert_eq!(ListenerOptions::default().tf_history(), Ok(200));
+    /// let fast = ListenerOptions { tf_rate: 5000.0, ..Default::default() };
+    /// assert_eq!(fast.tf_history(), Ok(1000));
+    /// ```
+    pub fn tf_history(&self) -> Result<usize, ListenerError> {
+        let bad = |what: &str, value: String| ListenerError::Options(format!("{what} {value}"));
+        if !(self.tf_rate.is_finite() && self.tf_rate > 0.0) {
+            return Err(bad(
+                "tf_rate must be a positive number of messages per second, not",
+                self.tf_rate.to_string(),
+            ));
+        }
+        if !(self.headroom.is_finite() && self.headroom >= 1.0) {
+            return Err(bad(
+                "headroom must be a number of at least 1, not",
+                self.headroom.to_string(),
+            ));
+        }
+        if self.drain_period.is_zero() {
+            return Err(bad("drain_period must be longer than", "zero".into()));
+        }
+        if self.static_history == 0 {
+            return Err(bad("static_history must be at least", "1, not 0".into()));
+        }
+        let size = (self.tf_rate * self.drain_period.as_secs_f64() * self.headroom).ceil();
+        if size > MAX_TF_HISTORY as f64 {
+            return Err(bad(
+                "tf_rate × drain_period × headroom must be at most",
+                format!("{MAX_TF_HISTORY} messages, not {size}"),
+            ));
+        }
+        Ok((size as usize).max(1))
+    }
+}
+
+/// Why a listener could not be made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ListenerError {
+    /// An option is out of its range (which, and what it must be).
+    #[error("listener options: {0}")]
+    Options(String),
+    /// The listener's node could not be made.
+    #[error("the listener's node: {0}")]
+    Node(String),
+    /// A subscription to `/tf` or `/tf_static` was refused.
+    #[error("the listener's subscription: {0}")]
+    Subscription(String),
+    /// The listener's thread could not start.
+    #[error("the listener's thread: {0}")]
+    Thread(String),
+}
+
+/// What a listener took in and lost, since it was made.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ListenerStats {
+    /// `TFMessage`s taken into the buffer, from both topics.
+    pub messages: u64,
+    /// Transforms the buffer accepted.
+    pub transforms: u64,
+    /// Transforms the buffer refused (a NaN, a bad quaternion, an empty or self frame, old
+    /// data, the frame bound): see [`Listener::last_refusal`].
+    pub refused: u64,
+    /// Messages lost before a drain took them: overwritten in a full history, or lost by the
+    /// transport (the subscriptions' [`dropped`](Subscription::dropped)).
+    pub dropped: u64,
+    /// Messages that did not decode as a `TFMessage` (the subscriptions'
+    /// [`malformed`](Subscription::malformed)).
+    pub malformed: u64,
+}
+
+/// `/tf` and `/tf_static` read into a shared [`Buffer`], waking no executor: tf2_ros's
+/// `TransformListener`, one per process.
+///
+/// The two topics are polling subscriptions of a node of the listener's own
+/// (`transform_listener_impl_<id>`, as tf2_ros names its node), which no executor runs: an
+/// arrival wakes nothing. What arrived is taken into the buffer
+///
+/// - first thing in each lookup through the listener ([`lookup_transform`](Self::lookup_transform),
+///   [`can_transform`](Self::can_transform) and their `_full` forms, [`drain`](Self::drain)),
+///   unless another thread is draining just then: that drain is not waited for, the lookup
+///   answers from the buffer as it is;
+/// - every [`drain_period`](ListenerOptions::drain_period) on the listener's thread, so that
+///   `/tf`'s bounded history does not overwrite unread messages (see [`ListenerOptions`]).
+///
+/// A drain takes the buffer's write lock once per transform, so a lookup on another thread
+/// waits at most for one insertion. `/tf_static` is drained before `/tf`.
+///
+/// Transforms the buffer refuses (a NaN, a quaternion far from unit length, a frame that is
+/// its own parent, ...) are counted ([`refused`](Self::refused)) and the last one kept
+/// ([`last_refusal`](Self::last_refusal)); messages that do not decode are counted
+/// ([`ListenerStats::malformed`]). Neither changes the tree.
+///
+/// Cheap to clone: clones share the buffer, the subscriptions and the thread, which stops
+/// when the last clone is dropped.
+///
+/// # Examples
+/// ```
+/// use tacto::{Context, Time};
+/// use tacto_msgs::geometry_msgs::msg::TransformStamped;
+/// use tacto_tf::{Listener, TransformBroadcaster};
+///
+/// let ctx = Context::new();
+/// let listener = Listener::of(&ctx).unwrap();
+/// assert!(std::ptr::eq(listener.buffer(), Listener::of(&ctx).unwrap().buffer())); // one per process
+///
+/// let mut driver = ctx.node("odometry").unwrap();
+/// let tf = TransformBroadcaster::new(&mut driver).unwrap();
+/// let mut t = TransformStamped::default();
+/// t.header.frame_id = "odom".into();
+/// t.header.stamp = Time::from_nanos(1_000_000_000).into();
+/// t.child_frame_id = "base_link".into();
+/// t.transform.translation.x = 2.5;
+/// tf.send(t);
+///
+/// // The lookup takes in what arrived first.
+/// let out = listener.lookup_transform("odom", "base_link", Time::ZERO).unwrap();
+/// assert_eq!(out.transform.translation.x, 2.5);
+/// assert_eq!(listener.stats().transforms, 1);
+/// ```
+#[derive(Clone)]
+pub struct Listener {
+    shared: Arc<Shared>,
+}
+
+impl fmt::Debug for Listener {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Listener")
+            .field("stats", &self.stats())
+            .finish_non_exhaustive()
+    }
+}
+
+struct Shared {
+    buffer: Buffer,
+    tf: Subscription<TFMessage>,
+    tf_static: Subscription<TFMessage>,
+    /// Held by the drain running now; a drain that finds it held leaves the work to it.
+    draining: Mutex<()>,
+    messages: AtomicU64,
+    transforms: AtomicU64,
+    refused: AtomicU64,
+    last_refusal: Mutex<Option<RejectedTransform>>,
+    /// Tells the thread to stop.
+    stop: Arc<(Mutex<bool>, Condvar)>,
+    /// The node the subscriptions are announced under; kept for its name on the graph.
+    _node: Mutex<Node>,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        let (stopped, wake) = &*self.stop;
+        *stopped.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        wake.notify_all();
+    }
+}
+
+/// Numbers the listeners of the process, for their nodes' names.
+static LISTENERS: AtomicU64 = AtomicU64::new(0);
+
+impl Listener {
+    /// The context's listener, with the [default options](ListenerOptions): the one its
+    /// nodes already share if one lives, else a new one. Every node of a process, on
+    /// whatever executor thread, looks up in the same buffer, fed by one pair of
+    /// subscriptions.
+    pub fn of(ctx: &Context) -> Result<Listener, ListenerError> {
+        let shared = ctx.shared(|| Self::start(ctx, ListenerOptions::default()))?;
+        Ok(Listener { shared })
+    }
+
+    /// A listener of its own, not shared with the context's other users, sized by
+    /// `options`.
+    pub fn with_options(
+        ctx: &Context,
+        options: ListenerOptions,
+    ) -> Result<Listener, ListenerError> {
+        Ok(Listener {
+            shared: Self::start(ctx, options)?,
+        })
+    }
+
+    fn start(ctx: &Context, options: ListenerOptions) -> Result<Arc<Shared>, ListenerError> {
+        let tf_history = options.tf_history()?;
+        let name = format!(
+            "transform_listener_impl_{:x}_{:x}",
+            std::process::id(),
+            LISTENERS.fetch_add(1, Ordering::Relaxed)
+        );
+        // As tf2_ros: the name given in the node's own arguments, so that a `__node:=` of
+        // the process's arguments does not rename it onto the program's node; `/tf`
+        // remappings of the process still apply.
+        let mut node = (ctx.node_builder("transform_listener_impl"))
+            .arguments(["--ros-args", "-r", &format!("__node:={name}")])
+            .start_parameter_services(false)
+            .start_parameter_event_publisher(false)
+            .create()
+            .map_err(|e| ListenerError::Node(e.to_string()))?;
+        let subscription_error =
+            |e: tacto::SubscriptionCreateError| ListenerError::Subscription(e.to_string());
+        // tf2_ros's DynamicListenerQoS (reliable, volatile), its depth from the options.
+        let tf = (node.subscription::<TFMessage>("/tf"))
+            .qos(Qos::default().history(History::KeepLast(tf_history)))
+            .create()
+            .map_err(subscription_error)?;
+        // tf2_ros's StaticListenerQoS: reliable, transient local.
+        let static_qos = Qos::default()
+            .transient_local()
+            .history(History::KeepLast(options.static_history));
+        let tf_static = (node.subscription::<TFMessage>("/tf_static"))
+            .qos(static_qos)
+            .create()
+            .map_err(subscription_error)?;
+        let stop = Arc::new((Mutex::new(false), Condvar::new()));
+        let shared = Arc::new(Shared {
+            buffer: Buffer::with_limits(options.limits),
+            tf,
+            tf_static,
+            draining: Mutex::new(()),
+            messages: AtomicU64::new(0),
+            transforms: AtomicU64::new(0),
+            refused: AtomicU64::new(0),
+            last_refusal: Mutex::new(None),
+            stop: stop.clone(),
+            _node: Mutex::new(node),
+        });
+        let weak = Arc::downgrade(&shared);
+        thread::Builder::new()
+            .name("tf_listener".into())
+            .spawn(move || drain_periodically(&weak, &stop, options.drain_period))
+            .map_err(|e| ListenerError::Thread(e.to_string()))?;
+        Ok(shared)
+    }
+
+    /// The buffer the listener fills. Looking up in it directly answers from what was taken
+    /// in so far; the listener's own lookups take in what arrived first.
+    pub fn buffer(&self) -> &Buffer {
+        &self.shared.buffer
+    }
+
+    /// Takes what arrived on `/tf_static` and `/tf` into the buffer now; false if another
+    /// thread was draining (its drain is not waited for: it takes the same samples, but may
+    /// not have finished). To be sure that what arrived before the call is in the buffer,
+    /// loop: `while !listener.drain() {}` ends after a drain of this thread that started
+    /// once the other one had finished.
+    pub fn drain(&self) -> bool {
+        self.shared.drain()
+    }
+
+    /// [`Buffer::lookup_transform`], after a [`drain`](Self::drain).
+    pub fn lookup_transform(
+        &self,
+        target: &str,
+        source: &str,
+        time: Time,
+    ) -> Result<TransformStamped, TfError> {
+        self.drain();
+        self.shared.buffer.lookup_transform(target, source, time)
+    }
+
+    /// [`Buffer::lookup_transform_full`], after a [`drain`](Self::drain).
+    pub fn lookup_transform_full(
+        &self,
+        target: &str,
+        target_time: Time,
+        source: &str,
+        source_time: Time,
+        fixed: &str,
+    ) -> Result<TransformStamped, TfError> {
+        self.drain();
+        (self.shared.buffer).lookup_transform_full(target, target_time, source, source_time, fixed)
+    }
+
+    /// [`Buffer::can_transform`], after a [`drain`](Self::drain).
+    pub fn can_transform(&self, target: &str, source: &str, time: Time) -> Result<(), TfError> {
+        self.drain();
+        self.shared.buffer.can_transform(target, source, time)
+    }
+
+    /// [`Buffer::can_transform_full`], after a [`drain`](Self::drain).
+    pub fn can_transform_full(
+        &self,
+        target: &str,
+        target_time: Time,
+        source: &str,
+        source_time: Time,
+        fixed: &str,
+    ) -> Result<(), TfError> {
+        self.drain();
+        (self.shared.buffer).can_transform_full(target, target_time, source, source_time, fixed)
+    }
+
+    /// Transforms the buffer refused since the listener was made.
+    pub fn refused(&self) -> u64 {
+        self.shared.refused.load(Ordering::Relaxed)
+    }
+
+    /// The last transform the buffer refused, with tf2's text of why (tf2_ros logs it).
+    pub fn last_refusal(&self) -> Option<RejectedTransform> {
+        (self.shared.last_refusal.lock())
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// What the listener took in and lost.
+    pub fn stats(&self) -> ListenerStats {
+        let shared = &self.shared;
+        ListenerStats {
+            messages: shared.messages.load(Ordering::Relaxed),
+            transforms: shared.transforms.load(Ordering::Relaxed),
+            refused: shared.refused.load(Ordering::Relaxed),
+            dropped: shared.tf.dropped() + shared.tf_static.dropped(),
+            malformed: shared.tf.malformed() + shared.tf_static.malformed(),
+        }
+    }
+
+    /// True if both handles are of one listener.
+    pub fn same(&self, other: &Listener) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+}
+
+impl Shared {
+    fn drain(&self) -> bool {
+        let _draining = match self.draining.try_lock() {
+            Ok(guard) => guard,
+            // A drain that panicked left nothing half done: each insertion is whole.
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(TryLockError::WouldBlock) => return false,
+        };
+        for sample in self.tf_static.take_all() {
+            self.take_in(&sample.transforms, true);
+        }
+        for sample in self.tf.take_all() {
+            self.take_in(&sample.transforms, false);
+        }
+        true
+    }
+
+    fn take_in(&self, transforms: &[TransformStamped], is_static: bool) {
+        self.messages.fetch_add(1, Ordering::Relaxed);
+        for transform in transforms {
+            match (self.buffer).set_transform(transform, LISTENER_AUTHORITY, is_static) {
+                Ok(()) => {
+                    self.transforms.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(refusal) => {
+                    self.refused.fetch_add(1, Ordering::Relaxed);
+                    *self
+                        .last_refusal
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner) = Some(refusal);
+                }
+            }
+        }
+    }
+}
+
+/// The listener's thread: a drain each `period`, until told to stop or the listener is gone.
+fn drain_periodically(shared: &Weak<Shared>, stop: &(Mutex<bool>, Condvar), period: Duration) {
+    let (stopped, wake) = stop;
+    let mut stopped = stopped.lock().unwrap_or_else(PoisonError::into_inner);
+    while !*stopped {
+        stopped = (wake.wait_timeout(stopped, period))
+            .unwrap_or_else(PoisonError::into_inner)
+            .0;
+        if *stopped {
+            return;
+        }
+        let Some(shared) = shared.upgrade() else {
+            return;
+        };
+        // Not under the stop lock: the last handle may be dropped meanwhile, and its drop
+        // takes that lock.
+        drop(stopped);
+        shared.drain();
+        drop(shared);
+        stopped = stop.0.lock().unwrap_or_else(PoisonError::into_inner);
+    }
+}
