@@ -38,15 +38,15 @@ use crate::clock::{Time, duration_nanos};
 /// use tacto::Time;
 /// use tacto::sync::{ApproximateTime, Policy};
 ///
-/// let mut policy = ApproximateTime::<(u32, u32)>::new(10).unwrap();
-/// let ms = |ms| Time::from_nanos(ms * 1_000_000);
+/// let mut policy = ApproximateTime::<(i64, i64)>::new(10).unwrap();
+/// let ms = |ms: i64| Time::from_nanos(ms * 1_000_000);
 /// policy.add::<0>(ms(0), 0);
 /// policy.add::<1>(ms(3), 3);
+/// assert_eq!(policy.take(), None); // a later item on input 0 could still fit 3 better
 /// policy.add::<0>(ms(10), 10);
-/// assert_eq!(policy.take(), None); // a later item on input 1 could still fit 10 better
+/// assert_eq!(policy.take(), Some((0, 3))); // it did not: (0, 3) is the best for 3
 /// policy.add::<1>(ms(12), 12);
-/// assert_eq!(policy.take(), Some((0, 3)));
-/// assert_eq!(policy.take(), None); // (10, 12) waits for later items on both inputs
+/// assert_eq!(policy.take(), None); // (10, 12) waits for a later item on input 0
 /// ```
 pub struct ApproximateTime<S: Set> {
     queue_size: usize,

@@ -29,8 +29,8 @@ use crate::clock::{Time, duration_nanos};
 /// use tacto::sync::{ApproximateEpsilonTime, Policy};
 ///
 /// let epsilon = Duration::from_millis(5);
-/// let mut policy = ApproximateEpsilonTime::<(u32, u32)>::new(10, epsilon).unwrap();
-/// let ms = |ms| Time::from_nanos(ms * 1_000_000);
+/// let mut policy = ApproximateEpsilonTime::<(i64, i64)>::new(10, epsilon).unwrap();
+/// let ms = |ms: i64| Time::from_nanos(ms * 1_000_000);
 /// policy.add::<0>(ms(0), 0);
 /// policy.add::<1>(ms(3), 3);
 /// assert_eq!(policy.take(), Some((0, 3))); // within 5 ms: out at once
