@@ -96,6 +96,9 @@ pub const MAX_INPUTS: usize = 9;
 /// [`Synchronizer`] never lets it come to that (it feeds the policy only while no set
 /// waits); by hand, take after each add.
 ///
+/// A policy of one's own (message_filters' `LatestTime`, say) implements it to be fed by a
+/// [`Synchronizer`]; it should keep to these bounds.
+///
 /// # Examples
 /// ```
 /// use tacto::Time;

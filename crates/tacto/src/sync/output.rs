@@ -31,6 +31,20 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// Counts of a policy of one's own (see [`Policy`](super::Policy)): `matched` sets, and
+    /// `dropped[i]` items of input `i` dropped unmatched, for the first
+    /// [`MAX_INPUTS`](super::MAX_INPUTS) inputs (a set has no more).
+    pub fn new(matched: u64, dropped: &[u64]) -> Self {
+        let inputs = dropped.len().min(MAX_INPUTS);
+        let mut counts = [0; MAX_INPUTS];
+        counts[..inputs].copy_from_slice(&dropped[..inputs]);
+        Stats {
+            matched,
+            dropped: counts,
+            inputs,
+        }
+    }
+
     /// The matched sets the policy made, taken or not.
     pub fn matched(&self) -> u64 {
         self.matched

@@ -156,7 +156,8 @@ inputs! {
 /// [`stats`](Self::stats).
 ///
 /// The code should take until `None`: sets left behind wait for the next arrival on an
-/// input to run it again (see [`Trigger`]).
+/// input to run it again (see [`Trigger`]). The trigger is a condition, which the
+/// callback-only executors refuse; they take [`arrival_trigger`](Self::arrival_trigger).
 ///
 /// # Examples
 /// ```
@@ -233,10 +234,22 @@ where
     /// A trigger that fires when a matched set waits: its rule is evaluated on each arrival
     /// on an input, and moves samples into the policy. Give it to
     /// [`Node::execute`](crate::Node::execute) of the node that created the subscriptions.
+    ///
+    /// It is a [`Trigger::when`] rule, which the wait-set, events and LET executors run; the
+    /// executors that run callbacks only (callback, thread pool) refuse conditions: give them
+    /// [`arrival_trigger`](Self::arrival_trigger).
     pub fn trigger(&self) -> Trigger {
         let shared = self.shared.clone();
         let trigger = Trigger::when(move || shared.pump() > 0);
         self.shared.inputs.watch(trigger)
+    }
+
+    /// A trigger that fires on every arrival on an input, matched or not, whose code takes
+    /// the sets there are: how message_filters runs, from its subscribers' callbacks. For the
+    /// executors that run callbacks only (callback, thread pool); on the others,
+    /// [`trigger`](Self::trigger) saves the runs that find no set.
+    pub fn arrival_trigger(&self) -> Trigger {
+        self.shared.inputs.watch(Trigger::any())
     }
 
     /// The oldest matched set, if one waits or the samples in the subscriptions make one.
