@@ -213,10 +213,9 @@ impl<S: Set> ApproximateTime<S> {
         }
     }
 
-    /// Drops the front of `input`'s deque; only called without a candidate, when `past` is
-    /// empty (message_filters' `dequeDeleteFront`).
+    /// Drops the front of `input`'s deque (message_filters' `dequeDeleteFront`). Only called
+    /// without a candidate, when `past` is empty: the deque's front is the lane's.
     fn deque_delete_front(&mut self, input: usize) {
-        debug_assert_eq!(self.lanes[input].past, 0, "no candidate, no past");
         self.drop_front(input);
     }
 
@@ -286,6 +285,8 @@ impl<S: Set> ApproximateTime<S> {
         match lane.deque_front() {
             Some(time) => time,
             None => {
+                // With a candidate every input has an item, in `past` if not in the deque;
+                // the pivot's time would stand in for a missing one.
                 let last = match lane.past {
                     0 => self.pivot_time,
                     past => lane.stamps[past - 1],
@@ -388,7 +389,7 @@ impl<S: Set> ApproximateTime<S> {
             {
                 // An optimistic candidate would be better: not proved, undo the moves.
                 for (lane, moved) in self.lanes.iter_mut().zip(moves) {
-                    lane.past -= moved;
+                    lane.past = lane.past.saturating_sub(moved);
                 }
                 return;
             }
