@@ -387,6 +387,23 @@ immediate!(exact_time_matches_7_inputs_with_the_last_item, 0, 1, 2, 3, 4, 5; 6);
 immediate!(exact_time_matches_8_inputs_with_the_last_item, 0, 1, 2, 3, 4, 5, 6; 7);
 immediate!(exact_time_matches_9_inputs_with_the_last_item, 0, 1, 2, 3, 4, 5, 6, 7; 8);
 
+/// From message_filters/test/test_fuzz.cpp, fuzz_synchronizer: pairs stamped by the clock,
+/// each pair matched as its second message arrives, with a queue of one. The peer loops for
+/// 5 s of wall time; the same loop over 10 000 clock readings here.
+#[test]
+fn exact_time_matches_every_pair_of_clock_stamps_with_a_queue_of_one() {
+    let mut policy = ExactTime::<(f32, f32)>::new(1).unwrap();
+    let start = std::time::SystemTime::now();
+    for i in 0..10_000u16 {
+        let now = start.elapsed().unwrap_or_default();
+        let stamp = Time::from_nanos(now.as_nanos() as i64);
+        policy.add::<0>(stamp, f32::from(i));
+        assert_eq!(policy.ready(), 0);
+        policy.add::<1>(stamp, -f32::from(i));
+        assert_eq!(policy.take(), Some((f32::from(i), -f32::from(i))));
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // tacto's own: bounds, counts and refused settings, where message_filters asserts or has
 // no counterpart.
