@@ -189,6 +189,9 @@ impl Reference {
         (index, time)
     }
 
+    // Two branches publish alike, as in the source (its comment: the second case "is
+    // subsumed by the next, but it may save some unnecessary work").
+    #[allow(clippy::if_same_then_else)]
     fn process(&mut self) {
         while self.num_non_empty_deques == N {
             let (end_index, end_time) = self.get_candidate_boundary(true);
