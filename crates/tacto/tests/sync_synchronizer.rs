@@ -179,6 +179,7 @@ fn the_code_does_not_run_until_a_set_matches() {
     let (mut node, subs, pubs) = inputs(&ctx, 2);
     let mut executor = tacto::WaitSetExecutor::new().unwrap();
     let sync = Synchronizer::new(ExactTime::new(10).unwrap(), pair(subs));
+    let monitor = sync.clone();
     let taken = execute(&mut node, sync, &executor, Fire::OnMatch, 1);
     executor.add(node).unwrap();
     for sec in 0..5 {
@@ -188,11 +189,17 @@ fn the_code_does_not_run_until_a_set_matches() {
     executor.spin_for(SETTLE).unwrap();
     let runs = executor.executable_stats()[0].runs;
     assert_eq!(runs, 0, "no stamp on both inputs: the code never ran");
+    // The rule moved the samples into the policy: six stamps being filled, nothing dropped.
+    assert_eq!(monitor.inputs().0.len() + monitor.inputs().1.len(), 0);
+    assert_eq!(monitor.stats().dropped(), [0, 0]);
 
     pubs[0].publish(header(10));
     spin_until_stopped(&mut executor);
     assert_eq!(*taken.lock().unwrap(), [(10, 10)]);
     assert_eq!(executor.executable_stats()[0].runs, 1);
+    // Stamps 0 to 4, older than the set, can no longer be matched.
+    assert_eq!(monitor.stats().dropped(), [5, 0]);
+    assert_eq!(monitor.stats().matched(), 1);
 }
 
 #[test]

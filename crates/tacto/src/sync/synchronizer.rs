@@ -292,6 +292,16 @@ impl<P: Policy<Set = I::Set>, I: Inputs> Shared<P, I> {
     }
 }
 
+/// Another handle to the same synchronizer (its subscriptions and policy), e.g. to read its
+/// [`stats`](Synchronizer::stats) outside the code that takes its sets.
+impl<P: Policy<Set = I::Set>, I: Inputs> Clone for Synchronizer<P, I> {
+    fn clone(&self) -> Self {
+        Synchronizer {
+            shared: self.shared.clone(),
+        }
+    }
+}
+
 impl<P: Policy<Set = I::Set> + fmt::Debug, I: Inputs> fmt::Debug for Synchronizer<P, I> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Synchronizer")
