@@ -442,6 +442,26 @@ impl Scope<'_> {
                 self.hashes[type_name]
             );
         }
+        // Synchronization (`tacto::sync`) matches messages on a stamp: a `std_msgs/Header
+        // header` field's, or a header's own; read by its fields, so that any
+        // `builtin_interfaces/Time` will do.
+        let has_header = fields.iter().any(|f| {
+            f.name == "header"
+                && f.ty.container == Container::Single
+                && matches!(&f.ty.base, BaseType::Named { package, name } if name == "Header"
+                    && package.as_deref().unwrap_or(self.package) == "std_msgs")
+        });
+        let stamp = match has_header {
+            true => Some("self.header.stamp"),
+            false => (type_name == "std_msgs/msg/Header").then_some("self.stamp"),
+        };
+        if let Some(stamp) = stamp {
+            let _ = writeln!(
+                out,
+                "\nimpl ::tacto::Stamped for {name} {{\n    fn stamp(&self) -> ::tacto::Time {{\n        \
+                 ::tacto::Time::from_sec_nanosec({stamp}.sec, {stamp}.nanosec)\n    }}\n}}"
+            );
+        }
         if !derive_default {
             let default = self.prelude("Default");
             let _ = writeln!(
