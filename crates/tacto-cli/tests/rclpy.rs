@@ -59,17 +59,34 @@ fn rclpy_cases() -> Vec<(String, Vec<u8>)> {
 fn type_of(case: &str) -> String {
     let name = case.split(' ').next().unwrap_or(case);
     let (package, ty) = name.split_once('/').expect("pkg/Type");
-    let kind = match ty.ends_with("_Request") || ty.ends_with("_Response") {
-        true => "srv",
-        false => "msg",
+    // An action's parts and derived types are named `<Action>_<Part>`; no `.msg` name has a
+    // `_`.
+    let action_parts = [
+        "_Goal",
+        "_Result",
+        "_Feedback",
+        "_SendGoal_",
+        "_GetResult_",
+        "_FeedbackMessage",
+    ];
+    let kind = if action_parts.iter().any(|part| ty.contains(part)) {
+        "action"
+    } else if ty.ends_with("_Request") || ty.ends_with("_Response") {
+        "srv"
+    } else {
+        "msg"
     };
     format!("{package}/{kind}/{ty}")
 }
 
 #[test]
 fn rclpy_bytes_decode_with_parsed_definitions_and_encode_back_to_the_same_bytes() {
-    // The shipped packages, and tacto-msgs' test package for type_description_interfaces.
-    let registry = TypeRegistry::new(&[repo_root().join("crates/tacto-msgs/tests/interfaces")]);
+    // The shipped packages, tacto-msgs' test package for type_description_interfaces, and
+    // test_msgs' actions (msggen's fixtures).
+    let registry = TypeRegistry::new(&[
+        repo_root().join("crates/tacto-msgs/tests/interfaces"),
+        repo_root().join("crates/tacto-msggen/tests/fixtures"),
+    ]);
     let cases = rclpy_cases();
     assert!(
         cases.len() >= 20,
