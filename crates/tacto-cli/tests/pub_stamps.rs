@@ -119,9 +119,10 @@ fn every_time_field_given_now_takes_the_time_of_publication() {
             "builtin_interfaces/Time timestamp1\nbuiltin_interfaces/Time timestamp2\n",
         )],
     );
-    let ty = TypeRegistry::new(&[path])
+    let ty = TypeRegistry::new(std::slice::from_ref(&path))
         .resolve("stamp_test/msg/WithStampFields")
         .unwrap();
+    std::fs::remove_dir_all(path).unwrap();
     let template = yaml::template(&ty, "{timestamp1: 'now', timestamp2: 'now'}").unwrap();
     let zero = template.at(0, 0);
     assert_eq!(zero.field("timestamp1"), Some(&time(0, 0)));
@@ -144,9 +145,10 @@ fn a_transform_in_a_list_takes_the_time_of_publication_with_its_frames() {
             "geometry_msgs/TransformStamped[] transforms\n",
         )],
     );
-    let ty = TypeRegistry::new(&[path])
+    let ty = TypeRegistry::new(std::slice::from_ref(&path))
         .resolve("tf_test/msg/Transforms")
         .unwrap();
+    std::fs::remove_dir_all(path).unwrap();
     let yaml = "{transforms: [{header: {stamp: now, frame_id: map}, child_frame_id: base, \
                 transform: {translation: {x: 1.0}, rotation: {w: 1.0}}}, {header: auto}]}";
     let template = yaml::template(&ty, yaml).unwrap();
