@@ -9,6 +9,7 @@ use tacto::{
     ThreadPoolExecutor, WaitSetExecutor,
 };
 
+use super::arrivals::Arrivals;
 use super::kpi::Kpis;
 use super::nodes::{Builder, Style, lock};
 use super::{Spec, Thread, let_period, spawn};
@@ -33,6 +34,8 @@ pub struct PartConfig<'a> {
 pub struct Part {
     thread: Thread,
     kpis: Arc<Mutex<Kpis>>,
+    /// The names of its nodes.
+    nodes: Vec<String>,
 }
 
 /// Builds `config.nodes` on `ctx` and starts their executor on a thread set up by `thread`.
@@ -87,7 +90,11 @@ pub fn start_part(
     };
     let named = nodes.into_iter().map(|n| (n, n.name.clone()));
     let thread = spawn(&builder, executor, named, thread)?;
-    Ok(Part { thread, kpis })
+    Ok(Part {
+        thread,
+        kpis,
+        nodes: config.nodes.to_vec(),
+    })
 }
 
 impl std::fmt::Debug for Part {
@@ -100,6 +107,13 @@ impl Part {
     /// Samples this part's command nodes received so far (0 if it has none).
     pub fn received(&self) -> u64 {
         lock(&self.kpis).received()
+    }
+
+    /// Per command node of this part, by name, how its samples arrived so far.
+    pub fn arrivals(&self) -> Vec<(String, Arrivals)> {
+        let here = |name: &String| self.nodes.contains(name);
+        let all = lock(&self.kpis).arrivals();
+        all.into_iter().filter(|(name, _)| here(name)).collect()
     }
 
     /// Forgets what the KPIs recorded so far: the measured window starts now.
