@@ -300,13 +300,13 @@ fn the_lifecycle_talker_publishes_once_a_second_only_while_active() {
     let quiet = Duration::from_millis(1500);
 
     succeeds(DOMAIN, &["get", "lc_talker"], "unconfigured [1]\n");
-    assert_eq!(heard_within(&reader, quiet), [String::new(); 0]);
+    assert_eq!(heard_within(&reader, quiet), Vec::<String>::new());
     succeeds(
         DOMAIN,
         &["set", "lc_talker", "configure"],
         "Transitioning successful\n",
     );
-    assert_eq!(heard_within(&reader, quiet), [String::new(); 0]);
+    assert_eq!(heard_within(&reader, quiet), Vec::<String>::new());
     succeeds(
         DOMAIN,
         &["set", "lc_talker", "activate"],
@@ -329,7 +329,7 @@ fn the_lifecycle_talker_publishes_once_a_second_only_while_active() {
         straggler.len() <= 1,
         "heard {straggler:?} after deactivating"
     );
-    assert_eq!(heard_within(&reader, quiet), [String::new(); 0]);
+    assert_eq!(heard_within(&reader, quiet), Vec::<String>::new());
     succeeds(
         DOMAIN,
         &["set", "lc_talker", "cleanup"],
@@ -341,7 +341,7 @@ fn the_lifecycle_talker_publishes_once_a_second_only_while_active() {
         "Transitioning successful\n",
     );
     succeeds(DOMAIN, &["get", "lc_talker"], "finalized [4]\n");
-    assert_eq!(heard_within(&reader, quiet), [String::new(); 0]);
+    assert_eq!(heard_within(&reader, quiet), Vec::<String>::new());
 
     let log = talker.log();
     for line in [
