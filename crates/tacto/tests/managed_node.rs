@@ -350,7 +350,7 @@ impl Callbacks for OnThread {
 // then `activate()` called from main take the node to active, each published as two events.
 // Here they are requested from main and run on the node's executor.
 #[test]
-fn a_node_configured_and_activated_from_main_runs_both_on_its_executor() {
+fn a_node_configured_and_activated_from_main_runs_both_on_its_executor_which_a_request_wakes() {
     let ctx = Context::new();
     let mut node = ctx.node("lc_autostart").unwrap();
     let ran = Arc::new(Mutex::new(Vec::new()));
@@ -373,6 +373,9 @@ fn a_node_configured_and_activated_from_main_runs_both_on_its_executor() {
     executor.add(node).unwrap();
     let running = ExecutorThread::builder().spawn(executor).unwrap();
     wait_until("active", || lifecycle.state() == State::ACTIVE);
+    // Asked while the executor waits: the request wakes it.
+    lifecycle.request(Transition::DEACTIVATE).unwrap();
+    wait_until("inactive", || lifecycle.state() == State::INACTIVE);
     running.stop();
     running.join().unwrap().1.unwrap();
 
@@ -389,7 +392,7 @@ fn a_node_configured_and_activated_from_main_runs_both_on_its_executor() {
         .take_all()
         .map(|e| (e.start_state.id, e.goal_state.id))
         .collect();
-    assert_eq!(seen, [(1, 10), (10, 2), (2, 13), (13, 3)]);
+    assert_eq!(seen, [(1, 10), (10, 2), (2, 13), (13, 3), (3, 14), (14, 2)]);
 }
 
 // rclcpp_lifecycle test/test_lifecycle_node.cpp: a transition the state does not have leaves
