@@ -3,8 +3,8 @@
 //! does) walks an rclpy `LifecycleNode` and a tacto managed node through the same changes, and
 //! every answer, field by field, and every `transition_event` it hears must be the same. On
 //! rclpy on rmw_cyclonedds (`python-cyclone`): services do not cross Fast DDS and Cyclone.
-//! Without `../shared` beside the project, the test says it is skipped and why. DDS domains
-//! 110 and 111.
+//! The same for callbacks that fail, answer an error or panic (`moody`). Without `../shared`
+//! beside the project, each test says it is skipped and why. DDS domains 110, 111, 115, 116.
 
 mod support;
 
@@ -16,23 +16,54 @@ use tacto::lifecycle::{CallbackReturn, Callbacks, State};
 use tacto::{Context, Executor, ExecutorThread, WaitSetExecutor};
 use tacto_dds::DdsTransport;
 
-/// Callbacks that succeed and say what ran, in the rclpy script's words.
-struct Said(Arc<Mutex<Vec<String>>>);
+/// Callbacks that say what ran, in the rclpy script's words, and answer as its node does:
+/// success, or, when `moody`, configure's failure then error, activate's panic, and
+/// on_error's success then failure.
+struct Said {
+    said: Arc<Mutex<Vec<String>>>,
+    moody: bool,
+    configures: Vec<CallbackReturn>,
+    errors: Vec<CallbackReturn>,
+}
 
 impl Said {
+    fn new(said: Arc<Mutex<Vec<String>>>, moody: bool) -> Self {
+        Said {
+            said,
+            moody,
+            configures: vec![CallbackReturn::Failure, CallbackReturn::Error],
+            errors: vec![CallbackReturn::Success],
+        }
+    }
+
     fn say(&self, name: &str, previous: State) -> CallbackReturn {
         let line = format!("callback {name} {}", previous.label());
-        self.0.lock().unwrap().push(line);
+        self.said.lock().unwrap().push(line);
         CallbackReturn::Success
     }
 }
 
 impl Callbacks for Said {
     fn on_configure(&mut self, previous: State) -> CallbackReturn {
-        self.say("configure", previous)
+        let answer = self.say("configure", previous);
+        match self.moody && !self.configures.is_empty() {
+            true => self.configures.remove(0),
+            false => answer,
+        }
     }
     fn on_activate(&mut self, previous: State) -> CallbackReturn {
-        self.say("activate", previous)
+        self.say("activate", previous);
+        if self.moody {
+            panic!("custom exception raised in activate callback");
+        }
+        CallbackReturn::Success
+    }
+    fn on_error(&mut self, previous: State) -> CallbackReturn {
+        self.say("error", previous);
+        match self.errors.is_empty() {
+            true => CallbackReturn::Failure,
+            false => self.errors.remove(0),
+        }
     }
     fn on_deactivate(&mut self, previous: State) -> CallbackReturn {
         self.say("deactivate", previous)
@@ -83,7 +114,7 @@ fn an_rclpy_client_gets_the_same_answers_and_events_from_tacto_as_from_an_rclpy_
         .create();
     let mut node = ctx.node("lc_node").unwrap();
     let said = Arc::new(Mutex::new(Vec::new()));
-    let lifecycle = node.manage(Said(said.clone())).unwrap();
+    let lifecycle = node.manage(Said::new(said.clone(), false)).unwrap();
     let mut executor = WaitSetExecutor::new().unwrap();
     executor.add(node).unwrap();
     let running = ExecutorThread::builder().spawn(executor).unwrap();
@@ -109,19 +140,62 @@ fn an_rclpy_client_gets_the_same_answers_and_events_from_tacto_as_from_an_rclpy_
     assert_eq!(lifecycle.state(), State::FINALIZED);
 
     // The same callbacks ran, given the same previous states.
-    let mut peers_callbacks = Vec::new();
+    assert_eq!(*said.lock().unwrap(), callbacks(&peer, 6));
+    running.stop();
+    running.join().unwrap().1.unwrap();
+}
+
+/// The first `count` callbacks `peer` says it ran.
+fn callbacks(peer: &RclpyNode, count: usize) -> Vec<String> {
+    let mut said = Vec::new();
     let deadline = Instant::now() + PATIENCE;
-    while peers_callbacks.len() < 6 {
+    while said.len() < count {
         match peer.next_line(deadline) {
-            Some(line) if line.starts_with("callback ") => peers_callbacks.push(line),
+            Some(line) if line.starts_with("callback ") => said.push(line),
             Some(_) => {}
-            None => panic!(
-                "the rclpy node said {peers_callbacks:?}:\n{}",
-                peer.stderr()
-            ),
+            None => panic!("the rclpy node said {said:?}:\n{}", peer.stderr()),
         }
     }
-    assert_eq!(*said.lock().unwrap(), peers_callbacks);
+    said
+}
+
+// rclcpp_lifecycle test/test_lifecycle_node.cpp's bad moods and test_callback_exceptions.cpp's
+// throwing callback: a failure goes back, an error or an exception goes through
+// errorprocessing, where on_error's answer decides; `change_state` answers success only for a
+// callback's success. Expected: what rclpy's LifecycleNode answers and publishes.
+#[test]
+fn failing_and_panicking_callbacks_answer_and_publish_as_in_an_rclpy_lifecycle_node() {
+    let test = "failing_and_panicking_callbacks_answer_and_publish_as_in_an_rclpy_lifecycle_node";
+    let Some(rclpy) = rclpy_on_cyclone(test) else {
+        return;
+    };
+    const PEER_DOMAIN: u32 = 115;
+    const TACTO_DOMAIN: u32 = 116;
+    let peer = rclpy.spawn("lifecycle.py", PEER_DOMAIN, &["node", "moody", "moody"]);
+    let mut peers_client = rclpy.spawn("lifecycle.py", PEER_DOMAIN, &["moody-client", "/moody"]);
+
+    let ctx = Context::builder()
+        .transport(DdsTransport::new(loopback_participant(TACTO_DOMAIN)))
+        .create();
+    let mut node = ctx.node("moody").unwrap();
+    let said = Arc::new(Mutex::new(Vec::new()));
+    let lifecycle = node.manage(Said::new(said.clone(), true)).unwrap();
+    let mut executor = WaitSetExecutor::new().unwrap();
+    executor.add(node).unwrap();
+    let running = ExecutorThread::builder().spawn(executor).unwrap();
+    let mut tactos_client = rclpy.spawn("lifecycle.py", TACTO_DOMAIN, &["moody-client", "/moody"]);
+
+    let expected = lines_until_done(&mut peers_client, "the client of the rclpy node");
+    let answered = lines_until_done(&mut tactos_client, "the client of the tacto node");
+    assert_eq!(answered, expected);
+    assert_eq!(
+        expected.iter().filter(|l| l.starts_with("event ")).count(),
+        10
+    );
+    assert_eq!(lifecycle.state(), State::FINALIZED);
+    // configure twice (error processing after the second), configure, activate, error
+    // processing.
+    assert_eq!(*said.lock().unwrap(), callbacks(&peer, 6));
     running.stop();
     running.join().unwrap().1.unwrap();
 }

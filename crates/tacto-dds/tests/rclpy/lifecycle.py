@@ -1,9 +1,11 @@
 """rclpy's side of the lifecycle tests (run with python-cyclone: services do not cross Fast DDS
 and Cyclone DDS).
 
-    lifecycle.py node NAME
+    lifecycle.py node NAME [moody]
         an rclpy LifecycleNode NAME whose callbacks all succeed; prints "ready", then
-        "callback <transition> <previous state label>" as each callback runs
+        "callback <transition> <previous state label>" as each callback runs. With `moody`,
+        on_configure answers failure, then error, then success; on_activate raises; on_error
+        answers success the first time and failure after
     lifecycle.py client TARGET [invalid-id]
         a client of TARGET's lifecycle services, calling them as `ros2 lifecycle` does: walks
         TARGET through configure (by label), activate (by id), deactivate, cleanup, a refused
@@ -12,6 +14,9 @@ and Cyclone DDS).
         on the way. Prints one line per answer, "answer <call> <json>", every field of the
         response; then waits for the transition events and prints "event <json>" for each
         (start, goal, transition, timestamp), in the order heard; then "done"
+    lifecycle.py moody-client TARGET
+        as `client`, for a moody node: configure three times, then activate, each followed by
+        get_state; then the events and "done"
 """
 import json
 import sys
@@ -42,15 +47,33 @@ def description(d):
 
 
 class Node(LifecycleNode):
+    def __init__(self, name, moody):
+        super().__init__(name)
+        self._moody = moody
+        self._configures = [TransitionCallbackReturn.FAILURE, TransitionCallbackReturn.ERROR]
+        self._errors = [TransitionCallbackReturn.SUCCESS]
+
     def _say(self, name, previous):
         print(f"callback {name} {previous.label}", flush=True)
         return TransitionCallbackReturn.SUCCESS
 
     def on_configure(self, previous):
-        return self._say("configure", previous)
+        answer = self._say("configure", previous)
+        if self._moody and self._configures:
+            return self._configures.pop(0)
+        return answer
 
     def on_activate(self, previous):
-        return self._say("activate", previous)
+        self._say("activate", previous)
+        if self._moody:
+            raise RuntimeError("custom exception raised in activate callback")
+        return TransitionCallbackReturn.SUCCESS
+
+    def on_error(self, previous):
+        self._say("error", previous)
+        if self._errors:
+            return self._errors.pop(0)
+        return TransitionCallbackReturn.FAILURE
 
     def on_deactivate(self, previous):
         return self._say("deactivate", previous)
@@ -62,9 +85,9 @@ class Node(LifecycleNode):
         return self._say("shutdown", previous)
 
 
-def serve(name):
+def serve(name, moody):
     rclpy.init()
-    node = Node(name)
+    node = Node(name, moody)
     print("ready", flush=True)
     try:
         rclpy.spin(node)
@@ -81,7 +104,8 @@ def call(node, client, request):
     return future.result()
 
 
-def drive(target, invalid_id):
+def connect(target):
+    """A client node, its transition events, and its clients of TARGET's five services."""
     rclpy.init()
     node = rclpy.create_node("lifecycle_client")
     events = []
@@ -110,21 +134,36 @@ def drive(target, invalid_id):
             print("no transition_event publisher", flush=True)
             sys.exit(1)
         rclpy.spin_once(node, timeout_sec=0.1)
+    return node, events, clients
 
-    def get_state():
-        answer = call(node, clients["get_state"], GetState.Request())
+
+class Calls:
+    """The answers of TARGET's services, each printed as it comes."""
+
+    def __init__(self, node, clients):
+        self.node = node
+        self.clients = clients
+
+    def get_state(self):
+        answer = call(self.node, self.clients["get_state"], GetState.Request())
         print("answer get_state " + json.dumps(state(answer.current_state)), flush=True)
+
+    def change(self, label="", id=0):
+        request = ChangeState.Request(transition=Transition(id=id, label=label))
+        answer = call(self.node, self.clients["change_state"], request)
+        print(f"answer change_state {json.dumps({'id': id, 'label': label})} "
+              + json.dumps({"success": answer.success}), flush=True)
+
+
+def walk(target, invalid_id):
+    node, events, clients = connect(target)
+    calls = Calls(node, clients)
+    get_state, change = calls.get_state, calls.change
 
     def available():
         answer = call(node, clients["get_available_transitions"], GetAvailableTransitions.Request())
         listed = [description(d) for d in answer.available_transitions]
         print("answer get_available_transitions " + json.dumps(listed), flush=True)
-
-    def change(label="", id=0):
-        request = ChangeState.Request(transition=Transition(id=id, label=label))
-        answer = call(node, clients["change_state"], request)
-        print(f"answer change_state {json.dumps({'id': id, 'label': label})} "
-              + json.dumps({"success": answer.success}), flush=True)
 
     get_state()
     answer = call(node, clients["get_available_states"], GetAvailableStates.Request())
@@ -156,8 +195,26 @@ def drive(target, invalid_id):
     get_state()
     available()
     # Every successful change is two events; wait for the six changes' twelve.
+    report_events(node, events, 12)
+
+
+def moody_walk(target):
+    node, events, clients = connect(target)
+    calls = Calls(node, clients)
+    get_state, change = calls.get_state, calls.change
+
+    for _ in range(3):
+        change(label="configure")
+        get_state()
+    change(id=Transition.TRANSITION_ACTIVATE)
+    get_state()
+    # A failure is two events, an error through errorprocessing three: 2 + 3 + 2 + 3.
+    report_events(node, events, 10)
+
+
+def report_events(node, events, count):
     deadline = time.monotonic() + 30.0
-    while len(events) < 12 and time.monotonic() < deadline:
+    while len(events) < count and time.monotonic() < deadline:
         rclpy.spin_once(node, timeout_sec=0.1)
     for event in events:
         print("event " + json.dumps({
@@ -171,8 +228,10 @@ def drive(target, invalid_id):
 
 if __name__ == "__main__":
     if sys.argv[1] == "node":
-        serve(sys.argv[2])
+        serve(sys.argv[2], sys.argv[3:] == ["moody"])
     elif sys.argv[1] == "client":
-        drive(sys.argv[2], sys.argv[3:] == ["invalid-id"])
+        walk(sys.argv[2], sys.argv[3:] == ["invalid-id"])
+    elif sys.argv[1] == "moody-client":
+        moody_walk(sys.argv[2])
     else:
         sys.exit(f"unknown mode {sys.argv[1]}")
