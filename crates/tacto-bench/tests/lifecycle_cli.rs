@@ -185,6 +185,23 @@ fn ros2lifecycle_test_cli(domain: u32) {
         &["get", "--include-hidden-nodes"],
         "/_hidden_test_lifecycle_node: unconfigured [1]\n/test_lifecycle_node: inactive [2]\n",
     );
+    // --json, for scripts.
+    let get = ["get", "--json", "/test_lifecycle_node"];
+    succeeds(domain, &get, "{\"id\":2,\"label\":\"inactive\"}\n");
+    let activate = ["set", "--json", "/test_lifecycle_node", "activate"];
+    succeeds(domain, &activate, "{\"success\":true}\n");
+    succeeds(domain, &["nodes", "--json"], "[\"/test_lifecycle_node\"]\n");
+    let list = ["list", "--json", "/test_lifecycle_node"];
+    let output = lifecycle(domain, &list);
+    let listed: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(
+        listed[0],
+        serde_json::json!({
+            "transition": { "id": 4, "label": "deactivate" },
+            "start_state": { "id": 3, "label": "active" },
+            "goal_state": { "id": 14, "label": "deactivating" },
+        })
+    );
 }
 
 /// Waits for `peer` to print `ready`.

@@ -75,6 +75,11 @@ pub enum LifecycleVerb {
 /// a managed node on the graph is [`CommandError::NodeNotFound`] (`Node not found`), an
 /// unknown transition a [`CommandError::Usage`] listing the available ones, as
 /// ros2lifecycle's texts.
+///
+/// With [`Options::json`], one JSON value instead: `nodes` a list of names (a number with
+/// `count`), `list` the transitions (`transition`, `start_state`, `goal_state`, each with
+/// `id` and `label`), `get` the state (`id`, `label`; by node name without a node), `set`
+/// `{"success": ...}`.
 pub fn lifecycle(
     participant: &Participant,
     options: &Options,
@@ -86,12 +91,15 @@ pub fn lifecycle(
     match verb {
         LifecycleVerb::Nodes { all, count } => {
             let nodes = session.managed_nodes(None, options.wait, *all)?;
-            if *count {
+            let names: BTreeSet<&String> = nodes.iter().collect();
+            match (*count, options.json) {
                 // ros2lifecycle counts the graph's entries, a name seen twice twice.
-                writeln!(out, "{}", nodes.len())?;
-            } else {
-                for node in nodes.iter().collect::<BTreeSet<_>>() {
-                    writeln!(out, "{node}")?;
+                (true, _) => writeln!(out, "{}", nodes.len())?,
+                (false, true) => writeln!(out, "{}", serde_json::json!(names))?,
+                (false, false) => {
+                    for node in names {
+                        writeln!(out, "{node}")?;
+                    }
                 }
             }
             Ok(())
@@ -107,6 +115,11 @@ pub fn lifecycle(
                 false => "get_available_transitions",
             };
             let transitions = session.transitions(&node, service)?;
+            if options.json {
+                let listed: Vec<_> = transitions.iter().map(description_json).collect();
+                writeln!(out, "{}", serde_json::Value::from(listed))?;
+                return Ok(());
+            }
             for t in &transitions {
                 writeln!(
                     out,
@@ -123,19 +136,29 @@ pub fn lifecycle(
             Some(node) => {
                 let node = session.find(node, options.wait, *include_hidden_nodes)?;
                 let state = session.state(&node)?;
-                writeln!(out, "{} [{}]", state.label, state.id)?;
+                match options.json {
+                    true => writeln!(out, "{}", state_json(&state))?,
+                    false => writeln!(out, "{} [{}]", state.label, state.id)?,
+                }
                 Ok(())
             }
             None => {
                 let nodes = session.managed_nodes(None, options.wait, *include_hidden_nodes)?;
+                let mut states = serde_json::Map::new();
                 for node in nodes.iter().collect::<BTreeSet<_>>() {
-                    // As ros2lifecycle: a node that does not answer is reported, the others
-                    // are printed.
+                    // As ros2lifecycle: a node that does not answer is reported on stderr, the
+                    // others are printed.
                     match session.state(node) {
+                        Ok(state) if options.json => {
+                            states.insert(node.clone(), state_json(&state));
+                        }
                         Ok(state) => writeln!(out, "{node}: {} [{}]", state.label, state.id)?,
                         Err(CommandError::Interrupted) => return Err(CommandError::Interrupted),
                         Err(error) => eprintln!("{error}"),
                     }
+                }
+                if options.json {
+                    writeln!(out, "{}", serde_json::Value::from(states))?;
                 }
                 Ok(())
             }
@@ -150,13 +173,26 @@ pub fn lifecycle(
             let chosen = pick(&available, transition)?;
             let request = ChangeState_Request { transition: chosen };
             let response = session.call::<ChangeState>(&node, "change_state", &request)?;
-            match response.success {
-                true => writeln!(out, "Transitioning successful")?,
-                false => eprintln!("Transitioning failed"),
+            match (options.json, response.success) {
+                (true, success) => writeln!(out, "{}", serde_json::json!({ "success": success }))?,
+                (false, true) => writeln!(out, "Transitioning successful")?,
+                (false, false) => eprintln!("Transitioning failed"),
             }
             Ok(())
         }
     }
+}
+
+fn state_json(state: &State) -> serde_json::Value {
+    serde_json::json!({ "id": state.id, "label": state.label })
+}
+
+fn description_json(d: &TransitionDescription) -> serde_json::Value {
+    serde_json::json!({
+        "transition": { "id": d.transition.id, "label": d.transition.label },
+        "start_state": state_json(&d.start_state),
+        "goal_state": state_json(&d.goal_state),
+    })
 }
 
 /// The transition `asked` names among `available`: by label first, then by id, as
@@ -262,8 +298,24 @@ impl Session<'_> {
         Ok(response.available_transitions)
     }
 
-    /// Calls `node`'s service `service` and waits for its answer.
+    /// Calls `node`'s service `service` and waits for its answer. What goes wrong is said
+    /// as ros2lifecycle says an exception of the call.
     fn call<S: ServiceType>(
+        &self,
+        node: &str,
+        service: &str,
+        request: &S::Request,
+    ) -> Result<S::Response, CommandError> {
+        self.exchange::<S>(node, service, request)
+            .map_err(|error| match error {
+                CommandError::Interrupted => CommandError::Interrupted,
+                error => CommandError::Usage(format!(
+                    "Exception while calling service of node '{node}': {error}"
+                )),
+            })
+    }
+
+    fn exchange<S: ServiceType>(
         &self,
         node: &str,
         service: &str,
@@ -309,7 +361,7 @@ impl Session<'_> {
             }
         }
         Err(CommandError::Usage(format!(
-            "Exception while calling service of node '{node}': no answer from {name} within {} s",
+            "no answer from {name} within {} s",
             REPLY_WAIT.as_secs()
         )))
     }
