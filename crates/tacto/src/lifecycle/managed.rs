@@ -223,7 +223,7 @@ impl Requests {
 
 impl Input for Requests {
     fn unread(&self) -> usize {
-        self.queue.lock().map_or(0, |queue| queue.len())
+        self.queue.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
     fn arrivals(&self) -> u64 {
