@@ -99,6 +99,14 @@ enum Command {
         #[command(flatten)]
         graph: GraphArgs,
     },
+    /// Managed (lifecycle) nodes on the graph: their states and transitions (as `ros2
+    /// lifecycle`).
+    Lifecycle {
+        #[command(subcommand)]
+        command: LifecycleCommand,
+        #[command(flatten)]
+        graph: GraphArgs,
+    },
     /// Starts the processes of a launch file (docs/launch.md), each running some nodes of a
     /// topology over shared memory; restarts them by their policy; Ctrl-C stops them all.
     Launch {
@@ -501,6 +509,86 @@ impl ParamCommand {
     }
 }
 
+/// `tacto lifecycle`'s verbs, with ros2lifecycle's arguments and flags.
+#[derive(Debug, Subcommand)]
+enum LifecycleCommand {
+    /// Output a list of nodes with lifecycle.
+    Nodes {
+        /// Display all nodes even hidden ones.
+        #[arg(short = 'a', long)]
+        all: bool,
+        /// Only display the number of nodes discovered.
+        #[arg(short = 'c', long)]
+        count_nodes: bool,
+    },
+    /// Output a list of available transitions.
+    List {
+        /// Name of the ROS node.
+        node_name: String,
+        /// Consider hidden nodes as well.
+        #[arg(long)]
+        include_hidden_nodes: bool,
+        /// Display all existing transitions.
+        #[arg(short = 'a', long)]
+        all: bool,
+    },
+    /// Get lifecycle state for one or more nodes.
+    Get {
+        /// Name of the ROS node. If no name is provided, then get the state for all nodes.
+        node_name: Option<String>,
+        /// Consider hidden nodes as well.
+        #[arg(long)]
+        include_hidden_nodes: bool,
+    },
+    /// Trigger lifecycle state transition.
+    Set {
+        /// Name of the ROS node.
+        node_name: String,
+        /// The lifecycle transition: its label (configure) or its id (1).
+        transition: String,
+        /// Consider hidden nodes as well.
+        #[arg(long)]
+        include_hidden_nodes: bool,
+    },
+}
+
+impl LifecycleCommand {
+    fn verb(self) -> tacto_cli::lifecycle::LifecycleVerb {
+        use tacto_cli::lifecycle::LifecycleVerb as V;
+        match self {
+            LifecycleCommand::Nodes { all, count_nodes } => V::Nodes {
+                all,
+                count: count_nodes,
+            },
+            LifecycleCommand::List {
+                node_name,
+                include_hidden_nodes,
+                all,
+            } => V::List {
+                node: node_name,
+                all,
+                include_hidden_nodes,
+            },
+            LifecycleCommand::Get {
+                node_name,
+                include_hidden_nodes,
+            } => V::Get {
+                node: node_name,
+                include_hidden_nodes,
+            },
+            LifecycleCommand::Set {
+                node_name,
+                transition,
+                include_hidden_nodes,
+            } => V::Set {
+                node: node_name,
+                transition,
+                include_hidden_nodes,
+            },
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 enum ServiceCommand {
     /// Lists the services.
@@ -699,6 +787,9 @@ fn run(cli: Cli, interrupt: &Interrupt) -> Result<(), Failure> {
         Command::Param { command, graph } => {
             graph_command(Graph::Param(command), &graph, interrupt)
         }
+        Command::Lifecycle { command, graph } => {
+            graph_command(Graph::Lifecycle(command.verb()), &graph, interrupt)
+        }
         Command::Service { command, graph } => {
             graph_command(Graph::Service(command), &graph, interrupt)
         }
@@ -787,6 +878,7 @@ enum Graph {
     Node(NodeCommand),
     Service(ServiceCommand),
     Param(ParamCommand),
+    Lifecycle(tacto_cli::lifecycle::LifecycleVerb),
 }
 
 fn graph_command(command: Graph, args: &GraphArgs, interrupt: &Interrupt) -> Result<(), Failure> {
@@ -911,6 +1003,9 @@ fn graph_command(command: Graph, args: &GraphArgs, interrupt: &Interrupt) -> Res
                 include_hidden_nodes: param.include_hidden_nodes,
             };
             tacto_cli::param::param(&participant, &options, &param, &verb, &mut out, &stop)
+        }
+        Graph::Lifecycle(verb) => {
+            tacto_cli::lifecycle::lifecycle(&participant, &options, &verb, &mut out, &stop)
         }
         Graph::Service(ServiceCommand::Call {
             name,

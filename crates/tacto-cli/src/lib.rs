@@ -11,6 +11,7 @@ pub mod commands;
 pub mod dynamic_cdr;
 pub mod hz;
 pub mod json;
+pub mod lifecycle;
 pub mod param;
 pub mod pyyaml;
 pub mod qos;

@@ -262,7 +262,7 @@ impl Trigger {
         self.with_input(client.input())
     }
 
-    fn with_input(mut self, input: Arc<dyn Input>) -> Self {
+    pub(crate) fn with_input(mut self, input: Arc<dyn Input>) -> Self {
         self.inputs.push(input);
         // Samples that arrived before the code was registered count as new.
         self.seen.push(0);
