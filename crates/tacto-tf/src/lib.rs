@@ -52,7 +52,7 @@ mod time_text;
 mod transform_ready;
 
 pub use broadcaster::{StaticFramesFull, StaticTransformBroadcaster, TransformBroadcaster};
-pub use buffer::{Buffer, BufferLimits, BufferStats, DEFAULT_CACHE_TIME};
+pub use buffer::{Buffer, BufferLimits, BufferStats, DEFAULT_CACHE_TIME, FrameInfo};
 pub use error::{ErrorKind, RejectReason, RejectedTransform, TfError};
 pub use listener::{
     LISTENER_AUTHORITY, Listener, ListenerError, ListenerOptions, ListenerStats, MAX_TF_HISTORY,
