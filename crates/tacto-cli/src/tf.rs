@@ -335,10 +335,10 @@ pub fn frames_dot(frames: &[FrameInfo], recorded: Time) -> String {
     let mut dot = String::from("digraph G {\n");
     let mut root = "";
     for f in frames {
-        let _ = write!(
+        let _ = writeln!(
             dot,
             "\"{}\" -> \"{}\"[label=\" Broadcaster: {}\\nAverage rate: {}\\nBuffer length: {}\\n\
-             Most recent transform: {}\\nOldest transform: {}\\n\"];\n",
+             Most recent transform: {}\\nOldest transform: {}\\n\"];",
             f.parent,
             f.name,
             f.authority,
