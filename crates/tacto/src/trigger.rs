@@ -358,10 +358,11 @@ pub enum TriggerError {
     /// the other. Read the subscriptions in the code, or give them a trigger of their own.
     #[error("a readable trigger cannot also name subscriptions")]
     ReadableWithInputs,
-    /// The trigger names a subscription that another node created: a node's code is
-    /// triggered by the node's own subscriptions, which its executor attaches, freezes (LET)
-    /// and runs in the node's callback groups. Create the subscription on this node.
-    #[error("the trigger names a subscription of another node")]
+    /// The trigger names a subscription (or a guard condition, service, client) that another
+    /// node created: a node's code is triggered by the node's own inputs, which its executor
+    /// attaches, freezes (LET) and runs in the node's callback groups. Create the input on
+    /// this node.
+    #[error("the trigger names a subscription or condition of another node")]
     ForeignSubscription,
 }
 
