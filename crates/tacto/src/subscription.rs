@@ -296,16 +296,20 @@ impl<T: Message> Inbox<T> {
 
     /// Installs `hook`, and has the transport's reader call it too.
     fn install_hook(&self, hook: &ArrivalHook) -> Result<(), HookError> {
-        if self.listener.get().is_some() || self.hook.set(hook.shared().clone()).is_err() {
+        if self.listener.get().is_some() || self.hook.get().is_some() {
             return Err(HookError::AlreadyAnnounced);
         }
+        // The transport first: a transport that cannot call back leaves the subscription as
+        // it was, free to be named by a trigger.
         if let Some(remote) = &self.remote {
             let hook = hook.shared().clone();
             remote
                 .on_data(Arc::new(move || hook.arrived()))
                 .map_err(|error| HookError::Transport(error.to_string()))?;
         }
-        Ok(())
+        self.hook
+            .set(hook.shared().clone())
+            .map_err(|_| HookError::AlreadyAnnounced)
     }
 
     #[inline(always)]
