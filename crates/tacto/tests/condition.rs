@@ -4,6 +4,8 @@
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+mod loopback;
+
 use tacto::condition::HookError;
 use tacto::msg::std_msgs::String as Text;
 use tacto::{
@@ -177,6 +179,28 @@ fn an_arrival_hook_is_called_only_while_armed() {
     assert_eq!(calls.try_iter().count(), 0);
     // The samples are all there: the hook only tells.
     assert_eq!(topic.take_all().count(), 4);
+}
+
+#[test]
+fn an_arrival_hook_hears_another_process_s_samples_through_the_transport_while_armed() {
+    let hub = loopback::Hub::new();
+    let (talker, ctx) = (hub.context(), hub.context());
+    let publisher = (talker.node("talker").unwrap())
+        .publisher::<Text>("remote")
+        .create()
+        .unwrap();
+    let topic = (ctx.node("hooked").unwrap())
+        .subscription::<Text>("remote")
+        .create()
+        .unwrap();
+    let (called, calls) = mpsc::channel();
+    let hook = topic.on_arrival(move || called.send(()).unwrap()).unwrap();
+    publisher.publish(Text { data: "1".into() });
+    assert_eq!(calls.try_iter().count(), 0);
+    hook.arm();
+    publisher.publish(Text { data: "2".into() });
+    assert_eq!(calls.try_iter().count(), 1);
+    assert_eq!(topic.take_all().count(), 2);
 }
 
 #[test]
