@@ -78,6 +78,12 @@ enum Command {
         #[command(flatten)]
         graph: GraphArgs,
     },
+    /// tf on the graph: `echo` a transform as tf2_echo prints it, draw the `frames` tree as
+    /// view_frames does.
+    Tf {
+        #[command(subcommand)]
+        command: TfCommand,
+    },
     /// ROS 2 nodes on the graph.
     Node {
         #[command(subcommand)]
@@ -98,12 +104,6 @@ enum Command {
         command: ParamCommand,
         #[command(flatten)]
         graph: GraphArgs,
-    },
-    /// tf on the graph: `echo` a transform as tf2_echo prints it, draw the `frames` tree as
-    /// view_frames does.
-    Tf {
-        #[command(subcommand)]
-        command: TfCommand,
     },
     /// Starts the processes of a launch file (docs/launch.md), each running some nodes of a
     /// topology over shared memory; restarts them by their policy; Ctrl-C stops them all.
