@@ -462,7 +462,10 @@ fn layout(frames: &[FrameInfo]) -> Layout {
 /// rate, buffer length, most recent and oldest transform), and the legend with the time it
 /// was recorded. Made here, with no Graphviz.
 pub fn frames_svg(frames: &[FrameInfo], recorded: Time) -> String {
-    const COLUMN: f64 = 300.0;
+    // A column holds a frame and, to its right, the label of the link into it (about 250 px
+    // of 11 px text).
+    const COLUMN: f64 = 420.0;
+    const FRAME_X: f64 = 130.0;
     const ROW: f64 = 200.0;
     const MARGIN: f64 = 40.0;
     let legend = format!("Recorded at time: {}", py_float(seconds(recorded)));
@@ -474,7 +477,7 @@ pub fn frames_svg(frames: &[FrameInfo], recorded: Time) -> String {
     let centre = |i: usize| {
         let (column, depth) = at[i];
         (
-            MARGIN + column * COLUMN + COLUMN / 2.0,
+            MARGIN + column * COLUMN + FRAME_X,
             MARGIN + 60.0 + depth as f64 * ROW + 20.0,
         )
     };
@@ -527,7 +530,9 @@ pub fn frames_svg(frames: &[FrameInfo], recorded: Time) -> String {
             ),
             format!("Oldest transform: {}", as_view_frames(seconds(f.oldest), 6)),
         ];
-        let (lx, ly) = ((x1 + x2) / 2.0 + 6.0, (y1 + y2) / 2.0 - 40.0);
+        // Above and right of the child: each frame has one link in, and one column to
+        // itself per row, so no two labels meet.
+        let (lx, ly) = (x2 + 8.0, y2 - 100.0);
         for (i, line) in lines.iter().enumerate() {
             let _ = writeln!(
                 svg,
@@ -540,7 +545,7 @@ pub fn frames_svg(frames: &[FrameInfo], recorded: Time) -> String {
     }
     for (i, name) in names.iter().enumerate() {
         let (x, y) = centre(i);
-        let rx = (name.chars().count() as f64 * 4.5 + 20.0).min(COLUMN / 2.0 - 10.0);
+        let rx = (name.chars().count() as f64 * 4.5 + 20.0).min(FRAME_X - 10.0);
         let _ = writeln!(
             svg,
             "<g class=\"frame\"><ellipse cx=\"{x:.1}\" cy=\"{y:.1}\" rx=\"{rx:.1}\" ry=\"20\" \
