@@ -78,6 +78,12 @@ enum Command {
         #[command(flatten)]
         graph: GraphArgs,
     },
+    /// tf on the graph: `echo` a transform as tf2_echo prints it, draw the `frames` tree as
+    /// view_frames does.
+    Tf {
+        #[command(subcommand)]
+        command: TfCommand,
+    },
     /// ROS 2 nodes on the graph.
     Node {
         #[command(subcommand)]
@@ -793,6 +799,7 @@ fn run(cli: Cli, interrupt: &Interrupt) -> Result<(), Failure> {
         Command::Service { command, graph } => {
             graph_command(Graph::Service(command), &graph, interrupt)
         }
+        Command::Tf { command } => tf_command(command, interrupt),
         Command::Launch { file } => launch(&file, interrupt),
         Command::LaunchProcess {
             file,
@@ -1249,4 +1256,85 @@ fn check_output_dir(dir: &Path) -> Result<(), String> {
     let probe = dir.join(format!(".tacto-probe-{}", std::process::id()));
     fs::write(&probe, b"").map_err(|e| format!("cannot be written into: {e}"))?;
     fs::remove_file(&probe).map_err(|e| format!("cannot be written into: {e}"))
+}
+
+#[derive(Debug, Subcommand)]
+enum TfCommand {
+    /// Prints the transform that takes data from TARGET into SOURCE, at the latest time both
+    /// have data, as tf2_echo does, until Ctrl-C.
+    Echo {
+        /// The frame the data is taken into.
+        source: String,
+        /// The frame the data is in.
+        target: String,
+        /// Prints per second.
+        #[arg(long, value_name = "HZ", default_value = "1", value_parser = tf_rate)]
+        rate: f64,
+        /// Stop after this many prints.
+        #[arg(long, value_name = "N")]
+        count: Option<u64>,
+    },
+    /// Listens to /tf and /tf_static, then prints the frames as tf2's allFramesAsYAML and
+    /// writes the tree as view_frames does: NAME.gv (Graphviz text) and NAME.svg (a picture).
+    Frames {
+        /// Seconds to listen before describing the tree.
+        #[arg(short = 't', long, value_name = "S", default_value = "5", value_parser = warmup)]
+        wait_time: Duration,
+        /// The output files' name, without extension (default: frames_<date>_<time>).
+        #[arg(short = 'o', long, value_name = "NAME")]
+        output: Option<PathBuf>,
+    },
+}
+
+fn tf_rate(s: &str) -> Result<f64, String> {
+    tacto_cli::tf::parse_rate(s).map_err(|e| e.to_string())
+}
+
+fn tf_command(command: TfCommand, interrupt: &Interrupt) -> Result<(), Failure> {
+    use tacto_cli::tf;
+    let (_context, listener) = tf::graph_listener(tacto_dds::Participant::from_env()?)?;
+    let stop = || interrupt.requested();
+    match command {
+        TfCommand::Echo {
+            source,
+            target,
+            rate,
+            count,
+        } => {
+            let options = tf::EchoOptions { rate, count };
+            // Unlocked: the listener's thread may print too (a malformed sample's line).
+            let (mut out, mut log) = (std::io::stdout(), std::io::stderr());
+            tf::echo(
+                &listener, &source, &target, options, &mut out, &mut log, &stop,
+            )?;
+        }
+        TfCommand::Frames { wait_time, output } => {
+            eprintln!("[INFO] [view_frames]: Listening to tf data for {wait_time:?}...");
+            let report = tf::frames(&listener, wait_time, &stop);
+            let name = output.unwrap_or_else(|| {
+                PathBuf::from(tf::default_output_name(std::time::SystemTime::now()))
+            });
+            // Appended, not set: the default name's time has dots.
+            let with = |extension: &str| {
+                let mut file = name.clone().into_os_string();
+                file.push(extension);
+                PathBuf::from(file)
+            };
+            let (gv, svg) = (with(".gv"), with(".svg"));
+            fs::write(&gv, tf::frames_dot(&report.frames, report.recorded))
+                .map_err(|e| format!("writing {}: {e}", gv.display()))?;
+            fs::write(&svg, tf::frames_svg(&report.frames, report.recorded))
+                .map_err(|e| format!("writing {}: {e}", svg.display()))?;
+            println!("{}", report.yaml);
+            eprintln!(
+                "[INFO] [view_frames]: Exported the graph in {} and {}",
+                gv.display(),
+                svg.display()
+            );
+        }
+    }
+    if interrupt.requested() {
+        return Err(Failure::Interrupted);
+    }
+    Ok(())
 }
