@@ -25,6 +25,7 @@
 //! run of these nodes. Where the OS refuses a priority or the CPUs, those threads run without
 //! it, and the run's notes say so.
 
+pub mod component;
 mod crunch;
 mod kpi;
 mod message;
