@@ -14,6 +14,7 @@ use clap::{Args, Parser, Subcommand};
 use tacto_bench::executors::ExecutorKind;
 use tacto_bench::health::Expectations;
 use tacto_bench::interrupt::{self, Interrupt};
+use tacto_bench::launch::args::from_command_line;
 use tacto_bench::launch::process::{Measured, ProcessError, measure_process, run_process};
 use tacto_bench::launch::supervise::{LaunchError, launch as supervise};
 use tacto_bench::launch::{LaunchFile, LaunchTopology};
@@ -99,11 +100,13 @@ enum Command {
         #[command(flatten)]
         graph: GraphArgs,
     },
-    /// Starts the processes of a launch file (docs/launch.md), each running some nodes of a
-    /// topology over shared memory; restarts them by their policy; Ctrl-C stops them all.
+    /// Starts the processes of a launch file (docs/launch.md): components, nodes of a
+    /// topology, or executables; restarts them by their policy; Ctrl-C stops them all.
     Launch {
         /// The launch file (TOML).
         file: PathBuf,
+        /// Launch arguments, NAME:=VALUE, over the defaults of the file's [arg] table.
+        args: Vec<String>,
     },
     /// Runs one process of a launch file (used by `launch`; with `--duration`, by `bench` over
     /// a launch file: a measured run that prints its result as JSON).
@@ -111,6 +114,8 @@ enum Command {
     LaunchProcess {
         file: PathBuf,
         name: String,
+        /// The launch arguments the launch was given.
+        args: Vec<String>,
         /// The executor instead of the file's (with --duration).
         #[arg(long, requires = "duration")]
         executor: Option<ExecutorKind>,
@@ -702,16 +707,17 @@ fn run(cli: Cli, interrupt: &Interrupt) -> Result<(), Failure> {
         Command::Service { command, graph } => {
             graph_command(Graph::Service(command), &graph, interrupt)
         }
-        Command::Launch { file } => launch(&file, interrupt),
+        Command::Launch { file, args } => launch(&file, &args, interrupt),
         Command::LaunchProcess {
             file,
             name,
+            args,
             executor,
             crunch,
             warmup,
             duration,
         } => {
-            let launch_file = LaunchFile::load(&file)?;
+            let launch_file = LaunchFile::load_with(&file, &from_command_line(&args)?)?;
             let Some(duration) = duration else {
                 return Ok(run_process(&launch_file, &name, interrupt)?);
             };
@@ -773,9 +779,9 @@ fn run(cli: Cli, interrupt: &Interrupt) -> Result<(), Failure> {
     }
 }
 
-fn launch(file: &Path, interrupt: &Interrupt) -> Result<(), Failure> {
-    let launch_file = LaunchFile::load(file)?;
-    match supervise(file, &launch_file, interrupt) {
+fn launch(file: &Path, args: &[String], interrupt: &Interrupt) -> Result<(), Failure> {
+    let launch_file = LaunchFile::load_with(file, &from_command_line(args)?)?;
+    match supervise(file, &launch_file, args, interrupt) {
         Err(LaunchError::Interrupted) => Err(Failure::Interrupted),
         other => Ok(other?),
     }

@@ -346,7 +346,13 @@ mod tests {
         let ctx = Context::new();
         let error = find("test::Echo")
             .unwrap()
-            .instantiate(&ctx, None, None, &["--ros-args", "-p", "nope"], Style::Polling)
+            .instantiate(
+                &ctx,
+                None,
+                None,
+                &["--ros-args", "-p", "nope"],
+                Style::Polling,
+            )
             .unwrap_err()
             .to_string();
         assert!(

@@ -12,7 +12,10 @@ use toml::Spanned;
 
 use tacto_shm::{Limit, ShmLimits};
 
+use super::args;
+use super::components::{self, ComponentsProcess, RawExecutor, RawPlacement, SingleExecutor};
 use super::exec::{self, ExecProcess, RawExec, RawRemap};
+use super::order::{self, RawWait, Wait};
 use crate::executors::ExecutorKind;
 use crate::topology::{Topology, TopologyError, nobleo, reference_system};
 
@@ -91,6 +94,10 @@ pub struct ProcessSpec {
     pub restart: Restart,
     /// What it runs.
     pub kind: ProcessKind,
+    /// What must be on the graph before it starts ([`order`](mod@super::order)).
+    pub waits: Vec<Wait>,
+    /// `file:line:column` of its name, for errors about it.
+    pub origin: String,
 }
 
 impl ProcessSpec {
@@ -98,7 +105,7 @@ impl ProcessSpec {
     pub fn executor(&self) -> Option<ExecutorKind> {
         match &self.kind {
             ProcessKind::Nodes(nodes) => Some(nodes.executor),
-            ProcessKind::Exec(_) => None,
+            ProcessKind::Components(_) | ProcessKind::Exec(_) => None,
         }
     }
 }
@@ -109,6 +116,9 @@ pub enum ProcessKind {
     /// Nodes of the file's built-in topology (`nodes`, `executor`), in a `tacto launch-process`
     /// child.
     Nodes(NodesProcess),
+    /// Registered components (`[[process.node]]`), on executors of the process's own, in a
+    /// `tacto launch-process` child.
+    Components(ComponentsProcess),
     /// An executable (`exec`), with ROS 2's arguments if it is a node.
     Exec(ExecProcess),
 }
@@ -201,6 +211,22 @@ pub enum LaunchFileError {
         /// What is wrong, naming the process and field.
         reason: String,
     },
+    /// A launch argument given on the command line that the file does not declare.
+    #[error("{}: {reason}", path.display())]
+    Argument {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Waits that can never end (a cycle, or a node the launch cannot see).
+    #[error("{origin}: {reason}")]
+    Order {
+        /// `file:line:column` of the wait.
+        origin: String,
+        /// What is wrong, naming the processes.
+        reason: String,
+    },
     /// The topology itself could not be loaded.
     #[error(transparent)]
     Topology(#[from] TopologyError),
@@ -223,6 +249,31 @@ struct RawFile {
     grace_s: Option<Spanned<f64>>,
     transport: Option<Spanned<String>>,
     shm: Option<Spanned<RawShm>>,
+    /// Read before the rest, by [`args::substitute`].
+    #[allow(dead_code)]
+    arg: Option<toml::Table>,
+    #[serde(default)]
+    include: Vec<Spanned<RawInclude>>,
+    #[serde(default)]
+    group: Vec<Spanned<RawGroup>>,
+    #[serde(default)]
+    process: Vec<Spanned<RawProcess>>,
+}
+
+/// An `[[include]]`: another launch file's processes, with its arguments, under a namespace.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawInclude {
+    file: Spanned<String>,
+    namespace: Option<Spanned<String>>,
+    args: Option<BTreeMap<String, Spanned<toml::Value>>>,
+}
+
+/// A `[[group]]`: processes whose nodes go under a namespace.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGroup {
+    namespace: Spanned<String>,
     #[serde(default)]
     process: Vec<Spanned<RawProcess>>,
 }
@@ -271,6 +322,9 @@ struct RawProcess {
     parameters: Option<Spanned<BTreeMap<String, toml::Value>>>,
     remaps: Option<Spanned<Vec<Spanned<RawRemap>>>>,
     log_level: Option<Spanned<String>>,
+    node: Option<Spanned<Vec<Spanned<RawPlacement>>>>,
+    executors: Option<Spanned<Vec<Spanned<RawExecutor>>>>,
+    wait_for: Option<Spanned<Vec<Spanned<RawWait>>>>,
 }
 
 impl RawProcess {
@@ -293,6 +347,14 @@ impl RawProcess {
         .find_map(|(field, span)| Some((field, span?)))
     }
 
+    /// `cpus` or `fifo_priority` without `executor`, where given.
+    fn cpus_without_executor(&self) -> Option<Range<usize>> {
+        if self.executor.is_some() {
+            return None;
+        }
+        (self.cpus.as_ref().map(Spanned::span)).or(self.fifo_priority.as_ref().map(Spanned::span))
+    }
+
     /// The first field given that only a built-in process has, by name and place.
     fn nodes_field(&self) -> Option<(&'static str, Range<usize>)> {
         [
@@ -309,33 +371,92 @@ impl RawProcess {
     }
 }
 
-impl LaunchFile {
-    /// Reads and checks the launch file at `path`.
-    pub fn load(path: &Path) -> Result<LaunchFile, LaunchFileError> {
-        let text = std::fs::read_to_string(path).map_err(|source| LaunchFileError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
-        LaunchFile::parse(&text, path)
+/// Where a launch file's text came from, to name places in it in errors.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct SourceFile<'a> {
+    /// The file, as given.
+    pub path: &'a Path,
+    /// Its text (after substitution: lines stay where they were).
+    pub text: &'a str,
+}
+
+impl SourceFile<'_> {
+    /// The error for the value at `span`: the file, line, column and `reason`.
+    pub(super) fn invalid(&self, span: Range<usize>, reason: String) -> LaunchFileError {
+        let (line, column) = self.line_column(span.start);
+        LaunchFileError::Invalid {
+            path: self.path.to_owned(),
+            line,
+            column,
+            reason,
+        }
     }
 
-    /// Parses and checks the text of a launch file; `path` only names it in errors.
+    /// toml's own error (its message names the line and field).
+    pub(super) fn syntax(&self, error: &toml::de::Error) -> LaunchFileError {
+        LaunchFileError::Syntax {
+            path: self.path.to_owned(),
+            message: error.to_string().trim_end().to_owned(),
+        }
+    }
+
+    /// The line of `span`, from 1.
+    pub(super) fn line_of(&self, span: Range<usize>) -> usize {
+        self.line_column(span.start).0
+    }
+
+    /// `file:line:column` of the byte at `offset`.
+    pub(super) fn location(&self, offset: usize) -> String {
+        let (line, column) = self.line_column(offset);
+        format!("{}:{line}:{column}", self.path.display())
+    }
+
+    fn line_column(&self, offset: usize) -> (usize, usize) {
+        let before = &self.text[..offset.min(self.text.len())];
+        let line = before.matches('\n').count() + 1;
+        let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+        (line, column)
+    }
+}
+
+/// The most levels of `[[include]]` within includes.
+const MAX_INCLUDE_DEPTH: usize = 8;
+
+impl LaunchFile {
+    /// Reads and checks the launch file at `path`, its arguments at their defaults.
+    pub fn load(path: &Path) -> Result<LaunchFile, LaunchFileError> {
+        LaunchFile::load_with(path, &BTreeMap::new())
+    }
+
+    /// Reads and checks the launch file at `path` with launch arguments `args` (`name` →
+    /// value, as `tacto launch FILE name:=value` gives them).
+    pub fn load_with(
+        path: &Path,
+        args: &BTreeMap<String, String>,
+    ) -> Result<LaunchFile, LaunchFileError> {
+        let text = read(path)?;
+        LaunchFile::parse_with(&text, path, args)
+    }
+
+    /// Parses and checks the text of a launch file; `path` names it in errors, and relative
+    /// paths in it (executables, parameter files, included files) are relative to its folder.
     pub fn parse(text: &str, path: &Path) -> Result<LaunchFile, LaunchFileError> {
-        let raw: RawFile = toml::from_str(text).map_err(|e| LaunchFileError::Syntax {
-            path: path.to_owned(),
-            message: e.to_string().trim_end().to_owned(),
-        })?;
-        let invalid = |span: Range<usize>, reason: String| {
-            let before = &text[..span.start.min(text.len())];
-            let line = before.matches('\n').count() + 1;
-            let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-            LaunchFileError::Invalid {
-                path: path.to_owned(),
-                line,
-                column,
-                reason,
-            }
+        LaunchFile::parse_with(text, path, &BTreeMap::new())
+    }
+
+    /// [`parse`](Self::parse) with launch arguments.
+    pub fn parse_with(
+        text: &str,
+        path: &Path,
+        args: &BTreeMap<String, String>,
+    ) -> Result<LaunchFile, LaunchFileError> {
+        let substituted = args::substitute(&SourceFile { path, text }, args)?;
+        let source = SourceFile {
+            path,
+            text: &substituted,
         };
+        let raw: RawFile = toml::from_str(source.text).map_err(|e| source.syntax(&e))?;
+        let invalid = |span: Range<usize>, reason: String| source.invalid(span, reason);
         let topology = match &raw.topology {
             None => None,
             Some(topology) => {
@@ -359,7 +480,6 @@ impl LaunchFile {
                 })
             }
         };
-        let topology_name = raw.topology.as_ref().map(|t| t.get_ref().clone());
         let namespace = match raw.namespace {
             Some(ns) if !is_identifier(ns.get_ref()) => {
                 return Err(invalid(
@@ -438,225 +558,32 @@ impl LaunchFile {
                 shm
             }
         };
-        if raw.process.is_empty() {
-            return Err(invalid(
-                0..0,
-                "no process: add a [[process]] table with name and nodes and executor, or \
-                 name and exec"
-                    .into(),
-            ));
-        }
         let known = topology
             .as_ref()
             .map(LaunchTopology::node_names)
             .unwrap_or_default();
-        let mut placed: HashMap<String, String> = HashMap::new();
-        let mut processes: Vec<ProcessSpec> = Vec::new();
-        for entry in raw.process {
-            let p = entry.into_inner();
-            let name = p.name.get_ref().clone();
-            let here = |field: &str, reason: String| format!("process {name:?}: {field}: {reason}");
-            if !is_identifier(&name) || name.len() > MAX_NAME {
-                return Err(invalid(
-                    p.name.span(),
-                    format!(
-                        "process name {name:?} is not valid: use up to {MAX_NAME} letters, \
-                         digits and '_', not starting with a digit"
-                    ),
-                ));
-            }
-            if processes.iter().any(|q| q.name == name) {
-                return Err(invalid(
-                    p.name.span(),
-                    format!("process name {name:?} is used twice"),
-                ));
-            }
-            let (nodes_field, exec_field) = (p.nodes_field(), p.exec_field());
-            let kind = match p.exec {
-                Some(exec) => {
-                    if let Some((field, span)) = nodes_field {
-                        return Err(invalid(
-                            span,
-                            here(field, "applies to a process of nodes, not to exec".into()),
-                        ));
-                    }
-                    let raw_exec = RawExec {
-                        exec,
-                        args: p.args,
-                        env: p.env,
-                        node_name: p.node_name,
-                        namespace: p.namespace,
-                        params_files: p.params_files,
-                        parameters: p.parameters,
-                        remaps: p.remaps,
-                        log_level: p.log_level,
-                    };
-                    ProcessKind::Exec(exec::parse(raw_exec, &name, path, &invalid)?)
-                }
-                None => {
-                    if let Some((field, span)) = exec_field {
-                        return Err(invalid(
-                            span,
-                            here(field, "applies to an exec process only".into()),
-                        ));
-                    }
-                    if let (None, Some(node_list)) = (&topology_name, &p.nodes) {
-                        return Err(invalid(
-                            node_list.span(),
-                            here(
-                                "nodes",
-                                "the file has no topology = \"...\" whose nodes to run".into(),
-                            ),
-                        ));
-                    }
-                    let (Some(topology_name), Some(node_list), Some(executor)) =
-                        (&topology_name, p.nodes, p.executor)
-                    else {
-                        return Err(invalid(
-                            p.name.span(),
-                            format!(
-                                "process {name:?}: give nodes and executor (nodes of the file's \
-                             topology = \"...\"), or exec (an executable)"
-                            ),
-                        ));
-                    };
-                    if node_list.get_ref().is_empty() {
-                        return Err(invalid(node_list.span(), here("nodes", "is empty".into())));
-                    }
-                    let mut nodes = Vec::new();
-                    for node in node_list.into_inner() {
-                        let node_name = node.get_ref().clone();
-                        if !known.contains(&node_name) {
-                            return Err(invalid(
-                                node.span(),
-                                here(
-                                    "nodes",
-                                    format!("topology {topology_name:?} has no node {node_name:?}"),
-                                ),
-                            ));
-                        }
-                        if let Some(other) = placed.insert(node_name.clone(), name.clone()) {
-                            return Err(invalid(
-                                node.span(),
-                                here(
-                                    "nodes",
-                                    format!(
-                                        "node {node_name:?} is placed twice (also in process {other:?})"
-                                    ),
-                                ),
-                            ));
-                        }
-                        nodes.push(node_name);
-                    }
-                    let executor = match executor.get_ref().parse::<ExecutorKind>() {
-                        Ok(ExecutorKind::Prioritized) => {
-                            return Err(invalid(
-                            executor.span(),
-                            here(
-                                "executor",
-                                "prioritized is a layout of several threads, not one executor; \
-                                 split the nodes into processes with cpus and fifo_priority"
-                                    .into(),
-                            ),
-                        ));
-                        }
-                        Ok(kind) => kind,
-                        Err(_) => {
-                            return Err(invalid(
-                                executor.span(),
-                                here(
-                                    "executor",
-                                    format!(
-                                        "unknown executor {:?} (known: callback, callback-mt, events, \
-                                     wait-set, let)",
-                                        executor.get_ref()
-                                    ),
-                                ),
-                            ));
-                        }
-                    };
-                    let cpus = match p.cpus {
-                        Some(c) if c.get_ref().is_empty() => {
-                            return Err(invalid(
-                                c.span(),
-                                here("cpus", "is empty: the thread could run nowhere".into()),
-                            ));
-                        }
-                        other => other.map(Spanned::into_inner),
-                    };
-                    let fifo_priority = match p.fifo_priority {
-                        None => None,
-                        Some(f) => Some(
-                            u8::try_from(*f.get_ref())
-                                .ok()
-                                .filter(|p| (1..=99).contains(p))
-                                .ok_or_else(|| {
-                                    invalid(f.span(), here("fifo_priority", "give 1 to 99".into()))
-                                })?,
-                        ),
-                    };
-                    ProcessKind::Nodes(NodesProcess {
-                        nodes,
-                        executor,
-                        cpus,
-                        fifo_priority,
-                    })
-                }
-            };
-            let restart = match (p.restart, p.max_restarts) {
-                (None, None) => Restart::Never,
-                (Some(r), max) if r.get_ref() == "on-failure" => Restart::OnFailure {
-                    max: match max {
-                        None => DEFAULT_RESTARTS,
-                        Some(m) => u32::try_from(*m.get_ref())
-                            .ok()
-                            .filter(|&m| m <= MAX_RESTARTS)
-                            .ok_or_else(|| {
-                                invalid(
-                                    m.span(),
-                                    here("max_restarts", format!("give 0 to {MAX_RESTARTS}")),
-                                )
-                            })?,
-                    },
-                },
-                (Some(r), None) if r.get_ref() == "never" => Restart::Never,
-                (Some(r), Some(_)) if r.get_ref() == "never" => {
-                    return Err(invalid(
-                        r.span(),
-                        here(
-                            "max_restarts",
-                            "applies to restart = \"on-failure\" only".into(),
-                        ),
-                    ));
-                }
-                (Some(r), _) => {
-                    return Err(invalid(
-                        r.span(),
-                        here(
-                            "restart",
-                            format!(
-                                "unknown policy {:?} (known: never, on-failure)",
-                                r.get_ref()
-                            ),
-                        ),
-                    ));
-                }
-                (None, Some(m)) => {
-                    return Err(invalid(
-                        m.span(),
-                        here(
-                            "max_restarts",
-                            "applies to restart = \"on-failure\" only".into(),
-                        ),
-                    ));
-                }
-            };
-            processes.push(ProcessSpec {
-                name,
-                restart,
-                kind,
-            });
+        let mut collector = Collector {
+            topology_name: raw.topology.as_ref().map(|t| t.get_ref().clone()),
+            known,
+            placed: HashMap::new(),
+            processes: Vec::new(),
+            files: vec![absolute_path(path)],
+        };
+        collector.file(&source, raw.include, raw.group, raw.process, None)?;
+        let processes = collector.processes;
+        if processes.is_empty() {
+            return Err(invalid(
+                0..0,
+                "no process: add a [[process]] table with name and nodes and executor, name \
+                 and [[process.node]], or name and exec"
+                    .into(),
+            ));
         }
+        order::check(
+            &processes,
+            namespace.as_deref(),
+            transport != LaunchTransport::SharedMemory,
+        )?;
         Ok(LaunchFile {
             topology,
             namespace,
@@ -677,17 +604,20 @@ impl LaunchFile {
     pub fn nodes_of(&self, name: &str) -> Option<(&LaunchTopology, &NodesProcess)> {
         match &self.process(name)?.kind {
             ProcessKind::Nodes(nodes) => Some((self.topology.as_ref()?, nodes)),
-            ProcessKind::Exec(_) => None,
+            ProcessKind::Components(_) | ProcessKind::Exec(_) => None,
         }
     }
 
     /// The topology `tacto bench` measures the file's processes on: refused if a process runs
     /// an executable (`path` names the file in the error).
     pub fn bench_topology(&self, path: &Path) -> Result<&LaunchTopology, LaunchFileError> {
-        let exec = (self.processes.iter()).find(|p| matches!(p.kind, ProcessKind::Exec(_)));
-        let reason = match (exec, &self.topology) {
+        let other = (self.processes.iter()).find(|p| !matches!(p.kind, ProcessKind::Nodes(_)));
+        let reason = match (other, &self.topology) {
             (None, Some(topology)) => return Ok(topology),
-            (Some(exec), _) => format!("process {:?} runs an executable", exec.name),
+            (Some(other), _) => match other.kind {
+                ProcessKind::Exec(_) => format!("process {:?} runs an executable", other.name),
+                _ => format!("process {:?} hosts components", other.name),
+            },
             (None, None) => "the file has no topology".into(),
         };
         Err(LaunchFileError::NotBenchable {
@@ -695,6 +625,471 @@ impl LaunchFile {
             reason,
         })
     }
+}
+
+/// Gathers the processes of a launch file and of the files it includes, checking what must
+/// hold across all of them (names used once, nodes placed once).
+struct Collector {
+    topology_name: Option<String>,
+    known: Vec<String>,
+    /// Who places each node: a topology node by its name, a component by its full name.
+    placed: HashMap<String, String>,
+    processes: Vec<ProcessSpec>,
+    /// The files being read, outermost first: an include of one of them is a cycle.
+    files: Vec<PathBuf>,
+}
+
+impl Collector {
+    /// The processes of one file: its includes, its groups, its own; `pushed` is the namespace
+    /// that the including file or group puts them under.
+    fn file(
+        &mut self,
+        source: &SourceFile<'_>,
+        includes: Vec<Spanned<RawInclude>>,
+        groups: Vec<Spanned<RawGroup>>,
+        processes: Vec<Spanned<RawProcess>>,
+        pushed: Option<&str>,
+    ) -> Result<(), LaunchFileError> {
+        for include in includes {
+            let span = include.span();
+            let include = include.into_inner();
+            let namespace = self.namespace(source, include.namespace.as_ref(), pushed)?;
+            let folder = source.path.parent().unwrap_or(Path::new(""));
+            let path = absolute_path(&folder.join(include.file.get_ref()));
+            if self.files.contains(&path) {
+                return Err(source.invalid(
+                    include.file.span(),
+                    format!("include: {} includes itself", path.display()),
+                ));
+            }
+            if self.files.len() > MAX_INCLUDE_DEPTH {
+                return Err(source.invalid(
+                    span,
+                    format!("include: more than {MAX_INCLUDE_DEPTH} levels of includes"),
+                ));
+            }
+            let text = read(&path)
+                .map_err(|e| source.invalid(include.file.span(), format!("include: {e}")))?;
+            let mut args = BTreeMap::new();
+            for (name, value) in include.args.unwrap_or_default() {
+                let text = match value.get_ref() {
+                    toml::Value::String(s) => s.clone(),
+                    toml::Value::Integer(_) | toml::Value::Float(_) | toml::Value::Boolean(_) => {
+                        value.get_ref().to_string()
+                    }
+                    other => {
+                        return Err(source.invalid(
+                            value.span(),
+                            format!(
+                                "include: args: {name}: a {} is not a value",
+                                other.type_str()
+                            ),
+                        ));
+                    }
+                };
+                args.insert(name, text);
+            }
+            let included = SourceFile {
+                path: &path,
+                text: &text,
+            };
+            let substituted = args::substitute(&included, &args)?;
+            let included = SourceFile {
+                path: &path,
+                text: &substituted,
+            };
+            let raw: RawIncluded =
+                toml::from_str(included.text).map_err(|e| included.syntax(&e))?;
+            self.files.push(path.clone());
+            self.file(
+                &included,
+                raw.include,
+                raw.group,
+                raw.process,
+                namespace.as_deref(),
+            )?;
+            self.files.pop();
+        }
+        for group in groups {
+            let group = group.into_inner();
+            let namespace = self.namespace(source, Some(&group.namespace), pushed)?;
+            for process in group.process {
+                self.process(source, process.into_inner(), namespace.as_deref())?;
+            }
+        }
+        for process in processes {
+            self.process(source, process.into_inner(), pushed)?;
+        }
+        Ok(())
+    }
+
+    /// A group's or include's namespace, under the one pushed already.
+    fn namespace(
+        &self,
+        source: &SourceFile<'_>,
+        namespace: Option<&Spanned<String>>,
+        pushed: Option<&str>,
+    ) -> Result<Option<String>, LaunchFileError> {
+        let Some(namespace) = namespace else {
+            return Ok(pushed.map(str::to_owned));
+        };
+        let joined = exec::pushed_namespace(pushed, Some(namespace.get_ref()));
+        exec::absolute_namespace(&joined).map(Some).ok_or_else(|| {
+            source.invalid(
+                namespace.span(),
+                format!(
+                    "namespace: {:?} is not a namespace: names of letters, digits and '_' \
+                     separated by '/'",
+                    namespace.get_ref()
+                ),
+            )
+        })
+    }
+
+    /// One `[[process]]`.
+    fn process(
+        &mut self,
+        source: &SourceFile<'_>,
+        p: RawProcess,
+        pushed: Option<&str>,
+    ) -> Result<(), LaunchFileError> {
+        let invalid = |span: Range<usize>, reason: String| source.invalid(span, reason);
+        let name = p.name.get_ref().clone();
+        let here = |field: &str, reason: String| format!("process {name:?}: {field}: {reason}");
+        if !is_identifier(&name) || name.len() > MAX_NAME {
+            return Err(invalid(
+                p.name.span(),
+                format!(
+                    "process name {name:?} is not valid: use up to {MAX_NAME} letters, \
+                     digits and '_', not starting with a digit"
+                ),
+            ));
+        }
+        if let Some(other) = self.processes.iter().find(|q| q.name == name) {
+            return Err(invalid(
+                p.name.span(),
+                format!(
+                    "process name {name:?} is used twice (also at {})",
+                    other.origin
+                ),
+            ));
+        }
+        let (nodes_field, exec_field) = (p.nodes_field(), p.exec_field());
+        if let (None, Some(executors)) = (&p.node, &p.executors) {
+            return Err(invalid(
+                executors.span(),
+                here(
+                    "executors",
+                    "applies to a process of components ([[process.node]]) only".into(),
+                ),
+            ));
+        }
+        if pushed.is_some()
+            && let Some(nodes) = &p.nodes
+        {
+            return Err(invalid(
+                nodes.span(),
+                here(
+                    "nodes",
+                    "a group's or include's namespace applies to components and exec \
+                     processes; the topology's nodes take the file's namespace"
+                        .into(),
+                ),
+            ));
+        }
+        let origin = source.location(p.name.span().start);
+        let cpus_without_executor = p.cpus_without_executor();
+        let kind = match (p.exec, p.node) {
+            (Some(_), Some(node)) => {
+                return Err(invalid(
+                    node.span(),
+                    here(
+                        "node",
+                        "applies to a process of components, not to exec".into(),
+                    ),
+                ));
+            }
+            (Some(exec), None) => {
+                if let Some((field, span)) = nodes_field {
+                    return Err(invalid(
+                        span,
+                        here(field, "applies to a process of nodes, not to exec".into()),
+                    ));
+                }
+                let raw_exec = RawExec {
+                    exec,
+                    args: p.args,
+                    env: p.env,
+                    node_name: p.node_name,
+                    namespace: p.namespace,
+                    params_files: p.params_files,
+                    parameters: p.parameters,
+                    remaps: p.remaps,
+                    log_level: p.log_level,
+                };
+                ProcessKind::Exec(exec::parse(raw_exec, &name, source, pushed)?)
+            }
+            (None, Some(raw_nodes)) => {
+                if let Some((field, span)) = exec_field {
+                    return Err(invalid(
+                        span,
+                        here(
+                            field,
+                            "applies to an exec process only (a component's go in its \
+                             [[process.node]])"
+                                .into(),
+                        ),
+                    ));
+                }
+                if let Some(nodes) = &p.nodes {
+                    return Err(invalid(
+                        nodes.span(),
+                        here(
+                            "nodes",
+                            "a process hosts nodes of the topology or components \
+                             ([[process.node]]), not both"
+                                .into(),
+                        ),
+                    ));
+                }
+                if let Some(span) = cpus_without_executor {
+                    return Err(invalid(
+                        span,
+                        here(
+                            "cpus",
+                            "give executor = \"...\" with cpus and fifo_priority".into(),
+                        ),
+                    ));
+                }
+                let single = p.executor.map(|kind| SingleExecutor {
+                    kind,
+                    cpus: p.cpus,
+                    fifo_priority: p.fifo_priority,
+                });
+                let process =
+                    components::parse(source, &name, single, p.executors, raw_nodes, pushed)?;
+                for node in &process.nodes {
+                    let fqn = node.fully_qualified_name();
+                    if let Some(other) = self.placed.insert(fqn.clone(), name.clone()) {
+                        return Err(invalid(
+                            p.name.span(),
+                            here(
+                                "node",
+                                format!("node {fqn} is placed twice (also in process {other:?})"),
+                            ),
+                        ));
+                    }
+                }
+                ProcessKind::Components(process)
+            }
+            (None, None) => {
+                if let Some((field, span)) = exec_field {
+                    return Err(invalid(
+                        span,
+                        here(field, "applies to an exec process only".into()),
+                    ));
+                }
+                if let (None, Some(node_list)) = (&self.topology_name, &p.nodes) {
+                    return Err(invalid(
+                        node_list.span(),
+                        here(
+                            "nodes",
+                            "the file has no topology = \"...\" whose nodes to run".into(),
+                        ),
+                    ));
+                }
+                let (Some(topology_name), Some(node_list), Some(executor)) =
+                    (&self.topology_name, p.nodes, p.executor)
+                else {
+                    return Err(invalid(
+                        p.name.span(),
+                        format!(
+                            "process {name:?}: give nodes and executor (nodes of the file's \
+                         topology = \"...\"), or exec (an executable)"
+                        ),
+                    ));
+                };
+                if node_list.get_ref().is_empty() {
+                    return Err(invalid(node_list.span(), here("nodes", "is empty".into())));
+                }
+                let mut nodes = Vec::new();
+                for node in node_list.into_inner() {
+                    let node_name = node.get_ref().clone();
+                    if !self.known.contains(&node_name) {
+                        return Err(invalid(
+                            node.span(),
+                            here(
+                                "nodes",
+                                format!("topology {topology_name:?} has no node {node_name:?}"),
+                            ),
+                        ));
+                    }
+                    if let Some(other) = self.placed.insert(node_name.clone(), name.clone()) {
+                        return Err(invalid(
+                            node.span(),
+                            here(
+                                "nodes",
+                                format!(
+                                    "node {node_name:?} is placed twice (also in process {other:?})"
+                                ),
+                            ),
+                        ));
+                    }
+                    nodes.push(node_name);
+                }
+                let executor = match executor.get_ref().parse::<ExecutorKind>() {
+                    Ok(ExecutorKind::Prioritized) => {
+                        return Err(invalid(
+                            executor.span(),
+                            here(
+                                "executor",
+                                "prioritized is a layout of several threads, not one executor; \
+                             split the nodes into processes with cpus and fifo_priority"
+                                    .into(),
+                            ),
+                        ));
+                    }
+                    Ok(kind) => kind,
+                    Err(_) => {
+                        return Err(invalid(
+                            executor.span(),
+                            here(
+                                "executor",
+                                format!(
+                                    "unknown executor {:?} (known: callback, callback-mt, events, \
+                                 wait-set, let)",
+                                    executor.get_ref()
+                                ),
+                            ),
+                        ));
+                    }
+                };
+                let cpus = match p.cpus {
+                    Some(c) if c.get_ref().is_empty() => {
+                        return Err(invalid(
+                            c.span(),
+                            here("cpus", "is empty: the thread could run nowhere".into()),
+                        ));
+                    }
+                    other => other.map(Spanned::into_inner),
+                };
+                let fifo_priority = match p.fifo_priority {
+                    None => None,
+                    Some(f) => Some(
+                        u8::try_from(*f.get_ref())
+                            .ok()
+                            .filter(|p| (1..=99).contains(p))
+                            .ok_or_else(|| {
+                                invalid(f.span(), here("fifo_priority", "give 1 to 99".into()))
+                            })?,
+                    ),
+                };
+                ProcessKind::Nodes(NodesProcess {
+                    nodes,
+                    executor,
+                    cpus,
+                    fifo_priority,
+                })
+            }
+        };
+        let restart = match (p.restart, p.max_restarts) {
+            (None, None) => Restart::Never,
+            (Some(r), max) if r.get_ref() == "on-failure" => Restart::OnFailure {
+                max: match max {
+                    None => DEFAULT_RESTARTS,
+                    Some(m) => u32::try_from(*m.get_ref())
+                        .ok()
+                        .filter(|&m| m <= MAX_RESTARTS)
+                        .ok_or_else(|| {
+                            invalid(
+                                m.span(),
+                                here("max_restarts", format!("give 0 to {MAX_RESTARTS}")),
+                            )
+                        })?,
+                },
+            },
+            (Some(r), None) if r.get_ref() == "never" => Restart::Never,
+            (Some(r), Some(_)) if r.get_ref() == "never" => {
+                return Err(invalid(
+                    r.span(),
+                    here(
+                        "max_restarts",
+                        "applies to restart = \"on-failure\" only".into(),
+                    ),
+                ));
+            }
+            (Some(r), _) => {
+                return Err(invalid(
+                    r.span(),
+                    here(
+                        "restart",
+                        format!(
+                            "unknown policy {:?} (known: never, on-failure)",
+                            r.get_ref()
+                        ),
+                    ),
+                ));
+            }
+            (None, Some(m)) => {
+                return Err(invalid(
+                    m.span(),
+                    here(
+                        "max_restarts",
+                        "applies to restart = \"on-failure\" only".into(),
+                    ),
+                ));
+            }
+        };
+        let waits = order::parse(p.wait_for, source, &name)?;
+        self.processes.push(ProcessSpec {
+            name,
+            restart,
+            kind,
+            waits,
+            origin,
+        });
+        Ok(())
+    }
+}
+
+/// An included file: processes, groups and includes, and its own arguments; the launch-wide
+/// settings belong to the file given to `tacto launch`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawIncluded {
+    /// Read before the rest, by [`args::substitute`].
+    #[allow(dead_code)]
+    arg: Option<toml::Table>,
+    #[serde(default)]
+    include: Vec<Spanned<RawInclude>>,
+    #[serde(default)]
+    group: Vec<Spanned<RawGroup>>,
+    #[serde(default)]
+    process: Vec<Spanned<RawProcess>>,
+}
+
+/// The text of the file at `path`.
+fn read(path: &Path) -> Result<String, LaunchFileError> {
+    std::fs::read_to_string(path).map_err(|source| LaunchFileError::Read {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// `path` made absolute and normalized, so that one file included twice is seen as one.
+fn absolute_path(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    let mut normal = PathBuf::new();
+    for component in absolute.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                normal.pop();
+            }
+            other => normal.push(other),
+        }
+    }
+    normal
 }
 
 /// Letters, digits and '_', not starting with a digit: a ROS name token.

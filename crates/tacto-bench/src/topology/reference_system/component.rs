@@ -79,7 +79,9 @@ fn build(node: &mut Node, placement: &Placement) -> Result<(), BuildError> {
     let name = placement.component().trim_start_matches(PREFIX);
     let node_spec = (spec.nodes.iter().find(|n| n.name == name))
         .ok_or_else(|| format!("the reference system has no node {name:?}"))?;
-    let crunch = node.parameters().declare(CRUNCH_PARAMETER, DEFAULT_CRUNCH)?;
+    let crunch = node
+        .parameters()
+        .declare(CRUNCH_PARAMETER, DEFAULT_CRUNCH)?;
     let crunch = u64::try_from(crunch)
         .ok()
         .filter(|&c| c <= 65_536)

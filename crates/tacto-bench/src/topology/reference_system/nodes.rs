@@ -71,9 +71,7 @@ impl Builder<'_> {
             Kind::Sensor { period_ms, output } => {
                 self.sensor(node, name, millis(*period_ms), output)
             }
-            Kind::Transform { input, output } => {
-                self.transform(node, name, input, output, None)
-            }
+            Kind::Transform { input, output } => self.transform(node, name, input, output, None),
             Kind::Fusion { inputs, output } => self.fusion(node, name, inputs, output),
             Kind::Cyclic {
                 period_ms,

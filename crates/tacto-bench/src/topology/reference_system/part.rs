@@ -58,7 +58,9 @@ pub fn start_part(
         ExecutorKind::CallbackMt => Box::new(ThreadPoolExecutor::new().map_err(|e| creating(&e))?),
         ExecutorKind::Events => Box::new(EventsExecutor::new().map_err(|e| creating(&e))?),
         ExecutorKind::WaitSet => Box::new(WaitSetExecutor::new().map_err(|e| creating(&e))?),
-        ExecutorKind::Let => Box::new(LetExecutor::new(let_period(spec)).map_err(|e| creating(&e))?),
+        ExecutorKind::Let => {
+            Box::new(LetExecutor::new(let_period(spec)).map_err(|e| creating(&e))?)
+        }
         ExecutorKind::Prioritized => {
             return Err(SystemError::Unsupported {
                 topology: "reference-system".into(),
