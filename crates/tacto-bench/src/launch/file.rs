@@ -1110,6 +1110,214 @@ mod tests {
     const ONE: &str = "topology = \"reference-system\"\n[[process]]\nname = \"a\"\n\
                        nodes = [\"FrontLidarDriver\"]\nexecutor = \"wait-set\"\n";
 
+    /// A folder of its own for `test`, with the files `files` (name, text) in it.
+    fn folder(test: &str, files: &[(&str, &str)]) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("tacto-file-{test}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, text) in files {
+            std::fs::write(dir.join(name), text).unwrap();
+        }
+        dir
+    }
+
+    fn components(file: &LaunchFile, process: usize) -> &ComponentsProcess {
+        match &file.processes[process].kind {
+            ProcessKind::Components(c) => c,
+            other => panic!("not a process of components: {other:?}"),
+        }
+    }
+
+    const TALKER: &str =
+        "[[process]]\nname = \"a\"\n[[process.node]]\ncomponent = \"demo::Talker\"\n";
+
+    #[test]
+    fn a_process_of_components_places_each_node_on_its_executor() {
+        let text = r#"
+[[process]]
+name = "both"
+
+[[process.executors]]
+name = "sensors"
+kind = "wait-set"
+
+[[process.executors]]
+name = "slow"
+kind = "let"
+let_period_ms = 20
+
+[[process.node]]
+component = "demo::Talker"
+name = "talker"
+namespace = "robot"
+parameters = { greeting = "hi", period_ms = 50 }
+
+[[process.node]]
+component = "demo::Listener"
+namespace = "robot"
+executor = "slow"
+remaps = [{ from = "chatter", to = "/robot/chatter" }]
+"#;
+        let file = parse(text).unwrap();
+        let process = components(&file, 0);
+        assert_eq!(process.executors.len(), 2);
+        assert_eq!(
+            process.executors[1].let_period,
+            Some(Duration::from_millis(20))
+        );
+        let [talker, listener] = &process.nodes[..] else {
+            panic!("two nodes: {:?}", process.nodes)
+        };
+        assert_eq!(
+            (talker.fully_qualified_name(), talker.executor),
+            ("/robot/talker".to_string(), 0)
+        );
+        assert_eq!(
+            talker.arguments(),
+            [
+                "--ros-args",
+                "-p",
+                "greeting:=\"hi\"",
+                "-p",
+                "period_ms:=50"
+            ]
+        );
+        assert_eq!(
+            (listener.fully_qualified_name(), listener.executor),
+            ("/robot/Listener".to_string(), 1)
+        );
+    }
+
+    #[test]
+    fn arguments_groups_and_includes_place_nodes_under_their_namespaces() {
+        let dir = folder(
+            "include",
+            &[(
+                "robot.toml",
+                "[arg]\nrate = \"100\"\n[[process]]\nname = \"$(var robot)_talker\"\n\
+                 [[process.node]]\ncomponent = \"demo::Talker\"\nname = \"talker\"\n\
+                 parameters = { period_ms = \"$(var rate)\" }\n\
+                 [[process]]\nname = \"$(var robot)_echo\"\nexec = \"sh\"\nnode_name = \"echo\"\n\
+                 [arg.robot]\ndescription = \"which robot\"\n",
+            )],
+        );
+        let text = r#"
+[arg]
+robot = "r1"
+
+[[include]]
+file = "robot.toml"
+namespace = "$(var robot)"
+args = { robot = "$(var robot)", rate = 50 }
+
+[[group]]
+namespace = "base"
+
+[[group.process]]
+name = "listener"
+[[group.process.node]]
+component = "demo::Listener"
+namespace = "sub"
+remaps = [{ from = "chatter", to = "/$(var robot)/chatter" }]
+"#;
+        let path = dir.join("top.toml");
+        let args = BTreeMap::from([("robot".to_string(), "r2".to_string())]);
+        let file = LaunchFile::parse_with(text, &path, &args).unwrap();
+        let names: Vec<&str> = file.processes.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["r2_talker", "r2_echo", "listener"]);
+        let talker = &components(&file, 0).nodes[0];
+        assert_eq!(talker.fully_qualified_name(), "/r2/talker");
+        // The include's argument, a string in the included file: a string parameter.
+        assert_eq!(talker.parameters, [("period_ms".into(), "\"50\"".into())]);
+        let ProcessKind::Exec(echo) = &file.processes[1].kind else {
+            panic!("an exec process")
+        };
+        assert_eq!(echo.namespace.as_deref(), Some("/r2"));
+        let listener = &components(&file, 2).nodes[0];
+        assert_eq!(listener.fully_qualified_name(), "/base/sub/Listener");
+        assert_eq!(listener.remaps, [("chatter".into(), "/r2/chatter".into())]);
+    }
+
+    #[test]
+    fn each_component_mistake_is_named_with_its_line() {
+        let dir = folder(
+            "mistakes",
+            &[("bad.yaml", "/**:\n  ros__parameters: [1, 2\n")],
+        );
+        let path = dir.join("t.toml");
+        let parse_here = |text: &str| {
+            LaunchFile::parse(text, &path)
+                .unwrap_err()
+                .to_string()
+                .replace(&format!("{}/", dir.display()), "")
+        };
+        let cases = [
+            (
+                TALKER.replace("demo::Talker", "demo::Talkr"),
+                "t.toml:4:13: process \"a\": node: component: no component \"demo::Talkr\" in \
+                 this binary (it has: demo::Listener, demo::Talker, ",
+            ),
+            (
+                format!("{TALKER}[[process]]\nname = \"b\"\n[[process.node]]\ncomponent = \"demo::Talker\"\n"),
+                "t.toml:6:8: process \"b\": node: node /Talker is placed twice (also in process \"a\")",
+            ),
+            (
+                format!("{TALKER}params_files = [\"bad.yaml\"]\n"),
+                "t.toml:5:17: process \"a\": node: params_files: bad.yaml does not parse: ",
+            ),
+            (
+                format!("{TALKER}executor = \"fast\"\n"),
+                "t.toml:5:12: process \"a\": node: executor: the process has no executor \"fast\" \
+                 (it has: tacto-executor)",
+            ),
+            (
+                TALKER.replace("[[process.node]]", "executor = \"let\"\n[[process.node]]"),
+                "t.toml:3:12: process \"a\": let_period_ms: a let executor needs its period",
+            ),
+            (
+                TALKER.replace("[[process.node]]", "executor = \"wait-set\"\ncpus = [100000]\n[[process.node]]"),
+                "t.toml:4:8: process \"a\": cpus: CPU 100000 is not one this launch may run on",
+            ),
+            (
+                "[[process]]\nname = \"a\"\nexec = \"./missing\"\n".into(),
+                "t.toml:3:8: process \"a\": exec: ",
+            ),
+            (
+                format!("{TALKER}name = \"$(var who)\"\n"),
+                "t.toml:5:9: $(var who): no argument \"who\" is declared (the file's [arg] table has: none)",
+            ),
+            (
+                "transport = \"dds\"\n[[process]]\nname = \"a\"\nwait_for = [{ node = \"/l\" }]\n\
+                 [[process.node]]\ncomponent = \"demo::Talker\"\nname = \"t\"\n\
+                 [[process]]\nname = \"b\"\nwait_for = [{ node = \"/t\" }]\n\
+                 [[process.node]]\ncomponent = \"demo::Listener\"\nname = \"l\"\n"
+                    .into(),
+                "t.toml:4:13: a cycle of waits: a → b → a: none of them would ever start",
+            ),
+            (
+                "[[process]]\nname = \"a\"\n[[process.node]]\ncomponent = \"demo::Talker\"\n\
+                 name = \"t\"\n[[process]]\nname = \"b\"\nexec = \"sh\"\nwait_for = [{ node = \"/t\" }]\n"
+                    .into(),
+                "t.toml:9:13: process \"b\" waits for node /t of process \"a\", which only shared \
+                 memory carries",
+            ),
+            (
+                format!("{TALKER}[[process]]\nname = \"b\"\nexec = \"sh\"\nwait_for = [{{ service = \"x\" }}]\n"),
+                "t.toml:8:13: process \"b\": wait_for: \"x\" is not an absolute name",
+            ),
+            (
+                "[[include]]\nfile = \"t.toml\"\n".into(),
+                "t.toml:2:8: include: ",
+            ),
+        ];
+        for (text, expected) in cases {
+            let error = parse_here(&text);
+            assert!(
+                error.starts_with(expected),
+                "{error:?} should start with {expected:?}"
+            );
+        }
+    }
+
     #[test]
     fn every_shipped_launch_file_is_valid() {
         let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("launch");

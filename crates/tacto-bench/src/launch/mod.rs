@@ -6,6 +6,7 @@
 
 pub mod args;
 pub mod components;
+pub mod demo;
 pub mod exec;
 pub mod file;
 pub mod host;
