@@ -110,7 +110,6 @@ pub fn launch(
         if let Some(watcher) = &mut watcher
             && let Err(e) = start_ready(watcher, &program, path, args, &mut slots, started)
         {
-            eprintln!("tacto: {e}");
             stop_all(&mut slots, file.grace);
             return Err(e);
         }
