@@ -182,7 +182,7 @@ impl Component {
         let mut node = builder.create().map_err(|source| ComponentError::Node {
             component: self.name,
             node: node_name.to_owned(),
-            source,
+            source: Box::new(source),
         })?;
         let placement = Placement {
             component: self.name,
@@ -219,8 +219,8 @@ pub enum ComponentError {
         component: &'static str,
         /// The node's name.
         node: String,
-        /// Why.
-        source: NodeCreateError,
+        /// Why (boxed: it is large, and errors are rare).
+        source: Box<NodeCreateError>,
     },
     /// The component's build function failed.
     #[error("component {component}: node {node}: {source}")]

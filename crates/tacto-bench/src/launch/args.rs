@@ -229,7 +229,9 @@ mod tests {
 
     #[test]
     fn each_argument_mistake_is_named_with_its_line() {
-        let cases: [(&str, &[(&str, &str)], &str); 6] = [
+        /// A file's text, the arguments given, the error's start.
+        type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str);
+        let cases: [Case<'_>; 6] = [
             (
                 "[arg]\nrobot = \"r1\"\n[[process]]\nname = \"$(var robt)\"\n",
                 &[],
