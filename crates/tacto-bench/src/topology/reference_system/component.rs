@@ -4,7 +4,7 @@
 //! the path a user's own nodes take.
 //!
 //! A node reads its work per run from its `crunch` parameter; the KPIs of the command nodes
-//! placed in one process are recorded in one table per context ([`kpis`]), which the process
+//! placed in one process are recorded in one table per context, which the process
 //! reads when it reports.
 
 use std::convert::Infallible;
