@@ -105,7 +105,7 @@ enum Command {
     Launch {
         /// The launch file (TOML).
         file: PathBuf,
-        /// Launch arguments, NAME:=VALUE, over the defaults of the file's [arg] table.
+        /// Launch arguments, NAME:=VALUE, over the defaults of the file's `[arg]` table.
         args: Vec<String>,
     },
     /// Runs one process of a launch file (used by `launch`; with `--duration`, by `bench` over
