@@ -48,6 +48,17 @@ pub fn from_command_line(args: &[String]) -> Result<BTreeMap<String, String>, St
     Ok(given)
 }
 
+/// A file's text after substitution, and where a TOML string was one substitution whole
+/// (`"$(var rate)"`): a parameter value there is typed from the value, as launch_ros reads a
+/// substituted parameter value as YAML (`"$(var rate)"` with rate `10` is the integer 10).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Substituted {
+    /// The text.
+    pub text: String,
+    /// The offsets in `text` of the opening quotes of strings that were one substitution.
+    pub whole: Vec<usize>,
+}
+
 /// The text of `source` with every `$(var NAME)` and `$(env NAME)` replaced: `given` values
 /// over the `[arg]` table's defaults. Refused, with the line: an argument given that the file
 /// does not declare, a declared one without default that is not given, a `$(var)` of an
@@ -56,7 +67,7 @@ pub fn from_command_line(args: &[String]) -> Result<BTreeMap<String, String>, St
 pub(super) fn substitute(
     source: &SourceFile<'_>,
     given: &BTreeMap<String, String>,
-) -> Result<String, LaunchFileError> {
+) -> Result<Substituted, LaunchFileError> {
     let declarations: Declarations = toml::from_str(source.text).map_err(|e| source.syntax(&e))?;
     let declared = declarations.arg.unwrap_or_default();
     let mut values = BTreeMap::new();
@@ -95,6 +106,7 @@ pub(super) fn substitute(
     }
     let text = source.text;
     let mut out = String::with_capacity(text.len());
+    let mut whole = Vec::new();
     let mut rest = 0;
     while let Some(found) = text[rest..].find("$(") {
         let start = rest + found;
@@ -135,11 +147,14 @@ pub(super) fn substitute(
         };
         check_value(&value).map_err(|reason| source.invalid(span.clone(), reason))?;
         out.push_str(&text[rest..start]);
+        if text[..start].ends_with('"') && text[span.end..].starts_with('"') {
+            whole.push(out.len() - 1);
+        }
         out.push_str(&value);
         rest = span.end;
     }
     out.push_str(&text[rest..]);
-    Ok(out)
+    Ok(Substituted { text: out, whole })
 }
 
 /// An `[arg]` entry's default: a value (`robot = "r1"`), or a table with an optional `default`
@@ -211,11 +226,14 @@ mod tests {
         let source = SourceFile {
             path: Path::new("t.toml"),
             text,
+            whole: &[],
         };
         let given = (given.iter())
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        substitute(&source, &given).map_err(|e| e.to_string())
+        substitute(&source, &given)
+            .map(|s| s.text)
+            .map_err(|e| e.to_string())
     }
 
     #[test]

@@ -142,7 +142,7 @@ pub(super) struct RawPlacement {
     name: Option<Spanned<String>>,
     namespace: Option<Spanned<String>>,
     params_files: Option<Spanned<Vec<Spanned<String>>>>,
-    parameters: Option<Spanned<BTreeMap<String, toml::Value>>>,
+    parameters: Option<Spanned<BTreeMap<String, Spanned<toml::Value>>>>,
     remaps: Option<Spanned<Vec<Spanned<RawRemap>>>>,
     executor: Option<Spanned<String>>,
 }

@@ -122,7 +122,7 @@ pub(super) struct RawExec {
     pub node_name: Option<Spanned<String>>,
     pub namespace: Option<Spanned<String>>,
     pub params_files: Option<Spanned<Vec<Spanned<String>>>>,
-    pub parameters: Option<Spanned<BTreeMap<String, toml::Value>>>,
+    pub parameters: Option<Spanned<BTreeMap<String, Spanned<toml::Value>>>>,
     pub remaps: Option<Spanned<Vec<Spanned<RawRemap>>>>,
     pub log_level: Option<Spanned<String>>,
 }
@@ -264,9 +264,11 @@ pub(super) fn params_files(
     Ok(files)
 }
 
-/// `parameters`, each value as the YAML `-p name:=value` gives rcl.
+/// `parameters`, each value as the YAML `-p name:=value` gives rcl: a TOML value as its type
+/// says, a string that was one launch argument whole (`"$(var rate)"`) as the argument's text,
+/// which rcl reads as YAML (an integer stays one), as launch_ros reads a substituted value.
 pub(super) fn parameters(
-    raw: Option<Spanned<BTreeMap<String, toml::Value>>>,
+    raw: Option<Spanned<BTreeMap<String, Spanned<toml::Value>>>>,
     source: &SourceFile<'_>,
     here: Here<'_>,
 ) -> Result<Vec<(String, String)>, LaunchFileError> {
@@ -283,13 +285,27 @@ pub(super) fn parameters(
                     ),
                 ));
             }
-            let yaml = yaml_value(&value).map_err(|reason| {
-                source.invalid(span.clone(), here("parameters", format!("{key}: {reason}")))
+            let yaml = match value.get_ref() {
+                toml::Value::String(text) if source.whole.contains(&value.span().start) => {
+                    yaml_text(text)
+                }
+                other => yaml_value(other),
+            }
+            .map_err(|reason| {
+                source.invalid(value.span(), here("parameters", format!("{key}: {reason}")))
             })?;
             parameters.push((key, yaml));
         }
     }
     Ok(parameters)
+}
+
+/// A launch argument's text as a parameter value: YAML as it is, unless empty (no type).
+fn yaml_text(text: &str) -> Result<String, String> {
+    match text.trim().is_empty() {
+        true => Err("the launch argument is empty: a parameter needs a value".into()),
+        false => Ok(text.to_owned()),
+    }
 }
 
 /// `remaps`, in the file's order.
@@ -633,19 +649,19 @@ mod tests {
             ),
             (
                 "exec = \"sh\"\nparameters = { x = [] }\n",
-                "t.toml:4:14: process \"p\": parameters: x: an empty array has no type",
+                "t.toml:4:20: process \"p\": parameters: x: an empty array has no type",
             ),
             (
                 "exec = \"sh\"\nparameters = { x = [1, 2.5] }\n",
-                "t.toml:4:14: process \"p\": parameters: x: an array's items must be of one type",
+                "t.toml:4:20: process \"p\": parameters: x: an array's items must be of one type",
             ),
             (
                 "exec = \"sh\"\nparameters = { x = { y = 1 } }\n",
-                "t.toml:4:14: process \"p\": parameters: x: a table is not a parameter value",
+                "t.toml:4:20: process \"p\": parameters: x: a table is not a parameter value",
             ),
             (
                 "exec = \"sh\"\nparameters = { x = nan }\n",
-                "t.toml:4:14: process \"p\": parameters: x: give a finite number",
+                "t.toml:4:20: process \"p\": parameters: x: give a finite number",
             ),
             (
                 "exec = \"sh\"\nremaps = [{ from = \"a\", to = \"\" }]\n",

@@ -319,7 +319,7 @@ struct RawProcess {
     node_name: Option<Spanned<String>>,
     namespace: Option<Spanned<String>>,
     params_files: Option<Spanned<Vec<Spanned<String>>>>,
-    parameters: Option<Spanned<BTreeMap<String, toml::Value>>>,
+    parameters: Option<Spanned<BTreeMap<String, Spanned<toml::Value>>>>,
     remaps: Option<Spanned<Vec<Spanned<RawRemap>>>>,
     log_level: Option<Spanned<String>>,
     node: Option<Spanned<Vec<Spanned<RawPlacement>>>>,
@@ -378,6 +378,8 @@ pub(super) struct SourceFile<'a> {
     pub path: &'a Path,
     /// Its text (after substitution: lines stay where they were).
     pub text: &'a str,
+    /// Where strings that were one substitution whole start ([`args::Substituted`]).
+    pub whole: &'a [usize],
 }
 
 impl SourceFile<'_> {
@@ -450,10 +452,16 @@ impl LaunchFile {
         path: &Path,
         args: &BTreeMap<String, String>,
     ) -> Result<LaunchFile, LaunchFileError> {
-        let substituted = args::substitute(&SourceFile { path, text }, args)?;
+        let unsubstituted = SourceFile {
+            path,
+            text,
+            whole: &[],
+        };
+        let substituted = args::substitute(&unsubstituted, args)?;
         let source = SourceFile {
             path,
-            text: &substituted,
+            text: &substituted.text,
+            whole: &substituted.whole,
         };
         let raw: RawFile = toml::from_str(source.text).map_err(|e| source.syntax(&e))?;
         let invalid = |span: Range<usize>, reason: String| source.invalid(span, reason);
@@ -692,11 +700,13 @@ impl Collector {
             let included = SourceFile {
                 path: &path,
                 text: &text,
+                whole: &[],
             };
             let substituted = args::substitute(&included, &args)?;
             let included = SourceFile {
                 path: &path,
-                text: &substituted,
+                text: &substituted.text,
+                whole: &substituted.whole,
             };
             let raw: RawIncluded =
                 toml::from_str(included.text).map_err(|e| included.syntax(&e))?;
@@ -1226,8 +1236,10 @@ remaps = [{ from = "chatter", to = "/$(var robot)/chatter" }]
         assert_eq!(names, ["r2_talker", "r2_echo", "listener"]);
         let talker = &components(&file, 0).nodes[0];
         assert_eq!(talker.fully_qualified_name(), "/r2/talker");
-        // The include's argument, a string in the included file: a string parameter.
-        assert_eq!(talker.parameters, [("period_ms".into(), "\"50\"".into())]);
+        // A parameter that is one argument whole is typed from its text, as launch_ros reads
+        // a substituted value as YAML: the integer 50 (launch_ros's test_parameter_dict's
+        // substitution of a value as text, then yaml).
+        assert_eq!(talker.parameters, [("period_ms".into(), "50".into())]);
         let ProcessKind::Exec(echo) = &file.processes[1].kind else {
             panic!("an exec process")
         };
