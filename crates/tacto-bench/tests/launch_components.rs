@@ -411,3 +411,58 @@ fn an_undefined_argument_is_refused_before_anything_starts() {
         launch.seen.join("\n")
     );
 }
+
+/// The `component_system` example: a launcher binary of one's own, with a component of its
+/// own, which `cargo test` builds with the tests.
+fn component_system() -> PathBuf {
+    let deps = std::env::current_exe().unwrap();
+    let debug = deps.parent().and_then(Path::parent).unwrap();
+    debug.join("examples/component_system")
+}
+
+#[test]
+fn a_binary_of_ones_own_hosts_its_components_beside_the_shipped_ones() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/shouting.toml");
+    let ns = namespace("shouting");
+    let text = std::fs::read_to_string(&example)
+        .unwrap()
+        .replace("\"shouting\"", &format!("\"{ns}\""));
+    let path = file("shouting", &text);
+    // `tacto` does not link the example's component: refused before anything starts, naming
+    // the components it has.
+    let refused = Command::new(env!("CARGO_BIN_EXE_tacto"))
+        .arg("launch")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            ": process \"shouter\": node: component: no component \"example::Shouter\" in this \
+             binary (it has: demo::Listener, demo::Talker, nobleo::node, "
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("started"), "{stderr}");
+    // The example's binary has it, and tacto's too.
+    let mut child = Command::new(component_system())
+        .arg(&path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cargo test builds the component_system example");
+    let (send, lines) = mpsc::channel();
+    forward(child.stdout.take().unwrap(), send.clone());
+    forward(child.stderr.take().unwrap(), send);
+    let mut launch = Launch {
+        child,
+        lines,
+        seen: Vec::new(),
+    };
+    let loud = format!("[shouter] /{ns}/Listener heard: HELLO ");
+    launch.wait_for("of the listener hearing the shouter", |l| {
+        l.starts_with(&loud)
+    });
+    assert_eq!(launch.interrupt(), Some(130), "{}", launch.seen.join("\n"));
+}

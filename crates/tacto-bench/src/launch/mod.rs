@@ -12,6 +12,7 @@ pub mod file;
 pub mod host;
 pub mod order;
 pub mod process;
+pub mod program;
 pub mod supervise;
 
 pub use components::{ComponentsProcess, ExecutorSpec, NodePlacement};
