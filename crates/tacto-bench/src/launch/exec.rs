@@ -287,7 +287,7 @@ pub(super) fn parameters(
             }
             let yaml = match value.get_ref() {
                 toml::Value::String(text) if source.whole.contains(&value.span().start) => {
-                    yaml_text(text)
+                    Ok(yaml_text(text))
                 }
                 other => yaml_value(other),
             }
@@ -300,11 +300,12 @@ pub(super) fn parameters(
     Ok(parameters)
 }
 
-/// A launch argument's text as a parameter value: YAML as it is, unless empty (no type).
-fn yaml_text(text: &str) -> Result<String, String> {
-    match text.trim().is_empty() {
-        true => Err("the launch argument is empty: a parameter needs a value".into()),
-        false => Ok(text.to_owned()),
+/// A launch argument's text as a parameter value: YAML as it is, and the empty text the empty
+/// string, as launch_ros's `evaluate_parameter_dict` makes it (`''`).
+fn yaml_text(text: &str) -> String {
+    match text.is_empty() {
+        true => "''".into(),
+        false => text.to_owned(),
     }
 }
 
@@ -521,6 +522,62 @@ mod tests {
         }
         for not_one in ["a//b", "1robot", "robot-1", "~/x"] {
             assert_eq!(absolute_namespace(not_one), None, "{not_one:?}");
+        }
+    }
+
+    /// The namespace a node gets under `pushes` (outermost first), as groups and includes
+    /// push them: `None` where launch_ros gives the node none (no `__ns` rule).
+    fn under(pushes: &[&str], node: Option<&str>) -> Option<String> {
+        let mut pushed: Option<String> = None;
+        for push in pushes {
+            let joined = pushed_namespace(pushed.as_deref(), Some(push));
+            pushed = Some(absolute_namespace(&joined).unwrap());
+        }
+        match (pushed.as_deref(), node) {
+            (None, None) => None,
+            (pushed, node) => absolute_namespace(&pushed_namespace(pushed, node)),
+        }
+    }
+
+    // From launch_ros's test_launch_ros/actions/test_push_ros_namespace.py (Jazzy),
+    // `get_test_cases`: push_ns, second_push_ns, node_ns and expected_ns, as a group or
+    // include pushes them (the node's name plays no part in its namespace).
+    #[test]
+    fn a_pushed_namespace_goes_before_a_relative_one_as_push_ros_namespace_does() {
+        let cases: [(&[&str], Option<&str>, Option<&str>); 10] = [
+            (
+                &["relative_ns"],
+                Some("node_ns"),
+                Some("/relative_ns/node_ns"),
+            ),
+            (&["relative_ns"], Some("/node_ns"), Some("/node_ns")),
+            (&["relative_ns"], Some("/"), Some("/")),
+            (&["relative_ns"], Some(""), Some("/relative_ns")),
+            (
+                &["relative_ns", "another_relative_ns"],
+                Some("node_ns"),
+                Some("/relative_ns/another_relative_ns/node_ns"),
+            ),
+            (
+                &["relative_ns", "/absolute_ns"],
+                Some("node_ns"),
+                Some("/absolute_ns/node_ns"),
+            ),
+            (
+                &["relative_ns", "/absolute_ns"],
+                Some("node_ns"),
+                Some("/absolute_ns/node_ns"),
+            ),
+            (&[], Some("node_ns"), Some("/node_ns")),
+            (&[], None, None),
+            (&[""], None, Some("/")),
+        ];
+        for (pushes, node, expected) in cases {
+            assert_eq!(
+                under(pushes, node).as_deref(),
+                expected,
+                "{pushes:?} {node:?}"
+            );
         }
     }
 

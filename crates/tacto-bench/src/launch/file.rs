@@ -1249,6 +1249,34 @@ remaps = [{ from = "chatter", to = "/$(var robot)/chatter" }]
         assert_eq!(listener.remaps, [("chatter".into(), "/r2/chatter".into())]);
     }
 
+    // The rules of launch_ros's launch_ros/utilities/evaluate_parameters.py
+    // (`evaluate_parameter_dict`, Jazzy): a value made by substitution is read as YAML, the
+    // empty text as the empty string; a value written as it is keeps its type.
+    #[test]
+    fn a_parameter_that_is_one_argument_whole_is_read_as_yaml() {
+        let text = "[arg]\nn = \"10\"\nx = \"1.5\"\nlist = \"[1, 2]\"\nnone = \"\"\nword = \"r1\"\n\
+                    [[process]]\nname = \"a\"\n[[process.node]]\ncomponent = \"demo::Talker\"\n\
+                    parameters = { n = \"$(var n)\", x = \"$(var x)\", list = \"$(var list)\", \
+                    none = \"$(var none)\", word = \"$(var word)\", text = \"n$(var n)\", \
+                    written = \"10\" }\n";
+        let file = parse(text).unwrap();
+        let parameters: BTreeMap<&str, &str> = (components(&file, 0).nodes[0].parameters.iter())
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(
+            parameters,
+            BTreeMap::from([
+                ("list", "[1, 2]"),
+                ("n", "10"),
+                ("none", "''"),
+                ("text", "\"n10\""),
+                ("word", "r1"),
+                ("written", "\"10\""),
+                ("x", "1.5"),
+            ])
+        );
+    }
+
     #[test]
     fn each_component_mistake_is_named_with_its_line() {
         let dir = folder(
