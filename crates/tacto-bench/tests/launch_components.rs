@@ -466,3 +466,32 @@ fn a_binary_of_ones_own_hosts_its_components_beside_the_shipped_ones() {
     });
     assert_eq!(launch.interrupt(), Some(130), "{}", launch.seen.join("\n"));
 }
+
+/// Without CAP_SYS_NICE (dropped by `setpriv`, util-linux's), and with root's RLIMIT_RTPRIO of
+/// 0, the OS refuses SCHED_FIFO: the launch says so with the line, before anything starts.
+#[test]
+fn a_priority_the_os_refuses_is_refused_before_anything_starts() {
+    let path = file(
+        "fifo",
+        "[[process]]\nname = \"rt\"\nexecutor = \"wait-set\"\nfifo_priority = 10\n\
+         [[process.node]]\ncomponent = \"demo::Talker\"\n",
+    );
+    let output = Command::new("setpriv")
+        .args(["--bounding-set", "-sys_nice", "--inh-caps", "-sys_nice"])
+        .arg("prlimit")
+        .arg("--rtprio=0")
+        .arg(env!("CARGO_BIN_EXE_tacto"))
+        .arg("launch")
+        .arg(&path)
+        .output()
+        .expect("setpriv and prlimit (util-linux) run");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let expected = format!(
+        "tacto: {}:4:17: process \"rt\": fifo_priority: the OS refuses SCHED_FIFO priority 10 \
+         to this launch: ",
+        path.display()
+    );
+    assert!(stderr.starts_with(&expected), "{expected}\n{stderr}");
+    assert!(!stderr.contains("started"), "{stderr}");
+}

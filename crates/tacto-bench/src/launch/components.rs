@@ -367,39 +367,8 @@ fn executor(
         }
         Ok(parsed) => parsed,
     };
-    let cpus = match cpus {
-        Some(c) if c.get_ref().is_empty() => {
-            return Err(source.invalid(
-                c.span(),
-                here("cpus", "is empty: the thread could run nowhere".into()),
-            ));
-        }
-        Some(c) => {
-            let usable = usable_cpus();
-            if let Some(cpu) = c.get_ref().iter().find(|cpu| !usable.contains(cpu)) {
-                return Err(source.invalid(
-                    c.span(),
-                    here(
-                        "cpus",
-                        format!("CPU {cpu} is not one this launch may run on (it may: {usable:?})"),
-                    ),
-                ));
-            }
-            Some(c.into_inner())
-        }
-        None => None,
-    };
-    let fifo_priority = match fifo_priority {
-        None => None,
-        Some(f) => Some(
-            u8::try_from(*f.get_ref())
-                .ok()
-                .filter(|p| (1..=99).contains(p))
-                .ok_or_else(|| {
-                    source.invalid(f.span(), here("fifo_priority", "give 1 to 99".into()))
-                })?,
-        ),
-    };
+    let cpus = cpus_of(source, here, cpus)?;
+    let fifo_priority = fifo(source, here, fifo_priority)?;
     let let_period = match (parsed, let_period_ms) {
         (ExecutorKind::Let, None) => {
             return Err(source.invalid(
@@ -431,6 +400,90 @@ fn executor(
         fifo_priority,
         let_period,
     })
+}
+
+/// A thread's `cpus`, checked: not empty, and each one this launch may run on (a CPU outside
+/// its affinity mask is one the OS would refuse to pin a thread to).
+pub(super) fn cpus_of(
+    source: &SourceFile<'_>,
+    here: &dyn Fn(&str, String) -> String,
+    cpus: Option<Spanned<Vec<usize>>>,
+) -> Result<Option<Vec<usize>>, LaunchFileError> {
+    let Some(cpus) = cpus else {
+        return Ok(None);
+    };
+    if cpus.get_ref().is_empty() {
+        return Err(source.invalid(
+            cpus.span(),
+            here("cpus", "is empty: the thread could run nowhere".into()),
+        ));
+    }
+    let usable = usable_cpus();
+    if let Some(cpu) = cpus.get_ref().iter().find(|cpu| !usable.contains(cpu)) {
+        return Err(source.invalid(
+            cpus.span(),
+            here(
+                "cpus",
+                format!("CPU {cpu} is not one this launch may run on (it may: {usable:?})"),
+            ),
+        ));
+    }
+    Ok(Some(cpus.into_inner()))
+}
+
+/// A thread's `fifo_priority`, checked: 1 to 99, and one the OS grants (tried on a thread of
+/// its own that ends at once), so that a launch without `CAP_SYS_NICE` or an `RLIMIT_RTPRIO`
+/// high enough is refused before anything starts.
+pub(super) fn fifo(
+    source: &SourceFile<'_>,
+    here: &dyn Fn(&str, String) -> String,
+    priority: Option<Spanned<i64>>,
+) -> Result<Option<u8>, LaunchFileError> {
+    let Some(priority) = priority else {
+        return Ok(None);
+    };
+    let value = u8::try_from(*priority.get_ref())
+        .ok()
+        .filter(|p| (1..=99).contains(p))
+        .ok_or_else(|| {
+            source.invalid(
+                priority.span(),
+                here("fifo_priority", "give 1 to 99".into()),
+            )
+        })?;
+    fifo_permitted(value).map_err(|reason| {
+        source.invalid(
+            priority.span(),
+            here(
+                "fifo_priority",
+                format!(
+                    "the OS refuses SCHED_FIFO priority {value} to this launch: {reason} (it \
+                     needs CAP_SYS_NICE, or an RLIMIT_RTPRIO of at least {value})"
+                ),
+            ),
+        )
+    })?;
+    Ok(Some(value))
+}
+
+/// Whether a thread of this process may take `SCHED_FIFO` at `priority`: asked of the OS on a
+/// thread made for the question, which ends at once.
+fn fifo_permitted(priority: u8) -> Result<(), String> {
+    let asked = std::thread::spawn(move || {
+        let param = libc::sched_param {
+            sched_priority: i32::from(priority),
+        };
+        // SAFETY: a plain system call on this thread itself, with a valid `sched_param`.
+        let refused =
+            unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &param) };
+        match refused {
+            0 => Ok(()),
+            code => Err(std::io::Error::from_raw_os_error(code).to_string()),
+        }
+    });
+    asked
+        .join()
+        .unwrap_or_else(|_| Err("the thread that asked ended abnormally".into()))
 }
 
 /// The CPUs this process may run on (its affinity mask): a CPU outside it is one the OS would

@@ -974,26 +974,8 @@ impl Collector {
                         ));
                     }
                 };
-                let cpus = match p.cpus {
-                    Some(c) if c.get_ref().is_empty() => {
-                        return Err(invalid(
-                            c.span(),
-                            here("cpus", "is empty: the thread could run nowhere".into()),
-                        ));
-                    }
-                    other => other.map(Spanned::into_inner),
-                };
-                let fifo_priority = match p.fifo_priority {
-                    None => None,
-                    Some(f) => Some(
-                        u8::try_from(*f.get_ref())
-                            .ok()
-                            .filter(|p| (1..=99).contains(p))
-                            .ok_or_else(|| {
-                                invalid(f.span(), here("fifo_priority", "give 1 to 99".into()))
-                            })?,
-                    ),
-                };
+                let cpus = components::cpus_of(source, &here, p.cpus)?;
+                let fifo_priority = components::fifo(source, &here, p.fifo_priority)?;
                 ProcessKind::Nodes(NodesProcess {
                     nodes,
                     executor,
