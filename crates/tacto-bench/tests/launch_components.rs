@@ -495,3 +495,60 @@ fn a_priority_the_os_refuses_is_refused_before_anything_starts() {
     assert!(stderr.starts_with(&expected), "{expected}\n{stderr}");
     assert!(!stderr.contains("started"), "{stderr}");
 }
+
+#[test]
+fn bench_over_a_file_of_components_measures_its_processes_as_placed() {
+    let ns = namespace("bench");
+    let path = file(
+        "bench",
+        &format!(
+            "[[process]]\nname = \"talker\"\n[[process.node]]\ncomponent = \"demo::Talker\"\n\
+             namespace = \"{ns}\"\nparameters = {{ period_ms = 20 }}\n\
+             [[process]]\nname = \"listener\"\nexecutor = \"events\"\n\
+             [[process.node]]\ncomponent = \"demo::Listener\"\nnamespace = \"{ns}\"\n"
+        ),
+    );
+    let json = std::env::temp_dir().join(format!(
+        "tacto-bench-components-{}.json",
+        std::process::id()
+    ));
+    let output = Command::new(env!("CARGO_BIN_EXE_tacto"))
+        .arg("bench")
+        .arg(&path)
+        .args(["--warmup", "0.5", "--duration", "2", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("2 processes of components"), "{stdout}");
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let run = &report["runs"][0];
+    assert_eq!(run["executor"], "as placed", "{run}");
+    let names: Vec<&str> = (run["processes"].as_array().unwrap().iter())
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["talker", "listener"], "{run}");
+    // The listener's process woke for the talker's messages, 50 a second.
+    let listener = &run["processes"][1];
+    assert!(listener["wakeups_per_s"].as_f64().unwrap() > 10.0, "{run}");
+    // An option of the built-in topologies is refused.
+    let refused = Command::new(env!("CARGO_BIN_EXE_tacto"))
+        .arg("bench")
+        .arg(&path)
+        .args(["--executor", "callback"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains(
+            "--executor applies to a built-in topology: a file of components runs as it places them"
+        ),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+}

@@ -230,8 +230,8 @@ pub enum LaunchFileError {
     /// The topology itself could not be loaded.
     #[error(transparent)]
     Topology(#[from] TopologyError),
-    /// `tacto bench` was given a file that is not only nodes of a built-in topology.
-    #[error("{}: tacto bench measures the nodes of a built-in topology only: {reason}", path.display())]
+    /// `tacto bench` was given a file it cannot measure.
+    #[error("{}: tacto bench measures a file of nodes of a built-in topology or of components: {reason}", path.display())]
     NotBenchable {
         /// The file.
         path: PathBuf,
@@ -616,23 +616,45 @@ impl LaunchFile {
         }
     }
 
-    /// The topology `tacto bench` measures the file's processes on: refused if a process runs
-    /// an executable (`path` names the file in the error).
-    pub fn bench_topology(&self, path: &Path) -> Result<&LaunchTopology, LaunchFileError> {
-        let other = (self.processes.iter()).find(|p| !matches!(p.kind, ProcessKind::Nodes(_)));
-        let reason = match (other, &self.topology) {
-            (None, Some(topology)) => return Ok(topology),
-            (Some(other), _) => match other.kind {
-                ProcessKind::Exec(_) => format!("process {:?} runs an executable", other.name),
-                _ => format!("process {:?} hosts components", other.name),
-            },
-            (None, None) => "the file has no topology".into(),
+    /// What `tacto bench` measures of the file: nodes of its built-in topology (on each
+    /// executor in turn), or components (as placed); refused if a process runs an executable
+    /// or the file mixes the two (`path` names the file in the error).
+    pub fn bench_target(&self, path: &Path) -> Result<BenchTarget<'_>, LaunchFileError> {
+        let is = |f: fn(&ProcessKind) -> bool| self.processes.iter().filter(|p| f(&p.kind)).count();
+        let nodes = is(|k| matches!(k, ProcessKind::Nodes(_)));
+        let components = is(|k| matches!(k, ProcessKind::Components(_)));
+        let exec = self
+            .processes
+            .iter()
+            .find(|p| matches!(p.kind, ProcessKind::Exec(_)));
+        let waits = self.processes.iter().find(|p| !p.waits.is_empty());
+        let reason = match (exec, &self.topology) {
+            (Some(exec), _) => format!("process {:?} runs an executable", exec.name),
+            (None, _) if waits.is_some() => format!(
+                "process {:?} waits (wait_for), and a measured run starts every process at once",
+                waits.map_or("", |p| p.name.as_str())
+            ),
+            (None, Some(topology)) if components == 0 => {
+                return Ok(BenchTarget::Topology(topology));
+            }
+            (None, _) if nodes == 0 => return Ok(BenchTarget::Components),
+            (None, _) => "it mixes nodes of the topology and components".into(),
         };
         Err(LaunchFileError::NotBenchable {
             path: path.to_owned(),
             reason,
         })
     }
+}
+
+/// What `tacto bench` measures of a launch file.
+#[derive(Debug, Clone, Copy)]
+pub enum BenchTarget<'f> {
+    /// Nodes of the file's built-in topology, on each executor in turn (the file's own
+    /// executors overridden), with the topology's figures.
+    Topology(&'f LaunchTopology),
+    /// Components, on the executors the file places them on, by what their processes use.
+    Components,
 }
 
 /// Gathers the processes of a launch file and of the files it includes, checking what must

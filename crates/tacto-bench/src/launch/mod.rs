@@ -18,7 +18,7 @@ pub mod supervise;
 pub use components::{ComponentsProcess, ExecutorSpec, NodePlacement};
 pub use exec::ExecProcess;
 pub use file::{
-    LaunchFile, LaunchFileError, LaunchTopology, LaunchTransport, NodesProcess, ProcessKind,
-    ProcessSpec, Restart,
+    BenchTarget, LaunchFile, LaunchFileError, LaunchTopology, LaunchTransport, NodesProcess,
+    ProcessKind, ProcessSpec, Restart,
 };
 pub use order::{Wait, WaitFor};
