@@ -249,9 +249,9 @@ struct RawFile {
     grace_s: Option<Spanned<f64>>,
     transport: Option<Spanned<String>>,
     shm: Option<Spanned<RawShm>>,
-    /// Read before the rest, by [`args::substitute`].
-    #[allow(dead_code)]
-    arg: Option<toml::Table>,
+    /// Read before the rest, by [`args::substitute`]: here only allowed.
+    #[serde(rename = "arg")]
+    _arg: Option<serde::de::IgnoredAny>,
     #[serde(default)]
     include: Vec<Spanned<RawInclude>>,
     #[serde(default)]
@@ -1071,9 +1071,9 @@ impl Collector {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawIncluded {
-    /// Read before the rest, by [`args::substitute`].
-    #[allow(dead_code)]
-    arg: Option<toml::Table>,
+    /// Read before the rest, by [`args::substitute`]: here only allowed.
+    #[serde(rename = "arg")]
+    _arg: Option<serde::de::IgnoredAny>,
     #[serde(default)]
     include: Vec<Spanned<RawInclude>>,
     #[serde(default)]
