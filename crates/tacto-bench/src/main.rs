@@ -80,6 +80,12 @@ enum Command {
         #[command(flatten)]
         graph: GraphArgs,
     },
+    /// tf on the graph: `echo` a transform as tf2_echo prints it, draw the `frames` tree as
+    /// view_frames does.
+    Tf {
+        #[command(subcommand)]
+        command: TfCommand,
+    },
     /// ROS 2 nodes on the graph.
     Node {
         #[command(subcommand)]
@@ -98,6 +104,14 @@ enum Command {
     Param {
         #[command(subcommand)]
         command: ParamCommand,
+        #[command(flatten)]
+        graph: GraphArgs,
+    },
+    /// Managed (lifecycle) nodes on the graph: their states and transitions (as `ros2
+    /// lifecycle`).
+    Lifecycle {
+        #[command(subcommand)]
+        command: LifecycleCommand,
         #[command(flatten)]
         graph: GraphArgs,
     },
@@ -507,6 +521,86 @@ impl ParamCommand {
     }
 }
 
+/// `tacto lifecycle`'s verbs, with ros2lifecycle's arguments and flags.
+#[derive(Debug, Subcommand)]
+enum LifecycleCommand {
+    /// Output a list of nodes with lifecycle.
+    Nodes {
+        /// Display all nodes even hidden ones.
+        #[arg(short = 'a', long)]
+        all: bool,
+        /// Only display the number of nodes discovered.
+        #[arg(short = 'c', long)]
+        count_nodes: bool,
+    },
+    /// Output a list of available transitions.
+    List {
+        /// Name of the ROS node.
+        node_name: String,
+        /// Consider hidden nodes as well.
+        #[arg(long)]
+        include_hidden_nodes: bool,
+        /// Display all existing transitions.
+        #[arg(short = 'a', long)]
+        all: bool,
+    },
+    /// Get lifecycle state for one or more nodes.
+    Get {
+        /// Name of the ROS node. If no name is provided, then get the state for all nodes.
+        node_name: Option<String>,
+        /// Consider hidden nodes as well.
+        #[arg(long)]
+        include_hidden_nodes: bool,
+    },
+    /// Trigger lifecycle state transition.
+    Set {
+        /// Name of the ROS node.
+        node_name: String,
+        /// The lifecycle transition: its label (configure) or its id (1).
+        transition: String,
+        /// Consider hidden nodes as well.
+        #[arg(long)]
+        include_hidden_nodes: bool,
+    },
+}
+
+impl LifecycleCommand {
+    fn verb(self) -> tacto_cli::lifecycle::LifecycleVerb {
+        use tacto_cli::lifecycle::LifecycleVerb as V;
+        match self {
+            LifecycleCommand::Nodes { all, count_nodes } => V::Nodes {
+                all,
+                count: count_nodes,
+            },
+            LifecycleCommand::List {
+                node_name,
+                include_hidden_nodes,
+                all,
+            } => V::List {
+                node: node_name,
+                all,
+                include_hidden_nodes,
+            },
+            LifecycleCommand::Get {
+                node_name,
+                include_hidden_nodes,
+            } => V::Get {
+                node: node_name,
+                include_hidden_nodes,
+            },
+            LifecycleCommand::Set {
+                node_name,
+                transition,
+                include_hidden_nodes,
+            } => V::Set {
+                node: node_name,
+                transition,
+                include_hidden_nodes,
+            },
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 enum ServiceCommand {
     /// Lists the services.
@@ -705,9 +799,13 @@ fn run(cli: Cli, interrupt: &Interrupt) -> Result<(), Failure> {
         Command::Param { command, graph } => {
             graph_command(Graph::Param(command), &graph, interrupt)
         }
+        Command::Lifecycle { command, graph } => {
+            graph_command(Graph::Lifecycle(command.verb()), &graph, interrupt)
+        }
         Command::Service { command, graph } => {
             graph_command(Graph::Service(command), &graph, interrupt)
         }
+        Command::Tf { command } => tf_command(command, interrupt),
         Command::Launch { file, args } => launch(&file, &args, interrupt),
         Command::LaunchProcess {
             file,
@@ -808,6 +906,7 @@ enum Graph {
     Node(NodeCommand),
     Service(ServiceCommand),
     Param(ParamCommand),
+    Lifecycle(tacto_cli::lifecycle::LifecycleVerb),
 }
 
 fn graph_command(command: Graph, args: &GraphArgs, interrupt: &Interrupt) -> Result<(), Failure> {
@@ -932,6 +1031,9 @@ fn graph_command(command: Graph, args: &GraphArgs, interrupt: &Interrupt) -> Res
                 include_hidden_nodes: param.include_hidden_nodes,
             };
             tacto_cli::param::param(&participant, &options, &param, &verb, &mut out, &stop)
+        }
+        Graph::Lifecycle(verb) => {
+            tacto_cli::lifecycle::lifecycle(&participant, &options, &verb, &mut out, &stop)
         }
         Graph::Service(ServiceCommand::Call {
             name,
@@ -1266,4 +1368,85 @@ fn check_output_dir(dir: &Path) -> Result<(), String> {
     let probe = dir.join(format!(".tacto-probe-{}", std::process::id()));
     fs::write(&probe, b"").map_err(|e| format!("cannot be written into: {e}"))?;
     fs::remove_file(&probe).map_err(|e| format!("cannot be written into: {e}"))
+}
+
+#[derive(Debug, Subcommand)]
+enum TfCommand {
+    /// Prints the transform that takes data from TARGET into SOURCE, at the latest time both
+    /// have data, as tf2_echo does, until Ctrl-C.
+    Echo {
+        /// The frame the data is taken into.
+        source: String,
+        /// The frame the data is in.
+        target: String,
+        /// Prints per second.
+        #[arg(long, value_name = "HZ", default_value = "1", value_parser = tf_rate)]
+        rate: f64,
+        /// Stop after this many prints.
+        #[arg(long, value_name = "N")]
+        count: Option<u64>,
+    },
+    /// Listens to /tf and /tf_static, then prints the frames as tf2's allFramesAsYAML and
+    /// writes the tree as view_frames does: NAME.gv (Graphviz text) and NAME.svg (a picture).
+    Frames {
+        /// Seconds to listen before describing the tree.
+        #[arg(short = 't', long, value_name = "S", default_value = "5", value_parser = warmup)]
+        wait_time: Duration,
+        /// The output files' name, without extension (default: frames_<date>_<time>).
+        #[arg(short = 'o', long, value_name = "NAME")]
+        output: Option<PathBuf>,
+    },
+}
+
+fn tf_rate(s: &str) -> Result<f64, String> {
+    tacto_cli::tf::parse_rate(s).map_err(|e| e.to_string())
+}
+
+fn tf_command(command: TfCommand, interrupt: &Interrupt) -> Result<(), Failure> {
+    use tacto_cli::tf;
+    let (_context, listener) = tf::graph_listener(tacto_dds::Participant::from_env()?)?;
+    let stop = || interrupt.requested();
+    match command {
+        TfCommand::Echo {
+            source,
+            target,
+            rate,
+            count,
+        } => {
+            let options = tf::EchoOptions { rate, count };
+            // Unlocked: the listener's thread may print too (a malformed sample's line).
+            let (mut out, mut log) = (std::io::stdout(), std::io::stderr());
+            tf::echo(
+                &listener, &source, &target, options, &mut out, &mut log, &stop,
+            )?;
+        }
+        TfCommand::Frames { wait_time, output } => {
+            eprintln!("[INFO] [view_frames]: Listening to tf data for {wait_time:?}...");
+            let report = tf::frames(&listener, wait_time, &stop);
+            let name = output.unwrap_or_else(|| {
+                PathBuf::from(tf::default_output_name(std::time::SystemTime::now()))
+            });
+            // Appended, not set: the default name's time has dots.
+            let with = |extension: &str| {
+                let mut file = name.clone().into_os_string();
+                file.push(extension);
+                PathBuf::from(file)
+            };
+            let (gv, svg) = (with(".gv"), with(".svg"));
+            fs::write(&gv, tf::frames_dot(&report.frames, report.recorded))
+                .map_err(|e| format!("writing {}: {e}", gv.display()))?;
+            fs::write(&svg, tf::frames_svg(&report.frames, report.recorded))
+                .map_err(|e| format!("writing {}: {e}", svg.display()))?;
+            println!("{}", report.yaml);
+            eprintln!(
+                "[INFO] [view_frames]: Exported the graph in {} and {}",
+                gv.display(),
+                svg.display()
+            );
+        }
+    }
+    if interrupt.requested() {
+        return Err(Failure::Interrupted);
+    }
+    Ok(())
 }

@@ -160,6 +160,19 @@ pub struct TopicResult {
     pub too_late: u64,
     /// Samples never received (gaps in tracking numbers).
     pub lost: u64,
+    /// ros2-performance: samples the topic's publishers published in the measured window.
+    /// Each is, for each subscription of the topic, taken (`latency_ms.n`), `lost`, or
+    /// `unread`: their sum is `published` × the topic's subscriptions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub published: Option<u64>,
+    /// ros2-performance: samples published in the window that a subscription had neither taken
+    /// nor counted lost when the run stopped (still in its history, or replaced there unseen),
+    /// over every subscription.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unread: Option<u64>,
+    /// The smallest and the largest payload taken, bytes (`None` if nothing was taken).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payload_bytes: Option<(u64, u64)>,
 }
 
 impl Distribution {

@@ -194,7 +194,7 @@ fn an_unknown_type_is_an_error_naming_it_and_where_it_looked() {
     );
     assert!(stderr.contains("--msg-path /nonexistent/msgs"), "{stderr}");
     assert!(
-        stderr.contains("shipped packages (builtin_interfaces"),
+        stderr.contains("shipped packages (action_msgs, builtin_interfaces"),
         "{stderr}"
     );
 }

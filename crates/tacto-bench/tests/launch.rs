@@ -256,6 +256,28 @@ fn over_dds_samples_flow_between_the_processes_and_each_reports_its_cpu() {
     }
 }
 
+/// The period of the reference system's node `name`, as its topology file declares it.
+fn declared_period(name: &str) -> Duration {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("topologies/autoware_reference_system.json");
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let nodes = file["nodes"].as_array().unwrap();
+    let node = nodes.iter().find(|n| n["name"] == name).unwrap();
+    Duration::from_millis(node["period_ms"].as_u64().unwrap())
+}
+
+/// The `key value` pairs of a command node's `command NAME: ` line, e.g. `samples 80`.
+fn arrivals(line: &str) -> Vec<(String, String)> {
+    let (_, pairs) = line.split_once(": ").unwrap();
+    (pairs.split(", "))
+        .map(|pair| {
+            let (key, value) = pair.split_once(' ').unwrap();
+            (key.to_owned(), value.to_owned())
+        })
+        .collect()
+}
+
 #[test]
 fn over_shm_and_dds_samples_flow_between_the_processes() {
     let env = dds_env(153);
@@ -266,6 +288,8 @@ fn over_shm_and_dds_samples_flow_between_the_processes() {
     launch.wait_for("of the sink receiving", |l| {
         l.starts_with("[sink] receiving: ")
     });
+    // Two seconds of samples: 80 at the sensor's 25 ms.
+    thread::sleep(Duration::from_secs(2));
     launch.signal(libc::SIGINT);
     assert_eq!(
         launch.wait().code(),
@@ -273,6 +297,40 @@ fn over_shm_and_dds_samples_flow_between_the_processes() {
         "{}",
         launch.seen.join("\n")
     );
+    let prefix = "[sink] command IntersectionOutput: ";
+    let line = (launch.seen.iter())
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no {prefix:?} line in:\n{}", launch.seen.join("\n")));
+    let facts = arrivals(line);
+    let fact = |key: &str| -> &str {
+        let (_, value) =
+            (facts.iter().find(|(k, _)| k == key)).unwrap_or_else(|| panic!("no {key} in {line}"));
+        value
+    };
+    let count = |key: &str| -> u64 { fact(key).parse().unwrap() };
+    let (first, last) = fact("numbers").split_once("..=").unwrap();
+    let (first, last): (u64, u64) = (first.parse().unwrap(), last.parse().unwrap());
+
+    // Once, through shared memory: between two tacto processes of one host, DDS leaves the
+    // samples to shared memory, so none comes without the shared-memory sequence number and
+    // none comes twice.
+    assert_eq!((count("over_dds"), count("again")), (0, 0), "{line}");
+    // Every sequence number from the first taken to the last is taken or counted missed.
+    assert_eq!(
+        count("samples") + count("missed"),
+        last - first + 1,
+        "{line}"
+    );
+    // Each message carries what its path adds, and nothing else: the sensor's entry and the
+    // intersection node's, the only nodes between the two processes' ends.
+    assert_eq!(fact("entries"), "2..=2", "{line}");
+    // The rate: the sensor's period gives 40 per second, which the sink receives. Half of it
+    // is a bound a loaded machine does not break over two seconds, while a sink that hears
+    // every other sample, or a transport that loses half, does.
+    let per_s: f64 = fact("per_s").parse().unwrap();
+    let declared = 1.0 / declared_period("EuclideanClusterSettings").as_secs_f64();
+    assert!(2.0 * per_s >= declared, "{line}: {declared}/s declared");
+    assert!(2 * count("samples") >= 40, "{line}");
 }
 
 #[test]

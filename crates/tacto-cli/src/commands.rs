@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use tacto_dds::{
     Discovery, DiscoveryError, Durability, EndpointInfo, History, Participant, Qos, Reliability,
@@ -792,7 +792,9 @@ impl Default for PubOptions {
 }
 
 /// `tacto topic pub NAME TYPE YAML`: the message read from `yaml` (fields left out take their
-/// defaults), published `times` times at `rate` Hz, each announced as `publishing #N: {json}`.
+/// defaults; `auto` headers and `now` times take the time of each publication, see
+/// [`yaml::template`]), published `times` times at `rate` Hz, each announced as
+/// `publishing #N: {json}`.
 /// With `times` given, waits up to `--wait-s` for a subscriber first (as ros2cli's `-w 1`),
 /// and at the end up to as long for the reliable subscribers to acknowledge.
 #[allow(clippy::too_many_arguments)] // one per part of the command line
@@ -809,12 +811,16 @@ pub fn topic_pub(
     let topic = absolute(topic);
     let registry = TypeRegistry::new(&options.msg_paths);
     let ty = registry.resolve(type_name)?;
-    let value = yaml::from_yaml(&ty, yaml_text).map_err(|error| CommandError::Yaml {
+    let template = yaml::template(&ty, yaml_text).map_err(|error| CommandError::Yaml {
         type_name: ty.name.clone(),
         error,
     })?;
-    let payload = crate::encode(&ty, &value)?;
-    let line = json::to_json(&value);
+    // Encoded once, unless it carries the time of publication (`auto`, `now`).
+    let mut fixed = None;
+    if !template.is_stamped() {
+        let value = template.at(0, 0);
+        fixed = Some((crate::encode(&ty, &value)?, json::to_json(&value)));
+    }
     let hash = registry.type_hash(&ty.name).ok();
     let writer = UntypedWriter::new(
         participant,
@@ -853,7 +859,17 @@ pub fn topic_pub(
             }
             std::thread::sleep(left.min(TICK));
         }
-        writer.write_cdr(&payload)?;
+        let stamped;
+        let (payload, line) = match &fixed {
+            Some((payload, line)) => (payload, line),
+            None => {
+                let (sec, nanosec) = ros_time_now();
+                let value = template.at(sec, nanosec);
+                stamped = (crate::encode(&ty, &value)?, json::to_json(&value));
+                (&stamped.0, &stamped.1)
+            }
+        };
+        writer.write_cdr(payload)?;
         count += 1;
         writeln!(out, "publishing #{count}: {line}")?;
         out.flush()?;
@@ -863,6 +879,19 @@ pub fn topic_pub(
         .wait_for_acks(options.wait)
         .map_err(CommandError::WriterStatus)?;
     Ok(())
+}
+
+/// The time now as a `builtin_interfaces/msg/Time` holds it, as the clock of ros2cli's node
+/// gives it (the system clock; tacto's command-line tools do not follow `/clock`). Out of its
+/// range (before 1970, after 2038) it is the nearest end.
+fn ros_time_now() -> (i32, u32) {
+    match SystemTime::now().duration_since(UNIX_EPOCH) {
+        Ok(since) => match i32::try_from(since.as_secs()) {
+            Ok(sec) => (sec, since.subsec_nanos()),
+            Err(_) => (i32::MAX, 999_999_999),
+        },
+        Err(_) => (0, 0),
+    }
 }
 
 /// `tacto service list [-t] [--include-hidden-services]`: the services on the graph once

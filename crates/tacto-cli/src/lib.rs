@@ -1,4 +1,4 @@
-//! The logic of `tacto topic`, `node`, `service` and `param`: ROS 2's command-line tools, on any ROS 2 graph
+//! The logic of `tacto topic`, `node`, `service`, `param` and `tf`: ROS 2's command-line tools, on any ROS 2 graph
 //! (rclcpp, rclpy and tacto nodes alike), with no ROS installation.
 //!
 //! Message types come from their `.msg` definitions at run time ([`TypeRegistry`]): the
@@ -11,10 +11,12 @@ pub mod commands;
 pub mod dynamic_cdr;
 pub mod hz;
 pub mod json;
+pub mod lifecycle;
 pub mod param;
 pub mod pyyaml;
 pub mod qos;
 pub mod registry;
+pub mod tf;
 pub mod top;
 pub mod value;
 pub mod yaml;

@@ -220,7 +220,7 @@ pub enum YamlError {
     },
 }
 
-/// Reads `text` (a YAML mapping of field values, as `ros2 topic pub` takes it) as a message
+/// Reads `text` (a YAML mapping of field values, as `ros2 service call` takes it) as a message
 /// of type `ty`. Fields left out get their `.msg` default, or zero / empty.
 ///
 /// ```
@@ -232,10 +232,107 @@ pub enum YamlError {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn from_yaml(ty: &MessageType, text: &str) -> Result<Value, YamlError> {
+    read(ty, text, false).map(|template| template.value)
+}
+
+/// Reads `text` as `ros2 topic pub` does ([`from_yaml`], and rosidl_runtime_py's
+/// `set_message_fields` with `expand_header_auto` and `expand_time_now`): `auto` for a
+/// `std_msgs/msg/Header` field leaves the header as its defaults give it (an empty
+/// `frame_id`) with its `stamp` set at each publication, and `now` for a
+/// `builtin_interfaces/msg/Time` field sets that field at each publication. Both work at any
+/// depth, also in the messages of a list (`transforms: [{header: {stamp: now, frame_id:
+/// map}}]`), but not for the elements of a list of headers or times themselves, as in
+/// rosidl_runtime_py.
+///
+/// # Examples
+/// ```
+/// use tacto_cli::Value;
+///
+/// let registry = tacto_cli::TypeRegistry::shipped();
+/// let ty = registry.resolve("geometry_msgs/msg/PointStamped")?;
+/// let template = tacto_cli::yaml::template(&ty, "{header: auto, point: {x: 1}}")?;
+/// let value = template.at(7, 8);
+/// let stamp = value.field("header").and_then(|h| h.field("stamp")).unwrap();
+/// assert_eq!(stamp.field("sec"), Some(&Value::Int(7)));
+/// assert_eq!(stamp.field("nanosec"), Some(&Value::UInt(8)));
+/// assert!(tacto_cli::yaml::from_yaml(&ty, "{header: auto}").is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn template(ty: &MessageType, text: &str) -> Result<Template, YamlError> {
+    read(ty, text, true)
+}
+
+/// The ROS 2 type whose fields `auto` stands for in [`template`].
+const HEADER: &str = "std_msgs/msg/Header";
+/// The ROS 2 type whose fields `now` stands for in [`template`].
+const TIME: &str = "builtin_interfaces/msg/Time";
+
+/// A message read by [`template`]: its value, with the time of publication still to be set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Template {
+    value: Value,
+    /// Where the `builtin_interfaces/msg/Time` values to set are: per step, the position of
+    /// a message's field or of a list's element.
+    stamps: Vec<Vec<usize>>,
+}
+
+impl Template {
+    /// True if the message has a time to set at each publication.
+    pub fn is_stamped(&self) -> bool {
+        !self.stamps.is_empty()
+    }
+
+    /// The message, its `auto` headers' stamps and its `now` times set to `sec`.`nanosec`.
+    pub fn at(&self, sec: i32, nanosec: u32) -> Value {
+        let mut value = self.value.clone();
+        for steps in &self.stamps {
+            // The steps were recorded on this value's own shape, so they always lead there.
+            if let Some(time) = steps.iter().try_fold(&mut value, step) {
+                *time = Value::Message(vec![
+                    ("sec".into(), Value::Int(sec.into())),
+                    ("nanosec".into(), Value::UInt(nanosec.into())),
+                ]);
+            }
+        }
+        value
+    }
+}
+
+/// The field at `position` of a message, or the element of a list.
+fn step<'v>(value: &'v mut Value, position: &usize) -> Option<&'v mut Value> {
+    match value {
+        Value::Message(fields) => fields.get_mut(*position).map(|(_, v)| v),
+        Value::List(items) => items.get_mut(*position),
+        _ => None,
+    }
+}
+
+/// What reading a message keeps track of.
+struct Reader {
+    /// The field names down to where it is, for errors (`pose.position.x`).
+    path: Vec<String>,
+    /// The positions down to where it is: of a message's field, or of a list's element.
+    at: Vec<usize>,
+    /// Whether `auto` and `now` stand for the time of publication.
+    expand: bool,
+    /// Where times of publication go.
+    stamps: Vec<Vec<usize>>,
+}
+
+fn read(ty: &MessageType, text: &str, expand: bool) -> Result<Template, YamlError> {
     let docs = YamlLoader::load_from_str(text).map_err(|e| YamlError::Syntax(e.to_string()))?;
     let doc = docs.into_iter().next().unwrap_or(Yaml::Null);
-    let mut path = Vec::new();
-    message(ty, &doc, &mut path)
+    let mut reader = Reader {
+        path: Vec::new(),
+        at: Vec::new(),
+        expand,
+        stamps: Vec::new(),
+    };
+    let value = message(ty, &doc, &mut reader)?;
+    Ok(Template {
+        value,
+        stamps: reader.stamps,
+    })
 }
 
 fn describe(y: &Yaml) -> String {
@@ -259,12 +356,12 @@ fn mismatch(path: &[String], expected: impl Into<String>, found: &Yaml) -> YamlE
     }
 }
 
-fn message(ty: &MessageType, y: &Yaml, path: &mut Vec<String>) -> Result<Value, YamlError> {
+fn message(ty: &MessageType, y: &Yaml, r: &mut Reader) -> Result<Value, YamlError> {
     let empty = yaml_rust2::yaml::Hash::new();
     let hash = match y {
         Yaml::Hash(h) => h,
         Yaml::Null => &empty,
-        other => return Err(mismatch(path, format!("a mapping ({})", ty.name), other)),
+        other => return Err(mismatch(&r.path, format!("a mapping ({})", ty.name), other)),
     };
     for key in hash.keys() {
         let name = key.as_str().unwrap_or_default();
@@ -282,33 +379,52 @@ fn message(ty: &MessageType, y: &Yaml, path: &mut Vec<String>) -> Result<Value, 
         }
     }
     let mut fields = Vec::with_capacity(ty.fields.len());
-    for field in &ty.fields {
-        path.push(field.name.clone());
+    for (position, field) in ty.fields.iter().enumerate() {
+        r.path.push(field.name.clone());
+        r.at.push(position);
         let value = match hash.get(&Yaml::String(field.name.clone())) {
-            Some(y) => field_value(field, y, path)?,
-            None => default_value(field),
+            Some(y) => field_value(field, y, r),
+            None => Ok(default_value(field)),
         };
-        path.pop();
-        fields.push((field.name.clone(), value));
+        r.path.pop();
+        r.at.pop();
+        fields.push((field.name.clone(), value?));
     }
     Ok(Value::Message(fields))
 }
 
-fn field_value(field: &Field, y: &Yaml, path: &mut Vec<String>) -> Result<Value, YamlError> {
+fn field_value(field: &Field, y: &Yaml, r: &mut Reader) -> Result<Value, YamlError> {
     if field.container == Container::Single {
-        return element(&field.kind, y, path);
+        if let (true, Kind::Message(ty), Yaml::String(word)) = (r.expand, &field.kind, y) {
+            // A header or time as it is when the message is built; its time is set when it
+            // is published.
+            if ty.name == HEADER && word == "auto" {
+                if let Some(stamp) = ty.fields.iter().position(|f| f.name == "stamp") {
+                    r.stamps.push([r.at.as_slice(), &[stamp]].concat());
+                    return Ok(zero(&field.kind));
+                }
+            }
+            if ty.name == TIME && word == "now" {
+                r.stamps.push(r.at.clone());
+                return Ok(zero(&field.kind));
+            }
+        }
+        return element(&field.kind, y, r);
     }
     let Yaml::Array(items) = y else {
-        return Err(mismatch(path, "a list", y));
+        return Err(mismatch(&r.path, "a list", y));
     };
     let bytes = matches!(
         field.kind,
         Kind::Primitive(Primitive::Byte | Primitive::Char | Primitive::UInt8)
     );
-    let values = items
-        .iter()
-        .map(|item| element(&field.kind, item, path))
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut values = Vec::with_capacity(items.len());
+    for (index, item) in items.iter().enumerate() {
+        r.at.push(index);
+        let value = element(&field.kind, item, r);
+        r.at.pop();
+        values.push(value?);
+    }
     if bytes {
         // element() checked each value is a u8.
         return Ok(Value::Bytes(
@@ -324,9 +440,10 @@ fn field_value(field: &Field, y: &Yaml, path: &mut Vec<String>) -> Result<Value,
     Ok(Value::List(values))
 }
 
-fn element(kind: &Kind, y: &Yaml, path: &mut Vec<String>) -> Result<Value, YamlError> {
+fn element(kind: &Kind, y: &Yaml, r: &mut Reader) -> Result<Value, YamlError> {
+    let path = &r.path;
     match kind {
-        Kind::Message(ty) => message(ty, y, path),
+        Kind::Message(ty) => message(ty, y, r),
         Kind::String(_) | Kind::WString(_) => match y {
             Yaml::String(s) | Yaml::Real(s) => Ok(Value::String(s.clone())),
             Yaml::Integer(i) => Ok(Value::String(i.to_string())),

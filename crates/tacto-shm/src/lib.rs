@@ -38,6 +38,7 @@
 mod client;
 mod header;
 mod late_joiners;
+mod leftovers;
 pub mod limits;
 mod logging;
 pub mod node;

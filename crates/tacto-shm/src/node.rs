@@ -10,6 +10,7 @@ use iceoryx2::prelude::SignalHandlingMode;
 use iceoryx2::service::ipc_threadsafe;
 use tacto::Message;
 
+use crate::leftovers;
 use crate::limits::{LimitsError, ShmLimits};
 use crate::publisher::PublisherBuilder;
 use crate::subscriber::{Liveliness, LivelinessError, SubscriberBuilder};
@@ -118,6 +119,9 @@ impl ShmNodeBuilder {
         let name = self.name.as_str();
         // Before iceoryx2 logs anything: its records are tacto's (see `crate::logging`).
         crate::logging::route_to_tacto();
+        // Before the node exists: creating it cleans up dead nodes, which an unsized segment
+        // would hang.
+        leftovers::remove_unsized_segments(Config::global_config());
         let node_name = NodeName::new(name).map_err(|_| NodeError::InvalidName {
             name: name.to_owned(),
         })?;
@@ -162,11 +166,22 @@ impl ShmNode {
     /// Removes the shared memory, ports and service entries of every dead node on this host
     /// (a process killed before it could clean up), without waiting for a node that another
     /// process is cleaning.
+    ///
+    /// A dead node that iceoryx2 cannot clean because it was killed while creating one of its
+    /// files has that file removed, and the cleanup runs once more (`docs/shm.md`, "Facts found
+    /// on this machine").
     pub fn cleanup_dead_nodes(&self) -> Cleanup {
-        let state = self.node.try_cleanup_dead_nodes();
+        let first = self.node.try_cleanup_dead_nodes();
+        if first.failed_cleanups == 0 || leftovers::remove_unfinished_files(self.config()) == 0 {
+            return Cleanup {
+                removed: first.cleanups,
+                failed: first.failed_cleanups,
+            };
+        }
+        let second = self.node.try_cleanup_dead_nodes();
         Cleanup {
-            removed: state.cleanups,
-            failed: state.failed_cleanups,
+            removed: first.cleanups + second.cleanups,
+            failed: second.failed_cleanups,
         }
     }
 
@@ -213,6 +228,14 @@ impl ShmNode {
 
     pub(crate) fn config(&self) -> &Config {
         self.node.config()
+    }
+}
+
+impl Drop for ShmNode {
+    /// Before the iceoryx2 node goes, whose drop cleans up dead nodes, which an unsized
+    /// segment would hang.
+    fn drop(&mut self) {
+        leftovers::remove_unsized_segments(self.config());
     }
 }
 

@@ -246,6 +246,9 @@ impl RequestResponse {
             verifier = verifier.require(&key, &value).map_err(|_| invalid(text))?;
         }
 
+        // A segment left unsized by a killed creator would hang the open (its event services
+        // are opened right after this one, so this covers them too).
+        crate::leftovers::remove_unsized_segments(node.config());
         let open_data = || {
             retry(
                 || {

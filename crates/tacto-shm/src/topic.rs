@@ -28,6 +28,10 @@ const TYPE_KEY: &str = "ros_type";
 const OPEN_ATTEMPTS: u32 = 100;
 const OPEN_RETRY_PAUSE: Duration = Duration::from_millis(10);
 
+/// How often a half-created service's static config is looked at again while it is younger
+/// than the creation timeout.
+const HALF_CREATED_RECHECK: Duration = Duration::from_millis(10);
+
 /// Why a topic's shared-memory services could not be opened.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -154,6 +158,8 @@ impl Topic {
                 name: type_name.to_owned(),
             })?;
 
+        // A segment left unsized by a killed creator would hang the open.
+        crate::leftovers::remove_unsized_segments(node.config());
         let limits = node.limits();
         let open_data = || {
             retry(
@@ -363,7 +369,8 @@ fn existing_type(node: &ShmNode, service_name: &ServiceName) -> Option<String> {
 }
 
 /// Removes the static config of a service whose creator was killed while creating it, if
-/// that is what blocks the service; returns whether it removed one.
+/// that is what blocks the service; returns whether it removed one. Waits for an unfinished
+/// one that is younger than the creation timeout to reach it (or be finished).
 ///
 /// iceoryx2 0.10 writes a service's static config file, then makes it read-only once the
 /// service is complete; opening waits for that, for `creation_timeout` (1 s by default),
@@ -379,16 +386,28 @@ pub(crate) fn remove_half_created(
     pattern: MessagingPattern,
 ) -> bool {
     let path = static_config_path(node, service, pattern);
-    let Ok(meta) = std::fs::metadata(&path) else {
-        return false;
-    };
-    let unfinished = meta.permissions().mode() & 0o222 != 0;
-    let stale = meta
-        .modified()
-        .ok()
-        .and_then(|modified| SystemTime::now().duration_since(modified).ok())
-        .is_some_and(|age| age >= node.config().global.creation_timeout);
-    unfinished && stale && std::fs::remove_file(&path).is_ok()
+    let timeout = node.config().global.creation_timeout;
+    loop {
+        let Ok(meta) = std::fs::metadata(&path) else {
+            return false;
+        };
+        if meta.permissions().mode() & 0o222 == 0 {
+            // Finished meanwhile: its creator was alive.
+            return false;
+        }
+        let age = meta
+            .modified()
+            .ok()
+            .and_then(|modified| SystemTime::now().duration_since(modified).ok());
+        match age {
+            Some(age) if age >= timeout => return std::fs::remove_file(&path).is_ok(),
+            // iceoryx2's open-or-create may give up before its creation timeout has passed
+            // since the file was written (a creator killed just now): it is waited for here,
+            // at most that long.
+            Some(age) => std::thread::sleep(HALF_CREATED_RECHECK.min(timeout - age)),
+            None => return false,
+        }
+    }
 }
 
 /// Where iceoryx2 keeps the static config of `service` (`<root>/services/iox2_<hash>.service`).

@@ -6,7 +6,11 @@
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use iceoryx2::prelude::MessagingPattern;
+use std::os::unix::fs::PermissionsExt;
+
+use iceoryx2::node::{Node, NodeState, NodeView};
+use iceoryx2::prelude::{CallbackProgression, MessagingPattern};
+use iceoryx2::service::ipc_threadsafe;
 use tacto::msg::builtin_interfaces::Time as TimeMsg;
 use tacto::msg::std_msgs::String as Text;
 use tacto::{History, PublisherId};
@@ -50,6 +54,36 @@ fn child_role() {
             let publisher = node.publisher::<Text>(&topic).create().unwrap();
             publisher.publish(&Text { data: "x".into() }).unwrap();
         }
+    }
+    if role == "stale" {
+        // A node killed while it registered with a service: the tag that marks it registered
+        // is left as iceoryx2 first creates it, empty and writable (it makes a finished one
+        // read-only). Made by hand, since a kill lands in that window only now and then.
+        let node = ShmNode::create(&var("NAME")).unwrap();
+        let id = own_node_id(&var("NAME"));
+        let global = &iceoryx2::config::Config::global_config().global;
+        let tag = node_dir().join(id.to_string()).join(format!(
+            "{}{}{}",
+            global.prefix,
+            "0".repeat(40),
+            global.node.service_tag_suffix
+        ));
+        std::fs::write(&tag, b"").unwrap();
+        std::fs::set_permissions(&tag, std::fs::Permissions::from_mode(0o600)).unwrap();
+        println!("{SAY} stale {id}");
+        // Killed here: the node stays registered as alive until then.
+        std::io::stdin().lines().for_each(drop);
+        drop(node);
+        return;
+    }
+    if role == "hold" {
+        // Registered with the topic until killed.
+        let node = ShmNode::create("hold").unwrap();
+        let sub = node.subscriber::<Text>(&topic).create().unwrap();
+        println!("{SAY} holding");
+        std::io::stdin().lines().for_each(drop);
+        drop((sub, node));
+        return;
     }
     let node = ShmNode::create("child").unwrap();
     let publisher = node
@@ -115,6 +149,37 @@ fn child_role() {
     println!("{SAY} done");
     std::io::stdin().lines().for_each(drop);
     drop(keep);
+}
+
+/// Where iceoryx2 keeps the directories of this host's nodes, each named by its node's id.
+fn node_dir() -> std::path::PathBuf {
+    let global = &iceoryx2::config::Config::global_config().global;
+    std::path::PathBuf::from(global.node_dir().to_string())
+}
+
+/// The id of the live node named `name` (names are unique to the test that gives them).
+fn own_node_id(name: &str) -> u128 {
+    let mut id = None;
+    listed_nodes(|state| {
+        if let NodeState::Alive(view) = state
+            && view
+                .details()
+                .as_ref()
+                .is_some_and(|d| d.name().as_str() == name)
+        {
+            id = Some(view.id().value());
+        }
+    });
+    id.unwrap_or_else(|| panic!("no live node {name}"))
+}
+
+/// Calls `each` with every node iceoryx2 lists on this host.
+fn listed_nodes(mut each: impl FnMut(&NodeState<ipc_threadsafe::Service>)) {
+    Node::<ipc_threadsafe::Service>::list(iceoryx2::config::Config::global_config(), |state| {
+        each(&state);
+        CallbackProgression::Continue
+    })
+    .unwrap();
 }
 
 /// This test's other process (`child_role`, see `support/`), with `env` beside its topic and id.
@@ -462,4 +527,126 @@ fn topic_reopens_after_kills_during_creation() {
         assert_eq!(next(&sub).message.data, "a");
         child.finish();
     }
+}
+
+/// Dead nodes that iceoryx2's cleanup cannot remove (killed while registering with a service,
+/// their tag left unfinished) are removed by a node's cleanup all the same, so that they do
+/// not pile up and slow down every node's creation on the host, and topics still open.
+#[test]
+fn dead_nodes_killed_while_registering_are_removed_and_topics_still_open() {
+    /// Dead nodes made for the test.
+    const STALE: usize = 3;
+    /// Cleanups the test's node may need: one skips a dead node only while another process's
+    /// cleanup holds it, which is over in a few milliseconds.
+    const PASSES: usize = 20;
+    let topic = topic("stale");
+    let mut ids = Vec::new();
+    for i in 0..STALE {
+        let name = format!("stale_{}_{i}", std::process::id());
+        let mut child = spawn("stale", &topic, 12, &[("NAME", name)]);
+        let said = child.next_line();
+        ids.push(
+            said.strip_prefix("stale ")
+                .unwrap()
+                .parse::<u128>()
+                .unwrap(),
+        );
+        child.kill();
+    }
+    let still_listed = || {
+        let mut listed = 0;
+        listed_nodes(|state| listed += usize::from(ids.contains(&state.node_id().value())));
+        listed
+    };
+    // Its creation cleans up once; then a pass per loop, each waiting for no clock.
+    let node = ShmNode::create("parent").unwrap();
+    let mut passes = 1;
+    while still_listed() > 0 && passes < PASSES {
+        std::thread::sleep(Duration::from_millis(10));
+        node.cleanup_dead_nodes();
+        passes += 1;
+    }
+    assert_eq!(still_listed(), 0, "dead nodes left after {passes} cleanups");
+    for id in &ids {
+        assert!(
+            !node_dir().join(id.to_string()).exists(),
+            "the directory of dead node {id} is removed"
+        );
+    }
+
+    let sub = node.subscriber::<Text>(&topic).create().unwrap();
+    let child = spawn(
+        "publish",
+        &topic,
+        13,
+        &[("COUNT", "1".into()), ("SIZE", "3".into())],
+    );
+    assert_eq!(next(&sub).message.data, "abc");
+    child.finish();
+}
+
+/// The shared-memory segment of the topic's dynamic config (`/dev/shm/<prefix>…_<id>.dynamic`).
+fn dynamic_segment(topic: &str) -> std::path::PathBuf {
+    use iceoryx2::service::Service;
+
+    let config = iceoryx2::config::Config::global_config();
+    let name = iceoryx2::prelude::ServiceName::new(&format!("rt{topic}")).unwrap();
+    let details =
+        ipc_threadsafe::Service::details(&name, config, MessagingPattern::PublishSubscribe)
+            .unwrap()
+            .expect("the topic exists");
+    let id = details.static_details.unique_service_id().to_string();
+    let id = u128::from_str_radix(&id, 16).unwrap();
+    let global = &config.global;
+    let ending = format!("_{id}{}", global.service.dynamic_config_storage_suffix);
+    let prefix = global.prefix.to_string();
+    (std::fs::read_dir("/dev/shm").unwrap().flatten())
+        .map(|entry| entry.path())
+        .find(|path| {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            name.starts_with(&prefix) && name.ends_with(&ending)
+        })
+        .expect("the topic's dynamic config segment")
+}
+
+/// A process killed between creating a topic's dynamic config segment and giving it a size
+/// leaves an empty segment, which iceoryx2 waits on without end whenever it opens it: at every
+/// dead-node cleanup of a node registered with the topic, which every node's creation runs.
+/// The next process's node removes it, so it starts, publishes and reaches the subscriber.
+#[test]
+fn a_topic_segment_left_unsized_by_a_killed_process_stops_no_one() {
+    use std::os::unix::fs::OpenOptionsExt;
+
+    let stuck = topic("unsized_stuck");
+    let topic = topic("unsized");
+    let node = ShmNode::create("parent").unwrap();
+    let sub = node.subscriber::<Text>(&topic).create().unwrap();
+    let mut holder = spawn("hold", &stuck, 14, &[]);
+    assert_eq!(holder.next_line(), "holding");
+    // The segment as its creator leaves it when killed right after creating it: empty, and
+    // writable only (iceoryx2 makes it readable once it is initialized). The holder keeps its
+    // own mapping of the old one.
+    let segment = dynamic_segment(&stuck);
+    std::fs::remove_file(&segment).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o200)
+        .open(&segment)
+        .unwrap();
+    holder.kill();
+
+    // Its node's creation cleans up the dead holder, registered with the stuck topic.
+    let child = spawn(
+        "publish",
+        &topic,
+        15,
+        &[("COUNT", "1".into()), ("SIZE", "5".into())],
+    );
+    assert_eq!(child.next_line(), "done", "the publisher process started");
+    assert_eq!(next(&sub).message.data, "abcde");
+    child.finish();
+    assert!(!segment.exists(), "the empty segment is removed");
+    // The stuck topic opens again here too.
+    node.subscriber::<Text>(&stuck).create().unwrap();
 }

@@ -17,6 +17,11 @@
 //!   message into the node's buffer, on an executor thread of its own (tf2_ros's
 //!   `spin_thread`).
 //!
+//! - **tacto, wakers installed**: as the first, with a [`TfWaker`] per node installed and
+//!   disarmed, as a node holding a [`TransformReady`](tacto_tf::TransformReady) with nothing
+//!   waiting has: the listener's subscriptions then have an arrival hook, which DDS calls on
+//!   each `/tf` message.
+//!
 //! Printed: the process's CPU time per second of each phase (user + system, from
 //! `/proc/self/stat`, DDS's own threads included in both), their ratio, and the executor
 //! wake-ups `/tf` caused: tacto's executors have no `/tf` subscription, so only the lookup
@@ -32,7 +37,7 @@ use tacto::{Context, Executor, History, Qos, Time, WaitSetExecutor};
 use tacto_dds::{DdsTransport, DiscoveryRange, DomainConfig, Participant};
 use tacto_msgs::geometry_msgs::msg::TransformStamped;
 use tacto_msgs::tf2_msgs::msg::TFMessage;
-use tacto_tf::{Buffer, LISTENER_AUTHORITY, Listener, TransformBroadcaster};
+use tacto_tf::{Buffer, LISTENER_AUTHORITY, Listener, TfWaker, TransformBroadcaster};
 
 const DOMAIN: u32 = 66;
 const ROLE: &str = "TACTO_TF_BENCH_ROLE";
@@ -163,10 +168,14 @@ fn main() {
         .expect("the broadcasting process");
 
     let target = frame(FRAMES);
-    // tacto: one shared listener, no executor.
-    let tacto = {
+    // tacto: one shared listener, no executor; with `wakers`, a disarmed waker per node.
+    let tacto = |wakers: bool| {
         let ctx = context();
         let listener = Listener::of(&ctx).unwrap();
+        let mut holder = ctx.node("holds_wakers").unwrap();
+        let _wakers: Vec<TfWaker> = (0..NODES * usize::from(wakers))
+            .map(|_| listener.waker(holder.guard_condition()).unwrap())
+            .collect();
         // Discovery and the first messages, outside the measure.
         let deadline = Instant::now() + Duration::from_secs(60);
         while listener
@@ -187,6 +196,8 @@ fn main() {
         assert_eq!(listener.stats().dropped, 0, "{:?}", listener.stats());
         phase
     };
+    let tacto_wakers = tacto(true);
+    let tacto = tacto(false);
     // tf2_ros-like: a listener per node, a callback per message on its own executor.
     let tf2_ros = {
         let ctx = context();
@@ -238,7 +249,12 @@ fn main() {
     println!(
         "/tf at 100 Hz, {FRAMES} links per message, {NODES} nodes looking up at 10 Hz, {seconds} s per phase"
     );
-    for (name, p) in [("tacto Listener::of", &tacto), ("tf2_ros-like", &tf2_ros)] {
+    let phases = [
+        ("tacto Listener::of", &tacto),
+        ("tacto, wakers", &tacto_wakers),
+        ("tf2_ros-like", &tf2_ros),
+    ];
+    for (name, p) in phases {
         println!(
             "{name:>20}: CPU {:>7.2} ms/s, lookups ok {:>4}, lookup executor wake-ups {:>4}, wake-ups of /tf executors {:>5}",
             p.cpu_per_second.as_secs_f64() * 1e3,
@@ -248,7 +264,8 @@ fn main() {
         );
     }
     println!(
-        "CPU ratio tacto / tf2_ros-like: {:.3}",
-        tacto.cpu_per_second.as_secs_f64() / tf2_ros.cpu_per_second.as_secs_f64()
+        "CPU ratio tacto / tf2_ros-like: {:.3}; with wakers: {:.3}",
+        tacto.cpu_per_second.as_secs_f64() / tf2_ros.cpu_per_second.as_secs_f64(),
+        tacto_wakers.cpu_per_second.as_secs_f64() / tf2_ros.cpu_per_second.as_secs_f64()
     );
 }

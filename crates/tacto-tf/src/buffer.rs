@@ -323,9 +323,8 @@ impl Buffer {
             out.push_str("[]");
         }
         for s in summaries {
-            let span = s.latest.as_nanos() - s.oldest.as_nanos();
-            // tf2 divides by at least 100 µs.
-            let rate = (s.len as f64 * 1e9) / span.max(100_000) as f64;
+            let span = s.most_recent.as_nanos() - s.oldest.as_nanos();
+            let rate = s.rate();
             let _ = write!(
                 out,
                 "{}: \n  parent: '{}'\n  broadcaster: '{}'\n  rate: {rate:.3}\n  \
@@ -333,16 +332,26 @@ impl Buffer {
                 s.name,
                 s.parent,
                 s.authority,
-                display(s.latest),
+                display(s.most_recent),
                 display(s.oldest)
             );
             if current_time != Time::ZERO {
-                let delay = seconds(current_time.as_nanos().saturating_sub(s.latest.as_nanos()));
+                let delay = seconds(
+                    current_time
+                        .as_nanos()
+                        .saturating_sub(s.most_recent.as_nanos()),
+                );
                 let _ = writeln!(out, "  transform_delay: {delay:.3}");
             }
             let _ = writeln!(out, "  buffer_length: {:.3}", seconds(span));
         }
         out
+    }
+
+    /// Each frame with data, in the order the buffer learnt them: what
+    /// [`all_frames_as_yaml`](Self::all_frames_as_yaml) prints, as values.
+    pub fn frames(&self) -> Vec<FrameInfo> {
+        self.read().summaries()
     }
 
     /// What the buffer holds and what its bounds have refused or dropped.
@@ -467,14 +476,36 @@ fn format_frame_parents(lines: &[(String, String)]) -> String {
     out
 }
 
-/// One frame's line of `all_frames_as_yaml`, copied out so that the text is made unlocked.
-struct Summary {
-    name: String,
-    parent: String,
-    authority: String,
-    len: usize,
-    latest: Time,
-    oldest: Time,
+/// A frame with data, as `all_frames_as_yaml` describes it (and `view_frames` draws it):
+/// see [`Buffer::frames`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrameInfo {
+    /// The frame.
+    pub name: String,
+    /// Its parent, in its latest sample.
+    pub parent: String,
+    /// Who sent its latest sample (`no recorded authority` if unknown).
+    pub authority: String,
+    /// The samples its history holds.
+    pub samples: usize,
+    /// The stamp of its latest sample.
+    pub most_recent: Time,
+    /// The stamp of its oldest sample.
+    pub oldest: Time,
+}
+
+impl FrameInfo {
+    /// The seconds between its oldest and latest samples (`buffer_length`).
+    pub fn buffer_length(&self) -> f64 {
+        seconds(self.most_recent.as_nanos() - self.oldest.as_nanos())
+    }
+
+    /// Samples per second over its history, as tf2 reckons it: the count over the span, the
+    /// span taken as at least 100 µs.
+    pub fn rate(&self) -> f64 {
+        let span = self.most_recent.as_nanos() - self.oldest.as_nanos();
+        (self.samples as f64 * 1e9) / span.max(100_000) as f64
+    }
 }
 
 /// How a walk up the tree ended (tf2's `WalkEnding`).
@@ -977,19 +1008,19 @@ impl Tree {
     }
 
     /// Each frame with data, for `all_frames_as_yaml`.
-    fn summaries(&self) -> Vec<Summary> {
+    fn summaries(&self) -> Vec<FrameInfo> {
         (1..self.names.len() as FrameId)
             .filter_map(|id| {
                 let cache = self.cache(id)?;
                 let sample = cache.get(Time::ZERO).ok()?;
-                Some(Summary {
+                Some(FrameInfo {
                     name: self.name(id).to_owned(),
                     parent: self.name(sample.parent).to_owned(),
                     authority: self.authorities[id as usize]
                         .clone()
                         .unwrap_or_else(|| "no recorded authority".to_owned()),
-                    len: cache.len(),
-                    latest: cache.latest(),
+                    samples: cache.len(),
+                    most_recent: cache.latest(),
                     oldest: cache.oldest(),
                 })
             })

@@ -36,8 +36,9 @@
 //! On the wire: a [`Listener`] reads `/tf` and `/tf_static` into a buffer that every node of
 //! the process shares, on polling subscriptions that wake no executor (tf2_ros's listener
 //! runs a callback for each `/tf` message in each node that has one);
-//! [`TransformBroadcaster`] and [`StaticTransformBroadcaster`] send transforms. See
-//! `docs/tf.md`.
+//! [`TransformBroadcaster`] and [`StaticTransformBroadcaster`] send transforms;
+//! [`TransformReady`] runs a node's code when a message it holds can be transformed (tf2_ros's
+//! `MessageFilter`, as a trigger), on the rules of [`TransformQueue`]. See `docs/tf.md`.
 
 mod broadcaster;
 mod buffer;
@@ -46,13 +47,18 @@ pub mod convert;
 mod error;
 mod listener;
 mod math;
+mod ready;
 mod time_text;
+mod transform_ready;
 
 pub use broadcaster::{StaticFramesFull, StaticTransformBroadcaster, TransformBroadcaster};
-pub use buffer::{Buffer, BufferLimits, BufferStats, DEFAULT_CACHE_TIME};
+pub use buffer::{Buffer, BufferLimits, BufferStats, DEFAULT_CACHE_TIME, FrameInfo};
 pub use error::{ErrorKind, RejectReason, RejectedTransform, TfError};
 pub use listener::{
     LISTENER_AUTHORITY, Listener, ListenerError, ListenerOptions, ListenerStats, MAX_TF_HISTORY,
+    TfWaker,
 };
 /// The nalgebra this crate's conversions use, so that callers name the same version.
 pub use nalgebra;
+pub use ready::{DropReason, Ready, ReadyError, ReadyStats, TransformQueue};
+pub use transform_ready::TransformReady;

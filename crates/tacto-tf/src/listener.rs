@@ -10,11 +10,12 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, PoisonError, TryLockError, Weak};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError, TryLockError, Weak};
 use std::thread;
 use std::time::Duration;
 
-use tacto::{Context, History, Node, Qos, Subscription, Time};
+use tacto::condition::{ArrivalHook, HookError};
+use tacto::{Context, GuardCondition, History, Node, Qos, Subscription, Time};
 use tacto_msgs::geometry_msgs::msg::TransformStamped;
 use tacto_msgs::tf2_msgs::msg::TFMessage;
 
@@ -215,6 +216,8 @@ struct Shared {
     transforms: AtomicU64,
     refused: AtomicU64,
     last_refusal: Mutex<Option<RejectedTransform>>,
+    /// The conditions raised when `/tf` or `/tf_static` brings data.
+    waiters: Arc<Waiters>,
     /// Tells the thread to stop.
     stop: Arc<(Mutex<bool>, Condvar)>,
     /// The node the subscriptions are announced under; kept for its name on the graph.
@@ -294,6 +297,7 @@ impl Listener {
             transforms: AtomicU64::new(0),
             refused: AtomicU64::new(0),
             last_refusal: Mutex::new(None),
+            waiters: Arc::default(),
             stop: stop.clone(),
             _node: Mutex::new(node),
         });
@@ -387,6 +391,61 @@ impl Listener {
         }
     }
 
+    /// A waker that raises `condition` each time `/tf` or `/tf_static` brings data while it
+    /// is [armed](TfWaker::arm): for code that holds something waiting for a transform, to
+    /// be run by the condition's trigger when one may have come, and to look again.
+    ///
+    /// While no waker of the listener is armed, an arrival costs one atomic load more and
+    /// wakes nothing. The first waker installs an [`ArrivalHook`] on both subscriptions,
+    /// which a transport that cannot call a function on arrival refuses (shared memory wakes
+    /// through an fd only: [`HookError::Transport`]).
+    ///
+    /// # Examples
+    /// ```
+    /// use tacto::{Context, Time};
+    /// use tacto_tf::{Listener, TransformBroadcaster};
+    /// use tacto_msgs::geometry_msgs::msg::TransformStamped;
+    ///
+    /// let ctx = Context::new();
+    /// let listener = Listener::of(&ctx).unwrap();
+    /// let mut node = ctx.node("waiting").unwrap();
+    /// let transform_came = node.guard_condition();
+    /// let waker = listener.waker(transform_came.clone()).unwrap();
+    /// let tf = TransformBroadcaster::new(&mut node).unwrap();
+    /// let mut t = TransformStamped::default();
+    /// (t.header.frame_id, t.child_frame_id) = ("odom".into(), "base".into());
+    ///
+    /// tf.send(t.clone());
+    /// assert!(!transform_came.take()); // nothing waits: nothing raised
+    /// waker.arm();
+    /// tf.send(t);
+    /// assert!(transform_came.take());
+    /// ```
+    pub fn waker(&self, condition: GuardCondition) -> Result<TfWaker, HookError> {
+        let waiters = &self.shared.waiters;
+        if waiters.hooks.get().is_none() {
+            // Serialised: two first wakers at once must not install twice.
+            let _installing = waiters.list.lock().unwrap_or_else(PoisonError::into_inner);
+            if waiters.hooks.get().is_none() {
+                let hook = |sub: &Subscription<TFMessage>| {
+                    let weak = Arc::downgrade(waiters);
+                    sub.on_arrival(move || {
+                        if let Some(waiters) = weak.upgrade() {
+                            waiters.raise_all();
+                        }
+                    })
+                };
+                let hooks = [hook(&self.shared.tf_static)?, hook(&self.shared.tf)?];
+                let _ = waiters.hooks.set(hooks);
+            }
+        }
+        Ok(TfWaker {
+            waiters: waiters.clone(),
+            id: waiters.next.fetch_add(1, Ordering::Relaxed),
+            condition,
+        })
+    }
+
     /// True if both handles are of one listener.
     pub fn same(&self, other: &Listener) -> bool {
         Arc::ptr_eq(&self.shared, &other.shared)
@@ -426,6 +485,90 @@ impl Shared {
                 }
             }
         }
+    }
+}
+
+/// The conditions of the armed [`TfWaker`]s of a listener.
+#[derive(Default)]
+struct Waiters {
+    list: Mutex<Vec<(u64, GuardCondition)>>,
+    /// On `/tf_static` and `/tf`; armed while `list` is not empty.
+    hooks: OnceLock<[ArrivalHook; 2]>,
+    next: AtomicU64,
+}
+
+impl Waiters {
+    /// On an arrival while armed, on the delivering thread.
+    fn raise_all(&self) {
+        let list = self.list.lock().unwrap_or_else(PoisonError::into_inner);
+        for (_, condition) in list.iter() {
+            condition.trigger();
+        }
+    }
+}
+
+/// Raises a [`GuardCondition`] when `/tf` or `/tf_static` brings data, while armed: see
+/// [`Listener::waker`]. Disarmed when dropped.
+pub struct TfWaker {
+    waiters: Arc<Waiters>,
+    id: u64,
+    condition: GuardCondition,
+}
+
+impl fmt::Debug for TfWaker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TfWaker")
+            .field("id", &self.id)
+            .field("armed", &self.is_armed())
+            .finish_non_exhaustive()
+    }
+}
+
+impl TfWaker {
+    /// From now on, each arrival on `/tf` or `/tf_static` raises the condition. Arm before
+    /// looking at the buffer, so that what arrives after the look is not missed.
+    pub fn arm(&self) {
+        let mut list = self
+            .waiters
+            .list
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if !list.iter().any(|(id, _)| *id == self.id) {
+            list.push((self.id, self.condition.clone()));
+        }
+        if let Some(hooks) = self.waiters.hooks.get() {
+            hooks.iter().for_each(ArrivalHook::arm);
+        }
+    }
+
+    /// From now on, arrivals do not raise the condition; when no waker of the listener is
+    /// armed, they call nothing.
+    pub fn disarm(&self) {
+        let mut list = self
+            .waiters
+            .list
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        list.retain(|(id, _)| *id != self.id);
+        if let (true, Some(hooks)) = (list.is_empty(), self.waiters.hooks.get()) {
+            hooks.iter().for_each(ArrivalHook::disarm);
+        }
+    }
+
+    /// True while armed.
+    pub fn is_armed(&self) -> bool {
+        let list = self
+            .waiters
+            .list
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        list.iter().any(|(id, _)| *id == self.id)
+    }
+}
+
+impl Drop for TfWaker {
+    fn drop(&mut self) {
+        self.disarm();
     }
 }
 

@@ -292,3 +292,88 @@ fn a_peer_reads_every_field_of_what_tacto_s_broadcasters_send() {
         }
     }
 }
+
+// A TransformReady whose transform comes from the peer over DDS: the listener's arrival hook
+// is then called by the DDS reader, and must wake the waiting node when the transform came.
+#[test]
+fn a_point_waiting_for_the_peer_s_transform_is_handed_over_with_numpy_s_chain() {
+    use tacto_msgs::geometry_msgs::msg::PointStamped;
+    use tacto_tf::{TransformQueue, TransformReady};
+
+    const DOMAIN: u32 = 70;
+    let ctx = dds_context(DOMAIN);
+    let listener = Listener::of(&ctx).unwrap();
+    let mut node = ctx.node("tracker").unwrap();
+    let points = node
+        .subscription::<PointStamped>("points")
+        .create()
+        .unwrap();
+    let queue = TransformQueue::new(&["map"], 10).unwrap();
+    let ready = TransformReady::new(&mut node, points, &listener, queue, |p| &p.header).unwrap();
+    let (out, results) = mpsc::channel();
+    let code = ready.clone();
+    node.execute(ready.trigger(), move |_| {
+        while let Some(r) = code.take() {
+            let _ = out.send(r.transforms[0].clone());
+        }
+    })
+    .unwrap();
+    let mut executor = WaitSetExecutor::new().unwrap();
+    executor.add(node).unwrap();
+    let peer = Peer::spawn("publish", DOMAIN);
+
+    // The peer's stamps run 100 s + k × 50 ms: the point is stamped half a second past the
+    // latest heard, so that it waits for data still to come.
+    let deadline = Instant::now() + PATIENCE;
+    let latest = loop {
+        assert!(Instant::now() < deadline, "no /tf from the peer");
+        if let Ok(t) = listener.lookup_transform("map", "laser", Time::ZERO) {
+            break Time::from(t.header.stamp);
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    let stamp = latest + Duration::from_millis(500);
+    let mut driver = ctx.node("driver").unwrap();
+    let publisher = driver.publisher::<PointStamped>("points").create().unwrap();
+    let mut point = PointStamped::default();
+    (point.header.frame_id, point.header.stamp) = ("laser".into(), stamp.into());
+    publisher.publish(point);
+    executor.spin_for(Duration::from_millis(10)).unwrap();
+    assert!(
+        results.try_recv().is_err(),
+        "the point waits: its stamp is ahead of /tf"
+    );
+
+    let got = loop {
+        assert!(
+            Instant::now() < deadline,
+            "not handed over: {:?}",
+            ready.stats()
+        );
+        executor.spin_for(Duration::from_millis(20)).unwrap();
+        if let Ok(t) = results.try_recv() {
+            break t;
+        }
+    };
+    assert_eq!(Time::from(got.header.stamp), stamp);
+    let expected = loop {
+        let line = peer.next_line(PATIENCE).expect("the peer's expect lines");
+        let words: Vec<&str> = line.split(' ').collect();
+        if let ["expect", sec, nanosec, values @ ..] = &words[..] {
+            let at = sec.parse::<i64>().unwrap() * 1_000_000_000 + nanosec.parse::<i64>().unwrap();
+            if at == stamp.as_nanos() {
+                break floats(values);
+            }
+        }
+    };
+    let v = &got.transform.translation;
+    let q = &got.transform.rotation;
+    let values = [v.x, v.y, v.z, q.x, q.y, q.z, q.w];
+    for (i, (g, e)) in values.iter().zip(&expected).enumerate() {
+        assert!(
+            (g - e).abs() < 1e-9,
+            "field {i}: {values:?} against {expected:?}"
+        );
+    }
+    assert_eq!(ready.stats().ready, 1);
+}

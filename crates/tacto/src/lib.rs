@@ -62,6 +62,7 @@ pub mod callback_group;
 pub mod cdr;
 pub mod client;
 mod clock;
+pub mod condition;
 mod context;
 mod exchange;
 pub mod executor;
@@ -95,6 +96,7 @@ pub use bytemuck;
 pub use callback_group::{CallbackGroup, CallbackGroupKind};
 pub use client::{CallError, Client, ClientBuilder, ClientCreateError, SendRequestError};
 pub use clock::{Clock, ClockKind, NodeClock, Time};
+pub use condition::GuardCondition;
 pub use context::{Context, ContextBuilder, ContextError, TopicError, resolve_topic_name};
 pub use executor::{
     AddError, CallbackExecutor, EventsExecutor, ExecutableStats, Executor, ExecutorStats,

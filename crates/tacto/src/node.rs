@@ -10,6 +10,7 @@ use crate::args::{ArgsError, RosArgs};
 use crate::callback_group::{CallbackGroup, CallbackGroupKind};
 use crate::client::ClientBuilder;
 use crate::clock::{ClockKind, NodeClock, Time};
+use crate::condition::GuardCondition;
 use crate::context::{Context, TopicError};
 use crate::history::History;
 use crate::lifecycle::{self, Callbacks, Gate, GateSlot, Lifecycle, ManageError};
@@ -481,6 +482,14 @@ impl Node {
         };
         remember(&mut self.inputs, Arc::downgrade(&watch.input()));
         watch
+    }
+
+    /// A [`GuardCondition`] for this node's triggers to name: code on any thread raises it
+    /// to run the executable whose trigger names it, as rclcpp's guard conditions.
+    pub fn guard_condition(&mut self) -> GuardCondition {
+        let condition = GuardCondition::new();
+        remember(&mut self.inputs, Arc::downgrade(&condition.input()));
+        condition
     }
 
     /// The fully qualified name of topic `name` for this node: expanded (`~`, `{node}`,

@@ -9,6 +9,7 @@ use std::os::fd::BorrowedFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use crate::condition::{ArrivalHook, HookError, HookShared};
 use crate::context::TopicError;
 use crate::flat::FlatLayout;
 use crate::history::{History, HistoryCache, Offer, Payload, Stored};
@@ -35,6 +36,8 @@ pub(crate) struct Inbox<T> {
     cache: PiMutex<HistoryCache<T>>,
     /// Set once, by the executor that runs the node this subscription triggers.
     listener: OnceLock<Arc<dyn Listener>>,
+    /// Set once, for a subscription no trigger names: called on arrivals while armed.
+    hook: OnceLock<Arc<HookShared>>,
     /// The transport's cache of samples from other processes, if the context has a transport:
     /// the history of remote samples, each operation looking at both it and `cache`.
     remote: Option<Box<dyn LinkReader>>,
@@ -69,6 +72,7 @@ impl<T: Message> Inbox<T> {
         Inbox {
             cache: PiMutex::new(HistoryCache::new(history)),
             listener: OnceLock::new(),
+            hook: OnceLock::new(),
             remote,
             remote_arrivals: Arc::default(),
             topic: topic.to_owned(),
@@ -84,7 +88,8 @@ impl<T: Message> Inbox<T> {
     /// Sets the listener, and has the transport's reader call it too; `Ok(false)` if one is
     /// set already (a subscription wakes one executor).
     pub(crate) fn attach_listener(&self, listener: Arc<dyn Listener>) -> Result<bool, LinkError> {
-        if self.listener.set(listener.clone()).is_err() {
+        // The transport calls one party back: the hook has it.
+        if self.hook.get().is_some() || self.listener.set(listener.clone()).is_err() {
             return Ok(false);
         }
         // A link that wakes through an fd is watched by the executor's poller instead.
@@ -284,7 +289,27 @@ impl<T: Message> Inbox<T> {
         self.store(payload, info);
         if let Some(listener) = self.listener.get() {
             listener.on_sample();
+        } else if let Some(hook) = self.hook.get() {
+            hook.arrived();
         }
+    }
+
+    /// Installs `hook`, and has the transport's reader call it too.
+    fn install_hook(&self, hook: &ArrivalHook) -> Result<(), HookError> {
+        if self.listener.get().is_some() || self.hook.get().is_some() {
+            return Err(HookError::AlreadyAnnounced);
+        }
+        // The transport first: a transport that cannot call back leaves the subscription as
+        // it was, free to be named by a trigger.
+        if let Some(remote) = &self.remote {
+            let hook = hook.shared().clone();
+            remote
+                .on_data(Arc::new(move || hook.arrived()))
+                .map_err(|error| HookError::Transport(error.to_string()))?;
+        }
+        self.hook
+            .set(hook.shared().clone())
+            .map_err(|_| HookError::AlreadyAnnounced)
     }
 
     #[inline(always)]
@@ -681,6 +706,49 @@ impl<T: Message> Subscription<T> {
         Probe {
             inbox: self.inbox.clone(),
         }
+    }
+
+    /// Has this subscription call `call` on each arrival while the returned hook is
+    /// [armed](ArrivalHook::arm) (it starts disarmed): for code that waits for this topic
+    /// only at times, e.g. for a transform, to be told without a trigger naming the topic.
+    ///
+    /// The call runs on the delivering thread (the publisher's, or the transport's receive
+    /// thread), after the sample is stored: it must be quick and must not block, typically a
+    /// [`GuardCondition::trigger`](crate::GuardCondition::trigger). Disarmed, the hook costs
+    /// an arrival one atomic load.
+    ///
+    /// Refused for a subscription that a trigger names, or that has a hook already
+    /// ([`HookError::AlreadyAnnounced`]), and for a transport that cannot call a function on
+    /// arrival ([`HookError::Transport`]: shared memory wakes through an fd only); a
+    /// subscription with a hook cannot be named by a trigger afterwards
+    /// ([`AddError::InputAlreadyTriggering`](crate::AddError::InputAlreadyTriggering)).
+    ///
+    /// # Examples
+    /// ```
+    /// use tacto::Context;
+    /// use tacto::msg::std_msgs::String as Text;
+    ///
+    /// let ctx = Context::new();
+    /// let mut node = ctx.node("watcher").unwrap();
+    /// let news = node.subscription::<Text>("news").create().unwrap();
+    /// let wanted = node.guard_condition();
+    /// let raise = wanted.clone();
+    /// let hook = news.on_arrival(move || raise.trigger()).unwrap();
+    /// let publisher = node.publisher::<Text>("news").create().unwrap();
+    ///
+    /// publisher.publish(Text { data: "ignored".into() });
+    /// assert!(!wanted.take()); // disarmed: nothing called
+    /// hook.arm();
+    /// publisher.publish(Text { data: "wanted".into() });
+    /// assert!(wanted.take());
+    /// ```
+    pub fn on_arrival(
+        &self,
+        call: impl Fn() + Send + Sync + 'static,
+    ) -> Result<ArrivalHook, HookError> {
+        let hook = ArrivalHook::new(Box::new(call));
+        self.inbox.install_hook(&hook)?;
+        Ok(hook)
     }
 
     pub(crate) fn input(&self) -> Arc<dyn Input> {

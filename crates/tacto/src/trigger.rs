@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::client::Client;
 use crate::clock::{ClockKind, Time};
+use crate::condition::GuardCondition;
 use crate::message::Message;
 use crate::params::ParameterWatch;
 use crate::service::{Service, ServiceType};
@@ -39,6 +40,7 @@ use crate::subscription::{Input, Subscription};
 /// | [`Trigger::readable(fd)`](Trigger::readable) | `fd` is readable: a socket, a serial port, a CAN bus | (none) |
 /// | [`Trigger::on_request(&svc)`](Trigger::on_request) | the [`Service`] `svc` received requests | a service |
 /// | [`Trigger::on_response(&c)`](Trigger::on_response) | the [`Client`] `c` received responses | (none) |
+/// | [`Trigger::on_condition(&g)`](Trigger::on_condition) | the [`GuardCondition`] `g` was raised | a guard condition |
 ///
 /// # Examples
 /// ```
@@ -245,6 +247,17 @@ impl Trigger {
         Self::any().with_responses(client)
     }
 
+    /// Runs when `condition` is raised (see [`GuardCondition`]).
+    pub fn on_condition(condition: &GuardCondition) -> Self {
+        Self::any().with_condition(condition)
+    }
+
+    /// Adds a guard condition whose raising wakes the executor to check this trigger, as a
+    /// subscription's samples do: a raising is an arrival, and one not yet taken is unread.
+    pub fn with_condition(self, condition: &GuardCondition) -> Self {
+        self.with_input(condition.input())
+    }
+
     /// Adds a subscription whose samples wake the executor to check this trigger.
     pub fn with<T: Message>(self, sub: &Subscription<T>) -> Self {
         self.with_input(sub.input())
@@ -262,7 +275,7 @@ impl Trigger {
         self.with_input(client.input())
     }
 
-    fn with_input(mut self, input: Arc<dyn Input>) -> Self {
+    pub(crate) fn with_input(mut self, input: Arc<dyn Input>) -> Self {
         self.inputs.push(input);
         // Samples that arrived before the code was registered count as new.
         self.seen.push(0);
@@ -345,10 +358,11 @@ pub enum TriggerError {
     /// the other. Read the subscriptions in the code, or give them a trigger of their own.
     #[error("a readable trigger cannot also name subscriptions")]
     ReadableWithInputs,
-    /// The trigger names a subscription that another node created: a node's code is
-    /// triggered by the node's own subscriptions, which its executor attaches, freezes (LET)
-    /// and runs in the node's callback groups. Create the subscription on this node.
-    #[error("the trigger names a subscription of another node")]
+    /// The trigger names a subscription (or a guard condition, service, client) that another
+    /// node created: a node's code is triggered by the node's own inputs, which its executor
+    /// attaches, freezes (LET) and runs in the node's callback groups. Create the input on
+    /// this node.
+    #[error("the trigger names a subscription or condition of another node")]
     ForeignSubscription,
 }
 

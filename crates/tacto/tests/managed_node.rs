@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use tacto::lifecycle::{CallbackReturn, Callbacks, State};
+use tacto::lifecycle::{CallbackReturn, Callbacks, Lifecycle, RequestError, State, Transition};
 use tacto::msg::lifecycle_msgs::{msg, srv};
 use tacto::msg::std_msgs::String as Text;
 use tacto::{Client, Context, Executor, ExecutorThread, History, Node, Trigger, WaitSetExecutor};
@@ -328,4 +328,122 @@ fn a_per_message_callback_of_an_inactive_node_drops_its_samples_counted() {
     });
     assert_eq!(*got.lock().unwrap(), ["on"]);
     assert_eq!(lifecycle.dropped_samples(), 1);
+}
+
+/// Callbacks that note the thread each runs on.
+struct OnThread(Arc<Mutex<Vec<(&'static str, std::thread::ThreadId)>>>);
+
+impl Callbacks for OnThread {
+    fn on_configure(&mut self, _previous: State) -> CallbackReturn {
+        let thread = std::thread::current().id();
+        self.0.lock().unwrap().push(("configure", thread));
+        CallbackReturn::Success
+    }
+    fn on_activate(&mut self, _previous: State) -> CallbackReturn {
+        let thread = std::thread::current().id();
+        self.0.lock().unwrap().push(("activate", thread));
+        CallbackReturn::Success
+    }
+}
+
+// rclcpp_lifecycle test/test_lifecycle_node.cpp's `trigger_transition` tests: `configure()`
+// then `activate()` called from main take the node to active, each published as two events.
+// Here they are requested from main and run on the node's executor.
+#[test]
+fn a_node_configured_and_activated_from_main_runs_both_on_its_executor_which_a_request_wakes() {
+    let ctx = Context::new();
+    let mut node = ctx.node("lc_autostart").unwrap();
+    let ran = Arc::new(Mutex::new(Vec::new()));
+    let lifecycle = node.manage(OnThread(ran.clone())).unwrap();
+    let mut watcher = ctx.node("watcher").unwrap();
+    let events = watcher
+        .subscription::<msg::TransitionEvent>("/lc_autostart/transition_event")
+        .history(History::KeepLast(10))
+        .create()
+        .unwrap();
+    lifecycle.request(Transition::CONFIGURE).unwrap();
+    lifecycle.request(Transition::ACTIVATE).unwrap();
+    assert_eq!(
+        lifecycle.state(),
+        State::UNCONFIGURED,
+        "nothing runs in main"
+    );
+
+    let mut executor = WaitSetExecutor::new().unwrap();
+    executor.add(node).unwrap();
+    let running = ExecutorThread::builder().spawn(executor).unwrap();
+    wait_until("active", || lifecycle.state() == State::ACTIVE);
+    // Asked while the executor waits: the request wakes it.
+    lifecycle.request(Transition::DEACTIVATE).unwrap();
+    wait_until("inactive", || lifecycle.state() == State::INACTIVE);
+    running.stop();
+    running.join().unwrap().1.unwrap();
+
+    let ran = ran.lock().unwrap();
+    assert_eq!(
+        ran.iter().map(|(what, _)| *what).collect::<Vec<_>>(),
+        ["configure", "activate"]
+    );
+    assert!(
+        ran.iter()
+            .all(|(_, thread)| *thread != std::thread::current().id())
+    );
+    let seen: Vec<_> = events
+        .take_all()
+        .map(|e| (e.start_state.id, e.goal_state.id))
+        .collect();
+    assert_eq!(seen, [(1, 10), (10, 2), (2, 13), (13, 3), (3, 14), (14, 2)]);
+}
+
+// rclcpp_lifecycle test/test_lifecycle_node.cpp: a transition the state does not have leaves
+// the node where it is; `shutdown()` shuts it down from whichever primary state it is in.
+#[test]
+fn a_request_the_state_does_not_have_is_refused_and_any_shutdown_ends_the_node() {
+    let ctx = Context::new();
+    let mut node = ctx.node("lc_requests").unwrap();
+    let lifecycle = node.manage(Plain).unwrap();
+    let mut executor = WaitSetExecutor::new().unwrap();
+    executor.add(node).unwrap();
+    let spin = |executor: &mut WaitSetExecutor, lifecycle: &Lifecycle, transition| {
+        lifecycle.request(transition).unwrap();
+        executor.spin_for(Duration::from_millis(20)).unwrap();
+        lifecycle.state()
+    };
+    assert_eq!(
+        spin(&mut executor, &lifecycle, Transition::ACTIVATE),
+        State::UNCONFIGURED
+    );
+    assert_eq!(
+        spin(&mut executor, &lifecycle, Transition::CONFIGURE),
+        State::INACTIVE
+    );
+    assert_eq!(
+        spin(&mut executor, &lifecycle, Transition::ACTIVATE),
+        State::ACTIVE
+    );
+    // The unconfigured state's shutdown, asked of an active node: shut down from active.
+    let shutdown = Transition::UNCONFIGURED_SHUTDOWN;
+    assert_eq!(spin(&mut executor, &lifecycle, shutdown), State::FINALIZED);
+}
+
+#[test]
+fn requests_beyond_the_bound_are_refused_and_the_queued_ones_still_run() {
+    let ctx = Context::new();
+    let mut node = ctx.node("lc_bound").unwrap();
+    let lifecycle = node.manage(Plain).unwrap();
+    for _ in 0..Lifecycle::MAX_REQUESTS {
+        lifecycle.request(Transition::CONFIGURE).unwrap();
+    }
+    assert_eq!(
+        lifecycle.request(Transition::CONFIGURE),
+        Err(RequestError::Full)
+    );
+    let mut executor = WaitSetExecutor::new().unwrap();
+    executor.add(node).unwrap();
+    executor.spin_for(Duration::from_millis(20)).unwrap();
+    // The first configured the node; the others were refused from inactive.
+    assert_eq!(lifecycle.state(), State::INACTIVE);
+    lifecycle.request(Transition::CLEANUP).unwrap();
+    executor.spin_for(Duration::from_millis(20)).unwrap();
+    assert_eq!(lifecycle.state(), State::UNCONFIGURED);
 }

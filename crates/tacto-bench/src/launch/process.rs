@@ -64,7 +64,9 @@ pub struct Measured {
 }
 
 /// Runs process `name` of `file` until a signal asks it to stop, printing on stdout what it
-/// runs, when its command nodes first receive samples, and at the end how many they received.
+/// runs, when its command nodes first receive samples, and at the end how many they received
+/// (of the reference system, how each command node's samples arrived: a line
+/// `command NAME: ` and its [`Arrivals`](crate::topology::reference_system::Arrivals)).
 pub fn run_process(
     file: &LaunchFile,
     name: &str,
@@ -103,6 +105,12 @@ pub fn run_process(
         }
     }
     let received = part.received();
+    // Each command node's delivery facts, for whoever reads the output to check the transport.
+    if let Running::ReferenceSystem(part) = &part {
+        for (node, arrivals) in part.arrivals() {
+            println!("command {node}: {arrivals}");
+        }
+    }
     let mut usage = RunResult::default();
     measure::fill(&mut usage, &start, &Snapshot::now());
     let place = part.where_counted();

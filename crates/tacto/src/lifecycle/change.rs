@@ -104,7 +104,8 @@ pub struct Change {
 /// `on_transition` is told of each transition as it is taken, before the callback of the
 /// state it reaches runs: two per change, or three through error processing. A managed node
 /// publishes each as a `transition_event`, as rcl_lifecycle does. `logger` gets rclcpp's
-/// messages: a refused transition, a callback's panic, an error.
+/// messages: a refused transition, a callback's panic, an error; a refused transition is
+/// also warned of on the `rcl_lifecycle` logger, as rcl does.
 ///
 /// # Examples
 /// ```
@@ -147,9 +148,12 @@ pub fn change_state(
 ) -> Result<Change, TransitionError> {
     let initial = machine.current();
     let start = machine.trigger(id).inspect_err(|error| {
+        // rcl_lifecycle's warning, on its logger, then rclcpp's error with rcl's reason.
+        crate::warn!(Logger::get("rcl_lifecycle"), "{error}");
         crate::error!(
             logger,
-            "Unable to start transition {id} from current state {}: {error}",
+            "Unable to start transition {id} from current state {}: Transition is not \
+             registered.",
             initial.label()
         );
     })?;

@@ -1,9 +1,10 @@
 //! A managed node on the graph: its lifecycle services and `transition_event` topic, served as
 //! rclcpp_lifecycle serves them, and the gate its executables and publishers pass.
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::change::{Callbacks, change_state};
 use super::state_machine::{State, StateMachine, Transition};
@@ -12,6 +13,8 @@ use crate::msg::lifecycle_msgs::{msg, srv};
 use crate::node::Node;
 use crate::publisher::Publisher;
 use crate::service::{Service, ServiceCreateError};
+use crate::subscription::{Input, Listener};
+use crate::transport::LinkError;
 use crate::trigger::Trigger;
 use crate::{TopicError, TriggerError};
 
@@ -96,6 +99,7 @@ impl Gate {
 #[derive(Clone)]
 pub struct Lifecycle {
     gate: Arc<Gate>,
+    requests: Arc<Requests>,
 }
 
 impl fmt::Debug for Lifecycle {
@@ -116,6 +120,130 @@ impl Lifecycle {
     pub fn dropped_samples(&self) -> u64 {
         self.gate.dropped.load(Ordering::Relaxed)
     }
+
+    /// Asks the node to take `transition`, from this process, as rclcpp's
+    /// `node->configure()`, `activate()`, ... do: the change runs on the executor that runs
+    /// the node, at its next run (at once if it is spinning, at the start if it is not yet),
+    /// between its other executables, exactly as a `change_state` request would, and is
+    /// published as a `transition_event`. Requests run in the order made.
+    ///
+    /// The transition is looked up by its label from the state the node is in when it runs,
+    /// as the `change_state` service does with a request's label: any of the three shutdowns
+    /// shuts the node down from where it is (rclcpp's `shutdown()`), and a transition the
+    /// state does not have is refused and logged, changing nothing. The outcome shows in
+    /// [`state`](Self::state) and on the `transition_event` topic.
+    ///
+    /// A node that configures and activates itself at start (Nav2's `autostart`) makes both
+    /// requests before spinning; if configuring fails, the activation is refused.
+    ///
+    /// At most [`MAX_REQUESTS`](Self::MAX_REQUESTS) wait at a time: beyond, the request is
+    /// refused ([`RequestError::Full`]) and nothing is queued.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::time::Duration;
+    /// use tacto::lifecycle::{Callbacks, State, Transition};
+    /// use tacto::{Context, Executor, WaitSetExecutor};
+    ///
+    /// struct Camera;
+    /// impl Callbacks for Camera {}
+    ///
+    /// let ctx = Context::new();
+    /// let mut node = ctx.node("camera").unwrap();
+    /// let lifecycle = node.manage(Camera).unwrap();
+    /// lifecycle.request(Transition::CONFIGURE).unwrap();
+    /// lifecycle.request(Transition::ACTIVATE).unwrap();
+    /// assert_eq!(lifecycle.state(), State::UNCONFIGURED); // not run yet: no executor
+    ///
+    /// let mut executor = WaitSetExecutor::new().unwrap();
+    /// executor.add(node).unwrap();
+    /// executor.spin_for(Duration::from_millis(50)).unwrap();
+    /// assert_eq!(lifecycle.state(), State::ACTIVE);
+    /// ```
+    pub fn request(&self, transition: Transition) -> Result<(), RequestError> {
+        self.requests.push(transition)
+    }
+
+    /// How many requests of [`request`](Self::request) may wait at a time.
+    pub const MAX_REQUESTS: usize = 16;
+}
+
+/// Why [`Lifecycle::request`] refused a request.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RequestError {
+    /// [`Lifecycle::MAX_REQUESTS`] requests wait already: the node's executor is not running
+    /// it, or is far behind.
+    #[error(
+        "{} lifecycle requests wait already: is the node's executor running?",
+        Lifecycle::MAX_REQUESTS
+    )]
+    Full,
+}
+
+/// Transitions asked for with [`Lifecycle::request`], waiting for the lifecycle executable:
+/// an input of its trigger, as a service's requests are.
+#[derive(Debug)]
+struct Requests {
+    queue: Mutex<VecDeque<Transition>>,
+    /// Requests made since creation.
+    arrivals: AtomicU64,
+    listener: OnceLock<Arc<dyn Listener>>,
+}
+
+impl Requests {
+    fn new() -> Self {
+        Requests {
+            queue: Mutex::new(VecDeque::new()),
+            arrivals: AtomicU64::new(0),
+            listener: OnceLock::new(),
+        }
+    }
+
+    fn push(&self, transition: Transition) -> Result<(), RequestError> {
+        {
+            let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+            if queue.len() >= Lifecycle::MAX_REQUESTS {
+                return Err(RequestError::Full);
+            }
+            queue.push_back(transition);
+        }
+        // Counted before the wake-up, which the executor follows by reading it.
+        self.arrivals.fetch_add(1, Ordering::SeqCst);
+        if let Some(listener) = self.listener.get() {
+            listener.on_sample();
+        }
+        Ok(())
+    }
+
+    fn pop(&self) -> Option<Transition> {
+        let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        queue.pop_front()
+    }
+}
+
+impl Input for Requests {
+    fn unread(&self) -> usize {
+        self.queue.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    fn arrivals(&self) -> u64 {
+        self.arrivals.load(Ordering::SeqCst)
+    }
+
+    fn dropped(&self) -> u64 {
+        0
+    }
+
+    fn is_attached(&self) -> bool {
+        self.listener.get().is_some()
+    }
+
+    fn attach(&self, listener: Arc<dyn Listener>) -> Result<bool, LinkError> {
+        Ok(self.listener.set(listener).is_ok())
+    }
+
+    // Not frozen by a LET period: a request is taken at the lifecycle executable's next run.
+    fn freeze(&self) {}
 }
 
 /// Why a node could not be made a managed node.
@@ -162,7 +290,10 @@ pub(crate) fn manage(
     };
     // Outside the gate: rcl_lifecycle publishes every transition, in every state.
     let events = node.ungated_publisher::<msg::TransitionEvent>("~/transition_event")?;
+    let requests = Arc::new(Requests::new());
+    crate::node::remember(&mut node.inputs, Arc::downgrade(&requests) as _);
     let trigger = Trigger::any()
+        .with_input(requests.clone())
         .with_requests(&services.change_state)
         .with_requests(&services.get_state)
         .with_requests(&services.get_available_states)
@@ -171,6 +302,7 @@ pub(crate) fn manage(
     let gate = Arc::new(Gate::new());
     let mut server = Server {
         services,
+        requests: requests.clone(),
         events,
         machine: StateMachine::new(),
         callbacks,
@@ -181,12 +313,13 @@ pub(crate) fn manage(
     node.execute_ungated(trigger, move |_| server.serve())?;
     // Set last: until here, nothing of the node is gated.
     let _ = slot.set(gate.clone());
-    Ok(Lifecycle { gate })
+    Ok(Lifecycle { gate, requests })
 }
 
 /// The lifecycle executable's state: the services, the state machine and the node's callbacks.
 struct Server {
     services: Services,
+    requests: Arc<Requests>,
     events: Publisher<msg::TransitionEvent>,
     machine: StateMachine,
     callbacks: Box<dyn Callbacks + Send>,
@@ -196,6 +329,12 @@ struct Server {
 
 impl Server {
     fn serve(&mut self) {
+        while let Some(transition) = self.requests.pop() {
+            self.change_state(&msg::Transition {
+                id: transition.id(),
+                label: transition.label().to_owned(),
+            });
+        }
         while let Some((id, request)) = self.services.change_state.take_request() {
             let success = self.change_state(&request.transition);
             (self.services.change_state).send_response(id, srv::ChangeState_Response { success });
@@ -235,7 +374,11 @@ impl Server {
             true => requested.id,
             false => match self.machine.transition_by_label(&requested.label) {
                 Ok(transition) => transition.id(),
-                Err(_) => return false,
+                Err(error) => {
+                    // rcl_lifecycle's warning; rclcpp adds nothing on this path.
+                    crate::warn!(Logger::get("rcl_lifecycle"), "{error}");
+                    return false;
+                }
             },
         };
         let (gate, events) = (&self.gate, &self.events);

@@ -29,5 +29,5 @@ mod state_machine;
 
 pub use change::{CallbackReturn, Callbacks, Change, change_state};
 pub(crate) use managed::{Gate, GateSlot, manage};
-pub use managed::{Lifecycle, ManageError};
+pub use managed::{Lifecycle, ManageError, RequestError};
 pub use state_machine::{State, StateMachine, Transition, TransitionError};

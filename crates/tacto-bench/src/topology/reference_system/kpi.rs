@@ -34,6 +34,9 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use tacto::SampleInfo;
+
+use super::arrivals::Arrivals;
 use super::message::Message4kb;
 use super::spec::{Kind, Spec};
 use crate::histogram::Histogram;
@@ -68,6 +71,8 @@ pub(crate) struct Kpis {
     periodic_start_delay: Histogram,
     /// Samples the command nodes received, all of them (`reset` keeps it).
     received: u64,
+    /// Per command node, how its samples arrived (`reset` keeps them).
+    arrivals: Vec<Arrivals>,
 }
 
 /// What the KPIs know of one node.
@@ -120,6 +125,7 @@ impl Kpis {
             index,
             nodes,
             last_planner: vec![None; sinks.len()],
+            arrivals: vec![Arrivals::default(); sinks.len()],
             sinks,
             latency: Reservoir::new(LATENCY_RESERVOIR),
             hot_path_drops: 0,
@@ -179,6 +185,28 @@ impl Kpis {
                 self.latency.add(ns as f64 / 1e6);
             }
         }
+    }
+
+    /// How command node number `sink` received `msg`: as `info` says, after `missed` others.
+    pub(crate) fn arrived(
+        &mut self,
+        sink: usize,
+        info: &SampleInfo,
+        msg: &Message4kb,
+        missed: u32,
+    ) {
+        if let Some(arrivals) = self.arrivals.get_mut(sink) {
+            arrivals.add(info, msg, missed);
+        }
+    }
+
+    /// Per command node, by name, how its samples arrived since the start.
+    pub(crate) fn arrivals(&self) -> Vec<(String, Arrivals)> {
+        self.sinks
+            .iter()
+            .cloned()
+            .zip(self.arrivals.clone())
+            .collect()
     }
 
     /// A periodic node's run that started `delay_ns` after the deadline it serves.

@@ -25,6 +25,7 @@
 //! run of these nodes. Where the OS refuses a priority or the CPUs, those threads run without
 //! it, and the run's notes say so.
 
+mod arrivals;
 pub mod component;
 mod crunch;
 mod kpi;
@@ -43,6 +44,7 @@ use tacto::{
     SpawnError, ThreadPoolExecutor, WaitSetExecutor,
 };
 
+pub use arrivals::Arrivals;
 pub use crunch::{CrunchTimeError, MAX_CRUNCH_MS, crunch, crunch_time, limit_for};
 pub use message::{Message4kb, NODE_NAME_BYTES, STATS_CAPACITY, SequenceGap, TransmissionStats};
 pub use part::{Part, PartConfig, start_part};

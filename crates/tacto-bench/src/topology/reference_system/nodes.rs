@@ -262,7 +262,9 @@ impl Builder<'_> {
         match self.style {
             Style::Callbacks => sub.callback(move |sample| {
                 let missed = gap.missed(&sample);
-                lock(&kpis).record(sink, &sample, missed);
+                let mut kpis = lock(&kpis);
+                kpis.record(sink, &sample, missed);
+                kpis.arrived(sink, sample.info(), &sample, missed);
             })?,
             Style::Polling => {
                 let sub = sub.create()?;
@@ -271,6 +273,7 @@ impl Builder<'_> {
                     for sample in sub.take_all() {
                         let missed = gap.missed(&sample);
                         kpis.record(sink, &sample, missed);
+                        kpis.arrived(sink, sample.info(), &sample, missed);
                     }
                 })?;
             }

@@ -9,6 +9,7 @@ use tacto::{
     ThreadPoolExecutor, WaitSetExecutor,
 };
 
+use super::arrivals::Arrivals;
 use super::kpi::Kpis;
 use super::nodes::lock;
 use super::{Spec, Thread, component, let_period};
@@ -33,6 +34,8 @@ pub struct PartConfig<'a> {
 pub struct Part {
     thread: Thread,
     kpis: Arc<Mutex<Kpis>>,
+    /// The names of its nodes.
+    nodes: Vec<String>,
 }
 
 /// Places `config.nodes` on `ctx` as components (`reference_system::NAME`, through the
@@ -82,7 +85,11 @@ pub fn start_part(
     let thread = thread
         .spawn(executor)
         .map_err(|e| SystemError::Build(format!("starting an executor thread: {e}")))?;
-    Ok(Part { thread, kpis })
+    Ok(Part {
+        thread,
+        kpis,
+        nodes: config.nodes.to_vec(),
+    })
 }
 
 impl std::fmt::Debug for Part {
@@ -95,6 +102,13 @@ impl Part {
     /// Samples this part's command nodes received so far (0 if it has none).
     pub fn received(&self) -> u64 {
         lock(&self.kpis).received()
+    }
+
+    /// Per command node of this part, by name, how its samples arrived so far.
+    pub fn arrivals(&self) -> Vec<(String, Arrivals)> {
+        let here = |name: &String| self.nodes.contains(name);
+        let all = lock(&self.kpis).arrivals();
+        all.into_iter().filter(|(name, _)| here(name)).collect()
     }
 
     /// Forgets what the KPIs recorded so far: the measured window starts now.

@@ -11,7 +11,7 @@ use tacto::{Clock, ClockKind, Node, Publisher, Trigger};
 use super::messages::{Payload, PerformanceHeader, Stamped, WithPayload};
 use super::spec::{PublisherSpec, Spec, SubscriberSpec};
 use crate::system::{SystemError, declare_parameters};
-use crate::topology::tracking::{Scoreboard, Tracker};
+use crate::topology::tracking::{PublishCount, Scoreboard, Tracker};
 
 /// How subscriptions are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,6 +41,7 @@ pub(super) fn build(
                 .with(AddPublisher {
                     node: &mut node,
                     spec: p,
+                    scoreboard,
                 })
                 .map_err(failed)?;
         }
@@ -66,7 +67,7 @@ pub(super) fn build(
 pub(crate) struct StampedPublisher<P: Payload> {
     publisher: Publisher<Stamped<P>>,
     clock: Clock,
-    next: u32,
+    numbers: PublishCount,
     frequency: f32,
     size: usize,
 }
@@ -86,10 +87,16 @@ impl<P: Payload> StampedPublisher<P> {
         Ok(StampedPublisher {
             publisher,
             clock: node.context().clock().clone(),
-            next: 0,
+            numbers: PublishCount::default(),
             frequency,
             size,
         })
+    }
+
+    /// Has `scoreboard` account for what it publishes on `topic` in the measured window; called
+    /// before it publishes anything.
+    pub(crate) fn accounted_in(&mut self, scoreboard: &mut Scoreboard, topic: &str) {
+        self.numbers = scoreboard.publisher(topic, self.publisher.id());
     }
 
     /// Publishes the next message, filled in place in a loan.
@@ -98,11 +105,10 @@ impl<P: Payload> StampedPublisher<P> {
         msg.data.set_size(self.size);
         msg.header = PerformanceHeader {
             stamp: self.clock.now(ClockKind::System).into(),
-            tracking_number: self.next,
+            tracking_number: self.numbers.next(),
             frequency: self.frequency,
             size: u32::try_from(self.size).unwrap_or(u32::MAX),
         };
-        self.next = self.next.wrapping_add(1);
         msg.publish();
     }
 }
@@ -110,6 +116,7 @@ impl<P: Payload> StampedPublisher<P> {
 struct AddPublisher<'a> {
     node: &'a mut Node,
     spec: &'a PublisherSpec,
+    scoreboard: &'a mut Scoreboard,
 }
 
 impl WithPayload for AddPublisher<'_> {
@@ -119,6 +126,7 @@ impl WithPayload for AddPublisher<'_> {
         let frequency = (1.0 / self.spec.period.as_secs_f64()) as f32;
         let mut publisher =
             StampedPublisher::<P>::new(self.node, &self.spec.topic, frequency, self.spec.msg_size)?;
+        publisher.accounted_in(self.scoreboard, &self.spec.topic);
         self.node
             .wall_timer(self.spec.period, move |_| publisher.publish())
             .map_err(|e| e.to_string())
