@@ -12,11 +12,13 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use tacto_bench::executors::ExecutorKind;
-use tacto_bench::health::Expectations;
+use tacto_bench::health::{Expectations, Statistics};
 use tacto_bench::interrupt::{self, Interrupt};
+use tacto_bench::launch::args::from_command_line;
+use tacto_bench::launch::host;
 use tacto_bench::launch::process::{Measured, ProcessError, measure_process, run_process};
 use tacto_bench::launch::supervise::{LaunchError, launch as supervise};
-use tacto_bench::launch::{LaunchFile, LaunchTopology};
+use tacto_bench::launch::{BenchTarget, LaunchFile, LaunchTopology, ProcessKind};
 use tacto_bench::payload;
 use tacto_bench::report;
 use tacto_bench::result::Report;
@@ -113,11 +115,13 @@ enum Command {
         #[command(flatten)]
         graph: GraphArgs,
     },
-    /// Starts the processes of a launch file (docs/launch.md), each running some nodes of a
-    /// topology over shared memory; restarts them by their policy; Ctrl-C stops them all.
+    /// Starts the processes of a launch file (docs/launch.md): components, nodes of a
+    /// topology, or executables; restarts them by their policy; Ctrl-C stops them all.
     Launch {
         /// The launch file (TOML).
         file: PathBuf,
+        /// Launch arguments, NAME:=VALUE, over the defaults of the file's `[arg]` table.
+        args: Vec<String>,
     },
     /// Runs one process of a launch file (used by `launch`; with `--duration`, by `bench` over
     /// a launch file: a measured run that prints its result as JSON).
@@ -125,6 +129,8 @@ enum Command {
     LaunchProcess {
         file: PathBuf,
         name: String,
+        /// The launch arguments the launch was given.
+        args: Vec<String>,
         /// The executor instead of the file's (with --duration).
         #[arg(long, requires = "duration")]
         executor: Option<ExecutorKind>,
@@ -800,19 +806,34 @@ fn run(cli: Cli, interrupt: &Interrupt) -> Result<(), Failure> {
             graph_command(Graph::Service(command), &graph, interrupt)
         }
         Command::Tf { command } => tf_command(command, interrupt),
-        Command::Launch { file } => launch(&file, interrupt),
+        Command::Launch { file, args } => launch(&file, &args, interrupt),
         Command::LaunchProcess {
             file,
             name,
+            args,
             executor,
             crunch,
             warmup,
             duration,
         } => {
-            let launch_file = LaunchFile::load(&file)?;
+            let launch_file = LaunchFile::load_with(&file, &from_command_line(&args)?)?;
             let Some(duration) = duration else {
                 return Ok(run_process(&launch_file, &name, interrupt)?);
             };
+            // Components run on the executors the file places them on.
+            if let Some(ProcessKind::Components(process)) =
+                launch_file.process(&name).map(|p| &p.kind)
+            {
+                let warmup = warmup.unwrap_or_default();
+                let measured =
+                    host::measure(&launch_file, &name, process, warmup, duration, interrupt);
+                let result = match measured {
+                    Err(ProcessError::Interrupted) => return Err(Failure::Interrupted),
+                    other => other?,
+                };
+                println!("{}", serde_json::to_string(&result)?);
+                return Ok(());
+            }
             let (_, spec) = (launch_file.nodes_of(&name)).ok_or_else(|| {
                 format!("the launch file has no process {name:?} that runs nodes of its topology")
             })?;
@@ -871,9 +892,9 @@ fn run(cli: Cli, interrupt: &Interrupt) -> Result<(), Failure> {
     }
 }
 
-fn launch(file: &Path, interrupt: &Interrupt) -> Result<(), Failure> {
-    let launch_file = LaunchFile::load(file)?;
-    match supervise(file, &launch_file, interrupt) {
+fn launch(file: &Path, args: &[String], interrupt: &Interrupt) -> Result<(), Failure> {
+    let launch_file = LaunchFile::load_with(file, &from_command_line(args)?)?;
+    match supervise(file, &launch_file, args, interrupt) {
         Err(LaunchError::Interrupted) => Err(Failure::Interrupted),
         other => Ok(other?),
     }
@@ -1054,9 +1075,26 @@ fn bench(
         false => None,
     };
     let topology = match &launch {
-        Some(file) => match file.bench_topology(launch_path)? {
-            LaunchTopology::ReferenceSystem(spec) => Topology::ReferenceSystem(spec.clone()),
-            LaunchTopology::Nobleo(spec) => Topology::Nobleo(spec.clone()),
+        Some(file) => match file.bench_target(launch_path)? {
+            BenchTarget::Topology(LaunchTopology::ReferenceSystem(spec)) => {
+                Topology::ReferenceSystem(spec.clone())
+            }
+            BenchTarget::Topology(LaunchTopology::Nobleo(spec)) => Topology::Nobleo(spec.clone()),
+            BenchTarget::Components => {
+                let given = (executors != ExecutorKind::ALL).then_some("--executor");
+                let given = given
+                    .or(crunch_ms_target.is_some().then_some("--crunch-ms"))
+                    .or(run.crunch.is_some().then_some("--crunch"))
+                    .or((run.ros_graph || run.node_parameters > 0).then_some("--ros-graph"));
+                if let Some(option) = given {
+                    return Err(format!(
+                        "{option} applies to a built-in topology: a file of components runs as \
+                         it places them"
+                    )
+                    .into());
+                }
+                return bench_components(run, launch_path, file, json, out, interrupt);
+            }
         },
         None => Topology::load(topology_name)?,
     };
@@ -1184,6 +1222,80 @@ fn bench(
     match failures.is_empty() {
         true => Ok(()),
         false => Err(format!("{} of {} runs failed", failures.len(), executors.len()).into()),
+    }
+}
+
+/// `tacto bench FILE.toml` of a file of components: one run of its processes as placed (their
+/// own executors, threads, CPUs and priorities), what each process and all together use.
+fn bench_components(
+    run: &RunArgs,
+    path: &Path,
+    file: &LaunchFile,
+    json: Option<PathBuf>,
+    out: Option<PathBuf>,
+    interrupt: &Interrupt,
+) -> Result<(), Failure> {
+    if let Some(path) = &json {
+        check_output_file(path).map_err(|e| format!("--json {}: {e}", path.display()))?;
+    }
+    if let Some(dir) = &out {
+        check_output_dir(dir).map_err(|e| format!("--out {}: {e}", dir.display()))?;
+    }
+    // The children run the file's executors; the one named here only labels the progress.
+    let config = run.config(ExecutorKind::WaitSet, 0);
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads: usize = (file.processes.iter())
+        .map(|p| match &p.kind {
+            ProcessKind::Components(c) => c.executors.len(),
+            _ => 1,
+        })
+        .sum();
+    let expected = Expectations {
+        cores: threads.min(cpus) as f64,
+        statistics: Statistics::Usage,
+    };
+    let mut report = Report {
+        topology: format!(
+            "{} processes of components ({})",
+            file.processes.len(),
+            path.display()
+        ),
+        duration_s: run.duration.as_secs_f64(),
+        crunch: 0,
+        crunch_ms: None,
+        crunch_ms_target: None,
+        runs: Vec::new(),
+        interrupted: false,
+    };
+    match run_launched(
+        path,
+        file,
+        &config,
+        &expected,
+        "1/1",
+        Duration::ZERO,
+        interrupt,
+    ) {
+        Ok(mut result) => {
+            result.executor = host::AS_PLACED.into();
+            report.runs.push(result);
+        }
+        Err(RunError::Interrupted { .. }) => report.interrupted = true,
+        Err(e) => return Err(e.into()),
+    }
+    print!("{}", report::table(&report));
+    if let Some(path) = json {
+        report::write_json(&report, &path)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    if let Some(dir) = out {
+        report::write_markdown(&report, &dir)
+            .map_err(|e| format!("cannot write the report into {}: {e}", dir.display()))?;
+        println!("report: {}", dir.join("report.md").display());
+    }
+    match report.interrupted {
+        true => Err(Failure::Interrupted),
+        false => Ok(()),
     }
 }
 

@@ -164,15 +164,16 @@ pub fn table(report: &Report) -> String {
         for note in &r.notes {
             let _ = writeln!(out, "note ({}): {note}", r.executor);
         }
-        if let (Some(run), Some(bench)) = (r.crunch_ms, report.crunch_ms) {
-            if bench > 0.0 && run > 1.2 * bench {
-                let _ = writeln!(
-                    out,
-                    "note ({}): one crunch took {run:.2} ms when this run started, against \
-                     {bench:.2} ms when the bench started: the machine was busier",
-                    r.executor
-                );
-            }
+        if let (Some(run), Some(bench)) = (r.crunch_ms, report.crunch_ms)
+            && bench > 0.0
+            && run > 1.2 * bench
+        {
+            let _ = writeln!(
+                out,
+                "note ({}): one crunch took {run:.2} ms when this run started, against \
+                 {bench:.2} ms when the bench started: the machine was busier",
+                r.executor
+            );
         }
     }
     for r in report.runs.iter().filter(|r| r.overloaded) {

@@ -4,14 +4,15 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::ops::Range;
 use std::path::{Component, Path, PathBuf};
 
 use serde::Deserialize;
 use tacto::logging::Severity;
 use toml::Spanned;
 
-use super::file::LaunchFileError;
+use tacto::params::ParameterOverrides;
+
+use super::file::{LaunchFileError, SourceFile};
 
 /// A process that runs an executable.
 ///
@@ -121,7 +122,7 @@ pub(super) struct RawExec {
     pub node_name: Option<Spanned<String>>,
     pub namespace: Option<Spanned<String>>,
     pub params_files: Option<Spanned<Vec<Spanned<String>>>>,
-    pub parameters: Option<Spanned<BTreeMap<String, toml::Value>>>,
+    pub parameters: Option<Spanned<BTreeMap<String, Spanned<toml::Value>>>>,
     pub remaps: Option<Spanned<Vec<Spanned<RawRemap>>>>,
     pub log_level: Option<Spanned<String>>,
 }
@@ -134,23 +135,24 @@ pub(super) struct RawRemap {
     to: String,
 }
 
-/// Where errors go: the value's place in the file, and what is wrong (the field named).
-pub(super) type Invalid<'a> = &'a dyn Fn(Range<usize>, String) -> LaunchFileError;
+/// Names the process and field of an error: `(field, reason)` → the error's text.
+pub(super) type Here<'a> = &'a dyn Fn(&str, String) -> String;
 
-/// Checks `raw` (of the process `name` in the file at `file`) and resolves its paths.
+/// Checks `raw` (of the process `name` in `source`) and resolves its paths; `pushed` is the
+/// namespace of the group or include it is in (launch_ros's `PushRosNamespace`).
 pub(super) fn parse(
     raw: RawExec,
     name: &str,
-    file: &Path,
-    invalid: Invalid<'_>,
+    source: &SourceFile<'_>,
+    pushed: Option<&str>,
 ) -> Result<ExecProcess, LaunchFileError> {
     let here = |field: &str, reason: String| format!("process {name:?}: {field}: {reason}");
-    let folder = file.parent().unwrap_or(Path::new(""));
+    let folder = source.path.parent().unwrap_or(Path::new(""));
     let program = resolve_program(raw.exec.get_ref(), folder)
-        .map_err(|reason| invalid(raw.exec.span(), here("exec", reason)))?;
+        .map_err(|reason| source.invalid(raw.exec.span(), here("exec", reason)))?;
     let node_name = match raw.node_name {
         Some(n) if !is_token(n.get_ref()) => {
-            return Err(invalid(
+            return Err(source.invalid(
                 n.span(),
                 here(
                     "node_name",
@@ -165,78 +167,33 @@ pub(super) fn parse(
         other => other.map(Spanned::into_inner),
     };
     let namespace = match raw.namespace {
-        Some(ns) => Some(absolute_namespace(ns.get_ref()).ok_or_else(|| {
-            invalid(
-                ns.span(),
-                here(
-                    "namespace",
-                    format!(
-                        "{:?} is not a namespace: names of letters, digits and '_' (not \
-                         starting with a digit) separated by '/'",
-                        ns.get_ref()
+        Some(ns) => {
+            let pushed_ns = pushed_namespace(pushed, Some(ns.get_ref()));
+            Some(absolute_namespace(&pushed_ns).ok_or_else(|| {
+                source.invalid(
+                    ns.span(),
+                    here(
+                        "namespace",
+                        format!(
+                            "{:?} is not a namespace: names of letters, digits and '_' (not \
+                             starting with a digit) separated by '/'",
+                            ns.get_ref()
+                        ),
                     ),
-                ),
-            )
-        })?),
+                )
+            })?)
+        }
         None => None,
     };
-    let mut params_files = Vec::new();
-    for entry in raw
-        .params_files
-        .map(Spanned::into_inner)
-        .unwrap_or_default()
-    {
-        let path = absolute(&folder.join(entry.get_ref()));
-        if !path.is_file() {
-            return Err(invalid(
-                entry.span(),
-                here("params_files", format!("{} is not a file", path.display())),
-            ));
-        }
-        params_files.push(path);
-    }
-    let mut parameters = Vec::new();
-    if let Some(table) = raw.parameters {
-        let span = table.span();
-        for (key, value) in table.into_inner() {
-            if !is_parameter_name(&key) {
-                return Err(invalid(
-                    span,
-                    here(
-                        "parameters",
-                        format!("{key:?} is not a parameter name: letters, digits, '_' and '.'"),
-                    ),
-                ));
-            }
-            let yaml = yaml_value(&value).map_err(|reason| {
-                invalid(span.clone(), here("parameters", format!("{key}: {reason}")))
-            })?;
-            parameters.push((key, yaml));
-        }
-    }
-    let mut remaps = Vec::new();
-    for remap in raw.remaps.map(Spanned::into_inner).unwrap_or_default() {
-        let span = remap.span();
-        let RawRemap { from, to } = remap.into_inner();
-        for (end, value) in [("from", &from), ("to", &to)] {
-            if value.is_empty() || value.contains(":=") || value.contains(char::is_whitespace) {
-                return Err(invalid(
-                    span,
-                    here(
-                        "remaps",
-                        format!("{end} = {value:?} is not a name (empty, or with ':=' or a space)"),
-                    ),
-                ));
-            }
-        }
-        remaps.push((from, to));
-    }
+    let params_files = params_files(raw.params_files, folder, source, &here)?;
+    let parameters = parameters(raw.parameters, source, &here)?;
+    let remaps = remaps(raw.remaps, source, &here)?;
     let log_level = match raw.log_level {
         Some(level) => {
             let text = level.get_ref();
             let severity = text.rsplit_once(":=").map_or(text.as_str(), |(_, s)| s);
             if severity.parse::<Severity>().is_err() || text.starts_with(":=") {
-                return Err(invalid(
+                return Err(source.invalid(
                     level.span(),
                     here(
                         "log_level",
@@ -251,7 +208,7 @@ pub(super) fn parse(
         }
         None => None,
     };
-    Ok(ExecProcess {
+    let mut exec = ExecProcess {
         program,
         args: raw.args.map(Spanned::into_inner).unwrap_or_default(),
         env: raw
@@ -266,7 +223,129 @@ pub(super) fn parse(
         parameters,
         remaps,
         log_level,
-    })
+    };
+    // A pushed namespace reaches a node (launch_ros's `Node`), not a plain program
+    // (`ExecuteProcess`), which has no namespace to be given.
+    if exec.namespace.is_none() && exec.is_ros_node() {
+        exec.namespace = pushed.and_then(absolute_namespace);
+    }
+    Ok(exec)
+}
+
+/// `params_files`, each made absolute (relative to the launch file's `folder`) and read as rcl
+/// reads it, so that a file that is missing or does not parse is refused before anything
+/// starts.
+pub(super) fn params_files(
+    raw: Option<Spanned<Vec<Spanned<String>>>>,
+    folder: &Path,
+    source: &SourceFile<'_>,
+    here: Here<'_>,
+) -> Result<Vec<PathBuf>, LaunchFileError> {
+    let mut files = Vec::new();
+    for entry in raw.map(Spanned::into_inner).unwrap_or_default() {
+        let path = absolute(&folder.join(entry.get_ref()));
+        if !path.is_file() {
+            return Err(source.invalid(
+                entry.span(),
+                here("params_files", format!("{} is not a file", path.display())),
+            ));
+        }
+        if let Err(e) = ParameterOverrides::new().add_file(&path) {
+            return Err(source.invalid(
+                entry.span(),
+                here(
+                    "params_files",
+                    format!("{} does not parse: {e}", path.display()),
+                ),
+            ));
+        }
+        files.push(path);
+    }
+    Ok(files)
+}
+
+/// `parameters`, each value as the YAML `-p name:=value` gives rcl: a TOML value as its type
+/// says, a string that was one launch argument whole (`"$(var rate)"`) as the argument's text,
+/// which rcl reads as YAML (an integer stays one), as launch_ros reads a substituted value.
+pub(super) fn parameters(
+    raw: Option<Spanned<BTreeMap<String, Spanned<toml::Value>>>>,
+    source: &SourceFile<'_>,
+    here: Here<'_>,
+) -> Result<Vec<(String, String)>, LaunchFileError> {
+    let mut parameters = Vec::new();
+    if let Some(table) = raw {
+        let span = table.span();
+        for (key, value) in table.into_inner() {
+            if !is_parameter_name(&key) {
+                return Err(source.invalid(
+                    span,
+                    here(
+                        "parameters",
+                        format!("{key:?} is not a parameter name: letters, digits, '_' and '.'"),
+                    ),
+                ));
+            }
+            let yaml = match value.get_ref() {
+                toml::Value::String(text) if source.whole.contains(&value.span().start) => {
+                    Ok(yaml_text(text))
+                }
+                other => yaml_value(other),
+            }
+            .map_err(|reason| {
+                source.invalid(value.span(), here("parameters", format!("{key}: {reason}")))
+            })?;
+            parameters.push((key, yaml));
+        }
+    }
+    Ok(parameters)
+}
+
+/// A launch argument's text as a parameter value: YAML as it is, and the empty text the empty
+/// string, as launch_ros's `evaluate_parameter_dict` makes it (`''`).
+fn yaml_text(text: &str) -> String {
+    match text.is_empty() {
+        true => "''".into(),
+        false => text.to_owned(),
+    }
+}
+
+/// `remaps`, in the file's order.
+pub(super) fn remaps(
+    raw: Option<Spanned<Vec<Spanned<RawRemap>>>>,
+    source: &SourceFile<'_>,
+    here: Here<'_>,
+) -> Result<Vec<(String, String)>, LaunchFileError> {
+    let mut remaps = Vec::new();
+    for remap in raw.map(Spanned::into_inner).unwrap_or_default() {
+        let span = remap.span();
+        let RawRemap { from, to } = remap.into_inner();
+        for (end, value) in [("from", &from), ("to", &to)] {
+            if value.is_empty() || value.contains(":=") || value.contains(char::is_whitespace) {
+                return Err(source.invalid(
+                    span,
+                    here(
+                        "remaps",
+                        format!("{end} = {value:?} is not a name (empty, or with ':=' or a space)"),
+                    ),
+                ));
+            }
+        }
+        remaps.push((from, to));
+    }
+    Ok(remaps)
+}
+
+/// A node's namespace under the namespace `pushed` onto it by a group or include, as
+/// launch_ros's `Node` does: a relative (or no) namespace goes under the pushed one, an
+/// absolute one stays.
+pub(super) fn pushed_namespace(pushed: Option<&str>, namespace: Option<&str>) -> String {
+    match (pushed, namespace) {
+        (_, Some(ns)) if ns.starts_with('/') => ns.to_owned(),
+        (Some(pushed), Some(ns)) => format!("{}/{ns}", pushed.trim_end_matches('/')),
+        (Some(pushed), None) => pushed.to_owned(),
+        (None, Some(ns)) => ns.to_owned(),
+        (None, None) => "/".to_owned(),
+    }
 }
 
 /// `exec`'s program: a path with a '/' is relative to the launch file's folder, a bare name is
@@ -313,7 +392,7 @@ fn absolute(path: &Path) -> PathBuf {
 }
 
 /// Letters, digits and '_', not starting with a digit: a ROS name token.
-fn is_token(s: &str) -> bool {
+pub(super) fn is_token(s: &str) -> bool {
     !s.is_empty()
         && !s.starts_with(|c: char| c.is_ascii_digit())
         && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
@@ -321,7 +400,7 @@ fn is_token(s: &str) -> bool {
 
 /// `namespace` made absolute (launch_ros's `make_namespace_absolute`), if it is one: tokens
 /// separated by single '/', or the root (`/` or empty).
-fn absolute_namespace(namespace: &str) -> Option<String> {
+pub(super) fn absolute_namespace(namespace: &str) -> Option<String> {
     // launch_ros strips trailing '/'s (`prefix_namespace`), then adds the leading one.
     let relative = namespace.trim_end_matches('/');
     let relative = relative.strip_prefix('/').unwrap_or(relative);
@@ -443,6 +522,62 @@ mod tests {
         }
         for not_one in ["a//b", "1robot", "robot-1", "~/x"] {
             assert_eq!(absolute_namespace(not_one), None, "{not_one:?}");
+        }
+    }
+
+    /// The namespace a node gets under `pushes` (outermost first), as groups and includes
+    /// push them: `None` where launch_ros gives the node none (no `__ns` rule).
+    fn under(pushes: &[&str], node: Option<&str>) -> Option<String> {
+        let mut pushed: Option<String> = None;
+        for push in pushes {
+            let joined = pushed_namespace(pushed.as_deref(), Some(push));
+            pushed = Some(absolute_namespace(&joined).unwrap());
+        }
+        match (pushed.as_deref(), node) {
+            (None, None) => None,
+            (pushed, node) => absolute_namespace(&pushed_namespace(pushed, node)),
+        }
+    }
+
+    // From launch_ros's test_launch_ros/actions/test_push_ros_namespace.py (Jazzy),
+    // `get_test_cases`: push_ns, second_push_ns, node_ns and expected_ns, as a group or
+    // include pushes them (the node's name plays no part in its namespace).
+    #[test]
+    fn a_pushed_namespace_goes_before_a_relative_one_as_push_ros_namespace_does() {
+        let cases: [(&[&str], Option<&str>, Option<&str>); 10] = [
+            (
+                &["relative_ns"],
+                Some("node_ns"),
+                Some("/relative_ns/node_ns"),
+            ),
+            (&["relative_ns"], Some("/node_ns"), Some("/node_ns")),
+            (&["relative_ns"], Some("/"), Some("/")),
+            (&["relative_ns"], Some(""), Some("/relative_ns")),
+            (
+                &["relative_ns", "another_relative_ns"],
+                Some("node_ns"),
+                Some("/relative_ns/another_relative_ns/node_ns"),
+            ),
+            (
+                &["relative_ns", "/absolute_ns"],
+                Some("node_ns"),
+                Some("/absolute_ns/node_ns"),
+            ),
+            (
+                &["relative_ns", "/absolute_ns"],
+                Some("node_ns"),
+                Some("/absolute_ns/node_ns"),
+            ),
+            (&[], Some("node_ns"), Some("/node_ns")),
+            (&[], None, None),
+            (&[""], None, Some("/")),
+        ];
+        for (pushes, node, expected) in cases {
+            assert_eq!(
+                under(pushes, node).as_deref(),
+                expected,
+                "{pushes:?} {node:?}"
+            );
         }
     }
 
@@ -571,19 +706,19 @@ mod tests {
             ),
             (
                 "exec = \"sh\"\nparameters = { x = [] }\n",
-                "t.toml:4:14: process \"p\": parameters: x: an empty array has no type",
+                "t.toml:4:20: process \"p\": parameters: x: an empty array has no type",
             ),
             (
                 "exec = \"sh\"\nparameters = { x = [1, 2.5] }\n",
-                "t.toml:4:14: process \"p\": parameters: x: an array's items must be of one type",
+                "t.toml:4:20: process \"p\": parameters: x: an array's items must be of one type",
             ),
             (
                 "exec = \"sh\"\nparameters = { x = { y = 1 } }\n",
-                "t.toml:4:14: process \"p\": parameters: x: a table is not a parameter value",
+                "t.toml:4:20: process \"p\": parameters: x: a table is not a parameter value",
             ),
             (
                 "exec = \"sh\"\nparameters = { x = nan }\n",
-                "t.toml:4:14: process \"p\": parameters: x: give a finite number",
+                "t.toml:4:20: process \"p\": parameters: x: give a finite number",
             ),
             (
                 "exec = \"sh\"\nremaps = [{ from = \"a\", to = \"\" }]\n",

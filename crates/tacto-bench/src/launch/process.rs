@@ -10,7 +10,8 @@ use tacto::{Context, ExecutorThread};
 use tacto_dds::DdsTransport;
 use tacto_shm::ShmTransport;
 
-use super::file::{LaunchFile, LaunchTopology, LaunchTransport};
+use super::file::{LaunchFile, LaunchTopology, LaunchTransport, ProcessKind};
+use super::host;
 use crate::executors::ExecutorKind;
 use crate::interrupt::Interrupt;
 use crate::measure::{self, Snapshot};
@@ -25,9 +26,12 @@ const LOOK: Duration = Duration::from_millis(200);
 /// Why a process could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum ProcessError {
-    /// The file has no process of that name that runs nodes of its topology.
-    #[error("the launch file has no process {0:?} that runs nodes of its topology")]
+    /// The file has no process of that name that runs nodes of its topology or components.
+    #[error("the launch file has no process {0:?} that runs nodes of its topology or components")]
     Unknown(String),
+    /// A component could not be found or built.
+    #[error(transparent)]
+    Component(#[from] tacto_component::ComponentError),
     /// The shared-memory transport could not be set up.
     #[error("the shared-memory transport: {0}")]
     Transport(#[from] tacto_shm::NodeError),
@@ -68,6 +72,9 @@ pub fn run_process(
     name: &str,
     interrupt: &Interrupt,
 ) -> Result<(), ProcessError> {
+    if let Some(ProcessKind::Components(components)) = file.process(name).map(|p| &p.kind) {
+        return host::run(file, name, components, interrupt);
+    }
     let (_, spec) = file
         .nodes_of(name)
         .ok_or_else(|| ProcessError::Unknown(name.to_owned()))?;
@@ -166,20 +173,7 @@ fn start(
     let (topology, spec) = file
         .nodes_of(name)
         .ok_or_else(|| ProcessError::Unknown(name.to_owned()))?;
-    // Every process of the file has the file's limits, so whichever creates a topic, the
-    // others can open it.
-    let shm = || ShmTransport::builder(name).limits(file.shm).create();
-    let ctx = match file.transport {
-        LaunchTransport::SharedMemory => Context::builder().transport(shm()?),
-        LaunchTransport::Dds => Context::builder().transport(DdsTransport::from_env()?),
-        LaunchTransport::SharedMemoryAndDds => {
-            let shm = shm()?;
-            let participant = tacto_dds::Participant::from_env()?;
-            let dds = DdsTransport::beside_shm(participant, &shm.node().host_key()?);
-            Context::builder().transport(shm).transport(dds)
-        }
-    }
-    .create();
+    let ctx = context(file, name)?;
     let mut thread = ExecutorThread::builder().name("tacto-launch");
     if let Some(cpus) = &spec.cpus {
         thread = thread.cpus(cpus);
@@ -210,6 +204,24 @@ fn start(
         )?),
     };
     Ok((ctx, part))
+}
+
+/// A context for process `name` of `file`, on the file's transport.
+pub(super) fn context(file: &LaunchFile, name: &str) -> Result<Context, ProcessError> {
+    // Every process of the file has the file's limits, so whichever creates a topic, the
+    // others can open it.
+    let shm = || ShmTransport::builder(name).limits(file.shm).create();
+    Ok(match file.transport {
+        LaunchTransport::SharedMemory => Context::builder().transport(shm()?),
+        LaunchTransport::Dds => Context::builder().transport(DdsTransport::from_env()?),
+        LaunchTransport::SharedMemoryAndDds => {
+            let shm = shm()?;
+            let participant = tacto_dds::Participant::from_env()?;
+            let dds = DdsTransport::beside_shm(participant, &shm.node().host_key()?);
+            Context::builder().transport(shm).transport(dds)
+        }
+    }
+    .create())
 }
 
 /// The process's nodes, running.

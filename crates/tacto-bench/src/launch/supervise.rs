@@ -10,6 +10,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use super::file::{LaunchFile, ProcessKind, ProcessSpec, Restart};
+use super::order::{OrderError, Watcher};
 use crate::interrupt::Interrupt;
 use crate::run::{POLL, child_command};
 
@@ -36,6 +37,9 @@ pub enum LaunchError {
     /// Ctrl-C or SIGTERM: every process has been stopped.
     #[error("interrupted")]
     Interrupted,
+    /// What a process waited for did not come (every process has been stopped).
+    #[error(transparent)]
+    Order(#[from] OrderError),
     /// Every process ended, some of them failed (each was logged).
     #[error("{failed} of {total} processes failed")]
     Failed {
@@ -53,11 +57,20 @@ struct Slot<'f> {
     restarts: u32,
     pipes: Vec<thread::JoinHandle<()>>,
     last: Option<ExitStatus>,
+    /// Not started yet: waiting for what its `wait_for` names.
+    pending: bool,
 }
 
-/// Runs every process of `file` (read from `path`, which each child reads again) until all
-/// have ended or a signal comes.
-pub fn launch(path: &Path, file: &LaunchFile, interrupt: &Interrupt) -> Result<(), LaunchError> {
+/// Runs every process of `file` (read from `path` with the launch arguments `args`, which each
+/// child of components or topology nodes reads again) until all have ended or a signal comes.
+/// Processes with waits start once what they wait for is on the graph; one whose wait times
+/// out stops the launch.
+pub fn launch(
+    path: &Path,
+    file: &LaunchFile,
+    args: &[String],
+    interrupt: &Interrupt,
+) -> Result<(), LaunchError> {
     let program = std::env::current_exe().map_err(|source| LaunchError::Spawn {
         name: file.processes[0].name.clone(),
         program: PathBuf::from("tacto"),
@@ -72,10 +85,19 @@ pub fn launch(path: &Path, file: &LaunchFile, interrupt: &Interrupt) -> Result<(
             restarts: 0,
             pipes: Vec::new(),
             last: None,
+            pending: !spec.waits.is_empty(),
         })
         .collect();
-    for slot in &mut slots {
-        if let Err(e) = start(&program, path, slot) {
+    let started = Instant::now();
+    let mut watcher = match slots.iter().any(|s| s.pending) {
+        true => match Watcher::join() {
+            Ok(watcher) => Some(watcher),
+            Err(e) => return Err(e.into()),
+        },
+        false => None,
+    };
+    for slot in slots.iter_mut().filter(|s| !s.pending) {
+        if let Err(e) = start(&program, path, args, slot) {
             stop_all(&mut slots, file.grace);
             return Err(e);
         }
@@ -84,6 +106,12 @@ pub fn launch(path: &Path, file: &LaunchFile, interrupt: &Interrupt) -> Result<(
         if interrupt.requested() {
             stop_all(&mut slots, file.grace);
             return Err(LaunchError::Interrupted);
+        }
+        if let Some(watcher) = &mut watcher
+            && let Err(e) = start_ready(watcher, &program, path, args, &mut slots, started)
+        {
+            stop_all(&mut slots, file.grace);
+            return Err(e);
         }
         for slot in &mut slots {
             let Some(child) = &mut slot.child else {
@@ -112,7 +140,7 @@ pub fn launch(path: &Path, file: &LaunchFile, interrupt: &Interrupt) -> Result<(
                         "tacto: [{name}] failed ({status}); restarting ({} of {max})",
                         slot.restarts
                     );
-                    if let Err(e) = start(&program, path, slot) {
+                    if let Err(e) = start(&program, path, args, slot) {
                         stop_all(&mut slots, file.grace);
                         return Err(e);
                     }
@@ -127,7 +155,7 @@ pub fn launch(path: &Path, file: &LaunchFile, interrupt: &Interrupt) -> Result<(
                 }
             }
         }
-        if slots.iter().all(|s| s.child.is_none()) {
+        if slots.iter().all(|s| s.child.is_none() && !s.pending) {
             break;
         }
         interrupt.sleep(POLL);
@@ -145,14 +173,42 @@ pub fn launch(path: &Path, file: &LaunchFile, interrupt: &Interrupt) -> Result<(
     }
 }
 
+/// Starts each pending process whose waits are met; the first whose wait timed out is the
+/// error.
+fn start_ready(
+    watcher: &mut Watcher,
+    program: &Path,
+    path: &Path,
+    args: &[String],
+    slots: &mut [Slot<'_>],
+    started: Instant,
+) -> Result<(), LaunchError> {
+    for slot in slots.iter_mut().filter(|s| s.pending) {
+        if watcher.ready(slot.spec)? {
+            eprintln!("tacto: [{}] what it waits for is there", slot.spec.name);
+            slot.pending = false;
+            start(program, path, args, slot)?;
+        } else if let Some(overdue) = watcher.overdue(slot.spec, started) {
+            return Err(overdue.into());
+        }
+    }
+    Ok(())
+}
+
 /// Starts `slot`'s process, its output passed on with its name: `program` (this one) running
-/// the file at `path`'s process, or the process's own executable.
-fn start(program: &Path, path: &Path, slot: &mut Slot<'_>) -> Result<(), LaunchError> {
+/// the file at `path`'s process with the launch arguments `args`, or the process's own
+/// executable.
+fn start(
+    program: &Path,
+    path: &Path,
+    args: &[String],
+    slot: &mut Slot<'_>,
+) -> Result<(), LaunchError> {
     let name = &slot.spec.name;
     let (program, mut command) = match &slot.spec.kind {
-        ProcessKind::Nodes(_) => {
+        ProcessKind::Nodes(_) | ProcessKind::Components(_) => {
             let mut command = child_command(program);
-            command.arg("launch-process").arg(path).arg(name);
+            command.arg("launch-process").arg(path).arg(name).args(args);
             (program, command)
         }
         ProcessKind::Exec(exec) => {

@@ -27,9 +27,12 @@
 //! - `let` runs at a period of 20 ms: inputs frozen at each period's start, outputs published at
 //!   its end, so every sample arrives one period after it was stamped.
 
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use tacto::{ClockKind, Context, ExecutorThreadBuilder, History, Node, Subscription, Trigger};
+use tacto_component::{BuildError, Placement, component};
 
 use super::ros2_performance::messages::Stamped4Int32;
 use super::ros2_performance::nodes::StampedPublisher;
@@ -140,14 +143,8 @@ impl Spec {
 pub fn start(spec: &Spec, config: &RunConfig) -> Result<Box<dyn System>, SystemError> {
     let all: Vec<String> = spec.layout().into_iter().map(|l| l.name).collect();
     let ctx = config.context()?;
-    let (nodes, scoreboard) = build_nodes(
-        spec,
-        &ctx,
-        &all,
-        config.executor,
-        None,
-        config.node_parameters,
-    )?;
+    let (nodes, scoreboard) =
+        build_nodes(spec, &ctx, &all, config.executor, config.node_parameters)?;
     Ok(Box::new(Running {
         threads: Threads::start(config.executor, nodes, PERIOD)?,
         scoreboard,
@@ -159,12 +156,13 @@ pub fn start(spec: &Spec, config: &RunConfig) -> Result<Box<dyn System>, SystemE
 #[derive(Debug)]
 pub struct Part {
     threads: Threads,
-    scoreboard: Scoreboard,
+    scoreboard: Arc<Mutex<Scoreboard>>,
 }
 
-/// Builds the nodes named `names` on `ctx`, their topics under `/namespace/` if given, and
-/// starts them on one executor of kind `executor` on a thread `thread` sets up; their
-/// subscriptions hear the other nodes' topics through `ctx`'s transport.
+/// Places the nodes named `names` on `ctx` as components (`nobleo::NAME`, through the registry
+/// users' components go through), under `namespace` if given, and starts them on one executor
+/// of kind `executor` on a thread `thread` sets up; their subscriptions hear the other nodes'
+/// topics through `ctx`'s transport.
 pub fn start_part(
     spec: &Spec,
     ctx: &Context,
@@ -173,11 +171,76 @@ pub fn start_part(
     namespace: Option<&str>,
     thread: ExecutorThreadBuilder,
 ) -> Result<Part, SystemError> {
-    let (nodes, scoreboard) = build_nodes(spec, ctx, names, executor, namespace, 0)?;
+    // The table the nodes record into: made before them, so that it outlives none of them.
+    let scoreboard = scoreboard(ctx);
+    let style = match executor.uses_callbacks() {
+        true => tacto_component::Style::Callbacks,
+        false => tacto_component::Style::Polling,
+    };
+    let known: Vec<String> = spec.layout().into_iter().map(|l| l.name).collect();
+    let mut nodes = Vec::new();
+    for name in names {
+        if !known.contains(name) {
+            return Err(SystemError::Build(format!(
+                "{} has no node {name:?}",
+                spec.name()
+            )));
+        }
+        let none: [&str; 0] = [];
+        let node = tacto_component::find(&format!("{COMPONENT_PREFIX}{name}"))
+            .and_then(|c| c.instantiate(ctx, None, namespace, &none, style))
+            .map_err(|e| SystemError::Build(e.to_string()))?;
+        nodes.push(node);
+    }
     Ok(Part {
         threads: Threads::one(executor, nodes, PERIOD, thread)?,
         scoreboard,
     })
+}
+
+/// The prefix of nobleo's components' names: `nobleo::` and the node's name.
+pub const COMPONENT_PREFIX: &str = "nobleo::";
+
+component!("nobleo::node", component);
+component!("nobleo::node_0", component);
+component!("nobleo::node_1", component);
+component!("nobleo::node_2", component);
+component!("nobleo::node_3", component);
+component!("nobleo::node_4", component);
+component!("nobleo::node_5", component);
+component!("nobleo::node_6", component);
+component!("nobleo::node_7", component);
+component!("nobleo::node_8", component);
+component!("nobleo::node_9", component);
+
+/// The scoreboard of the subscriptions placed on `ctx`: one per context, so that every node of
+/// a process records where the process reports from.
+fn scoreboard(ctx: &Context) -> Arc<Mutex<Scoreboard>> {
+    let made = ctx.shared(|| Ok::<_, Infallible>(Arc::new(Mutex::new(Scoreboard::default()))));
+    match made {
+        Ok(scoreboard) => scoreboard,
+        Err(never) => match never {},
+    }
+}
+
+/// Builds the node the component's name names (`nobleo::node` is the one-node variant's), in
+/// the executor's style; polling nodes read on their timer.
+fn component(node: &mut Node, placement: &Placement) -> Result<(), BuildError> {
+    let name = placement.component().trim_start_matches(COMPONENT_PREFIX);
+    let spec = match name {
+        "node" => Spec::one_node(),
+        _ => Spec::ten_nodes(),
+    };
+    let layout = (spec.layout().into_iter().find(|l| l.name == name))
+        .ok_or_else(|| format!("nobleo has no node {name:?}"))?;
+    let reading = match placement.style() {
+        tacto_component::Style::Callbacks => None,
+        tacto_component::Style::Polling => Some(spec.reading),
+    };
+    let scoreboard = scoreboard(node.context());
+    let mut board = scoreboard.lock().unwrap_or_else(PoisonError::into_inner);
+    build(node, &layout, reading, &mut board)?;
+    Ok(())
 }
 
 /// The nodes named `names`, built on `ctx` in the style of `executor`, each declaring
@@ -187,18 +250,11 @@ fn build_nodes(
     ctx: &Context,
     names: &[String],
     executor: ExecutorKind,
-    namespace: Option<&str>,
     parameters: usize,
 ) -> Result<(Vec<Node>, Scoreboard), SystemError> {
     let mut scoreboard = Scoreboard::default();
     let mut nodes = Vec::new();
-    let mut layouts = spec.layout();
-    if let Some(namespace) = namespace {
-        for layout in &mut layouts {
-            let topics = layout.publishes.iter_mut().chain(&mut layout.subscribes);
-            topics.for_each(|topic| *topic = format!("/{namespace}/{topic}"));
-        }
-    }
+    let layouts = spec.layout();
     for name in names {
         let layout = (layouts.iter().find(|l| &l.name == name))
             .ok_or_else(|| SystemError::Build(format!("{} has no node {name:?}", spec.name())))?;
@@ -216,28 +272,35 @@ fn build_nodes(
 }
 
 impl Part {
+    /// The scoreboard; nodes never panic while holding it, so a poisoned one is whole.
+    fn board(&self) -> MutexGuard<'_, Scoreboard> {
+        self.scoreboard
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// Of the topics its subscriptions listen to, how many they heard so far, and how many.
     pub fn heard(&self) -> (usize, usize) {
-        let topics = self.scoreboard.results();
+        let topics = self.board().results();
         let heard = topics.iter().filter(|t| t.latency_ms.n > 0).count();
         (heard, topics.len())
     }
 
     /// Samples the part's subscriptions took so far.
     pub fn received(&self) -> u64 {
-        (self.scoreboard.results().iter())
+        (self.board().results().iter())
             .map(|t| t.latency_ms.n)
             .sum()
     }
 
     /// Forgets what the subscriptions recorded so far: the measured window starts now.
     pub fn reset(&self) {
-        self.scoreboard.reset();
+        self.board().reset();
     }
 
     /// Stops the executors; what each topic's subscriptions here received.
     pub fn stop(self) -> Result<Vec<TopicResult>, SystemError> {
-        let topics = self.scoreboard.results();
+        let topics = self.board().results();
         self.threads.stop()?;
         Ok(topics)
     }
@@ -321,5 +384,23 @@ impl System for Running {
         result.drops_total = topics.iter().map(|t| t.lost).sum();
         result.topics = topics;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_node_of_both_variants_is_a_registered_component() {
+        let registered: Vec<&str> = (tacto_component::names().into_iter())
+            .filter_map(|n| n.strip_prefix(COMPONENT_PREFIX))
+            .collect();
+        let mut nodes: Vec<String> = (Spec::ten_nodes().layout().into_iter())
+            .chain(Spec::one_node().layout())
+            .map(|l| l.name)
+            .collect();
+        nodes.sort_unstable();
+        assert_eq!(registered, nodes);
     }
 }

@@ -180,10 +180,10 @@ impl Kpis {
                 self.planner_entry(sink, entry.sequence_number, entry.timestamp);
             }
         }
-        if let (Some(sink), Some(root)) = (sink_entry, newest_root) {
-            if let Some(ns) = sink.checked_sub(root) {
-                self.latency.add(ns as f64 / 1e6);
-            }
+        if let (Some(sink), Some(root)) = (sink_entry, newest_root)
+            && let Some(ns) = sink.checked_sub(root)
+        {
+            self.latency.add(ns as f64 / 1e6);
         }
     }
 

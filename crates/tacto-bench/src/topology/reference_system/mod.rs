@@ -26,6 +26,7 @@
 //! it, and the run's notes say so.
 
 mod arrivals;
+pub mod component;
 mod crunch;
 mod kpi;
 mod message;

@@ -49,39 +49,42 @@ pub(crate) struct Builder<'a> {
     pub(crate) parameters: usize,
 }
 
-type BuildError = Box<dyn Error>;
+pub(crate) type BuildError = Box<dyn Error + Send + Sync>;
 
 impl Builder<'_> {
     /// The tacto node for `spec`, named `tacto_name`: `spec`'s name, unless `spec` is one part
     /// of a node split across executors (node names are unique in a tacto context). Its
     /// messages carry `spec`'s name either way.
     pub(crate) fn node(&self, spec: &NodeSpec, tacto_name: &str) -> Result<Node, SystemError> {
-        let name = spec.name.as_str();
         let fail = |e: &dyn Error| SystemError::Build(format!("node {tacto_name}: {e}"));
         let mut node = self.ctx.node(tacto_name).map_err(|e| fail(&e))?;
         declare_parameters(&node, self.parameters)?;
-        let built = match &spec.kind {
+        self.build(&mut node, spec).map_err(|e| fail(e.as_ref()))?;
+        Ok(node)
+    }
+
+    /// Adds `spec`'s executables to `node`: what the node is, whoever made it (this builder,
+    /// or a launch process placing the node as a component).
+    pub(crate) fn build(&self, node: &mut Node, spec: &NodeSpec) -> Result<(), BuildError> {
+        let name = spec.name.as_str();
+        match &spec.kind {
             Kind::Sensor { period_ms, output } => {
-                self.sensor(&mut node, name, millis(*period_ms), output)
+                self.sensor(node, name, millis(*period_ms), output)
             }
-            Kind::Transform { input, output } => {
-                self.transform(&mut node, name, input, output, None)
-            }
-            Kind::Fusion { inputs, output } => self.fusion(&mut node, name, inputs, output),
+            Kind::Transform { input, output } => self.transform(node, name, input, output, None),
+            Kind::Fusion { inputs, output } => self.fusion(node, name, inputs, output),
             Kind::Cyclic {
                 period_ms,
                 inputs,
                 output,
-            } => self.cyclic(&mut node, name, millis(*period_ms), inputs, output),
+            } => self.cyclic(node, name, millis(*period_ms), inputs, output),
             Kind::Intersection { connections } => connections.iter().try_for_each(|c| {
                 // As upstream: each connection its own group, so that they run in parallel.
                 let group = node.callback_group(CallbackGroupKind::MutuallyExclusive);
-                self.transform(&mut node, name, &c.input, &c.output, Some(group))
+                self.transform(node, name, &c.input, &c.output, Some(group))
             }),
-            Kind::Command { input, depth } => self.command(&mut node, name, input, *depth),
-        };
-        built.map_err(|e| fail(e.as_ref()))?;
-        Ok(node)
+            Kind::Command { input, depth } => self.command(node, name, input, *depth),
+        }
     }
 
     fn input<'n>(&self, node: &'n mut Node, topic: &str) -> SubscriptionBuilder<'n, Message4kb> {

@@ -11,8 +11,8 @@ use tacto::{
 
 use super::arrivals::Arrivals;
 use super::kpi::Kpis;
-use super::nodes::{Builder, Style, lock};
-use super::{Spec, Thread, let_period, spawn};
+use super::nodes::lock;
+use super::{Spec, Thread, component, let_period};
 use crate::executors::ExecutorKind;
 use crate::result::RunResult;
 use crate::system::SystemError;
@@ -38,47 +38,31 @@ pub struct Part {
     nodes: Vec<String>,
 }
 
-/// Builds `config.nodes` on `ctx` and starts their executor on a thread set up by `thread`.
+/// Places `config.nodes` on `ctx` as components (`reference_system::NAME`, through the
+/// registry users' components go through) and starts their executor on a thread set up by
+/// `thread`.
 pub fn start_part(
     spec: &Spec,
     ctx: &Context,
     config: &PartConfig<'_>,
     thread: ExecutorThreadBuilder,
 ) -> Result<Part, SystemError> {
-    let spec = match config.namespace {
-        Some(namespace) => spec.in_namespace(namespace),
-        None => spec.clone(),
-    };
-    let mut nodes = Vec::new();
-    for name in config.nodes {
-        let node = spec.nodes.iter().find(|n| &n.name == name);
-        nodes.push(node.ok_or_else(|| {
-            SystemError::Build(format!("the reference system has no node {name:?}"))
-        })?);
-    }
-    let kpis = Arc::new(Mutex::new(Kpis::new(&spec)));
+    // The table the nodes record into: made before them, so it is this spec's.
+    let kpis = component::kpis(ctx, spec);
     let style = match config.executor.uses_callbacks() {
-        true => Style::Callbacks,
-        false => Style::Polling,
-    };
-    let builder = Builder {
-        ctx,
-        style,
-        crunch: config.crunch,
-        depth: spec.depth(),
-        kpis: &kpis,
-        parameters: 0,
+        true => tacto_component::Style::Callbacks,
+        false => tacto_component::Style::Polling,
     };
     let creating = |e: &dyn std::error::Error| {
         SystemError::Build(format!("creating the {} executor: {e}", config.executor))
     };
-    let executor: Box<dyn Executor> = match config.executor {
+    let mut executor: Box<dyn Executor> = match config.executor {
         ExecutorKind::Callback => Box::new(CallbackExecutor::new().map_err(|e| creating(&e))?),
         ExecutorKind::CallbackMt => Box::new(ThreadPoolExecutor::new().map_err(|e| creating(&e))?),
         ExecutorKind::Events => Box::new(EventsExecutor::new().map_err(|e| creating(&e))?),
         ExecutorKind::WaitSet => Box::new(WaitSetExecutor::new().map_err(|e| creating(&e))?),
         ExecutorKind::Let => {
-            Box::new(LetExecutor::new(let_period(&spec)).map_err(|e| creating(&e))?)
+            Box::new(LetExecutor::new(let_period(spec)).map_err(|e| creating(&e))?)
         }
         ExecutorKind::Prioritized => {
             return Err(SystemError::Unsupported {
@@ -88,8 +72,19 @@ pub fn start_part(
             });
         }
     };
-    let named = nodes.into_iter().map(|n| (n, n.name.clone()));
-    let thread = spawn(&builder, executor, named, thread)?;
+    let crunch = format!("{}:={}", component::CRUNCH_PARAMETER, config.crunch);
+    let arguments = ["--ros-args", "-p", crunch.as_str()];
+    for name in config.nodes {
+        let node = tacto_component::find(&format!("{}{name}", component::PREFIX))
+            .and_then(|c| c.instantiate(ctx, None, config.namespace, &arguments, style))
+            .map_err(|e| SystemError::Build(e.to_string()))?;
+        executor
+            .add(node)
+            .map_err(|e| SystemError::Build(e.to_string()))?;
+    }
+    let thread = thread
+        .spawn(executor)
+        .map_err(|e| SystemError::Build(format!("starting an executor thread: {e}")))?;
     Ok(Part {
         thread,
         kpis,

@@ -166,39 +166,6 @@ impl Spec {
         self.nodes.iter().map(|n| n.name.as_str())
     }
 
-    /// The same graph with every topic under `namespace` (`FrontLidarDriver` becomes
-    /// `/<namespace>/FrontLidarDriver`), so that two systems on one host's shared memory never
-    /// share a topic; node names, which messages carry, stay as they are.
-    pub(crate) fn in_namespace(&self, namespace: &str) -> Spec {
-        let mut spec = self.clone();
-        let put = |topic: &mut String| *topic = format!("/{namespace}/{topic}");
-        for node in &mut spec.nodes {
-            match &mut node.kind {
-                Kind::Sensor { output, .. } => put(output),
-                Kind::Transform { input, output } => {
-                    put(input);
-                    put(output);
-                }
-                Kind::Fusion { inputs, output } => {
-                    inputs.iter_mut().for_each(put);
-                    put(output);
-                }
-                Kind::Cyclic { inputs, output, .. } => {
-                    inputs.iter_mut().for_each(put);
-                    put(output);
-                }
-                Kind::Intersection { connections } => {
-                    for c in connections {
-                        put(&mut c.input);
-                        put(&mut c.output);
-                    }
-                }
-                Kind::Command { input, .. } => put(input),
-            }
-        }
-        spec
-    }
-
     /// The node that publishes `topic`.
     pub(crate) fn publisher_of(&self, topic: &str) -> Option<&NodeSpec> {
         self.nodes
