@@ -1392,7 +1392,7 @@ enum TfCommand {
         /// Seconds to listen before describing the tree.
         #[arg(short = 't', long, value_name = "S", default_value = "5", value_parser = warmup)]
         wait_time: Duration,
-        /// The output files' name, without extension (default: frames_<date>_<time>).
+        /// The output files' name, without extension (default: frames_DATE_TIME, as view_frames names them).
         #[arg(short = 'o', long, value_name = "NAME")]
         output: Option<PathBuf>,
     },

@@ -132,7 +132,7 @@ pub fn encode(ty: &MessageType, value: &Value) -> Result<Vec<u8>, EncodeError> {
         path: Vec::new(),
     };
     writer.message(ty, value)?;
-    while writer.out.len() % 4 != 0 {
+    while !writer.out.len().is_multiple_of(4) {
         writer.out.push(0);
     }
     Ok(writer.out)
@@ -349,7 +349,7 @@ impl Writer {
     }
 
     fn align(&mut self, n: usize) {
-        while (self.out.len() - HEADER_LEN) % n != 0 {
+        while !(self.out.len() - HEADER_LEN).is_multiple_of(n) {
             self.out.push(0);
         }
     }

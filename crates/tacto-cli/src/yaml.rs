@@ -398,11 +398,12 @@ fn field_value(field: &Field, y: &Yaml, r: &mut Reader) -> Result<Value, YamlErr
         if let (true, Kind::Message(ty), Yaml::String(word)) = (r.expand, &field.kind, y) {
             // A header or time as it is when the message is built; its time is set when it
             // is published.
-            if ty.name == HEADER && word == "auto" {
-                if let Some(stamp) = ty.fields.iter().position(|f| f.name == "stamp") {
-                    r.stamps.push([r.at.as_slice(), &[stamp]].concat());
-                    return Ok(zero(&field.kind));
-                }
+            if ty.name == HEADER
+                && word == "auto"
+                && let Some(stamp) = ty.fields.iter().position(|f| f.name == "stamp")
+            {
+                r.stamps.push([r.at.as_slice(), &[stamp]].concat());
+                return Ok(zero(&field.kind));
             }
             if ty.name == TIME && word == "now" {
                 r.stamps.push(r.at.clone());

@@ -287,7 +287,7 @@ struct Blobs {
 }
 
 fn blobs(n: u8) -> Blobs {
-    let numbers = if n % 2 == 0 { 16 } else { 100_000 };
+    let numbers = if n.is_multiple_of(2) { 16 } else { 100_000 };
     Blobs {
         n,
         first: pattern(1_000_001, n.into()),

@@ -48,10 +48,10 @@ fn start_counted(peer: &mut RclpyNode, go: &Publisher<Text>, mut warmed_up: impl
     let deadline = Instant::now() + PATIENCE;
     loop {
         go.publish(Text { data: "go".into() });
-        if let Some(line) = peer.next_line(Instant::now() + Duration::from_millis(100)) {
-            if line == "started" {
-                return;
-            }
+        if let Some(line) = peer.next_line(Instant::now() + Duration::from_millis(100))
+            && line == "started"
+        {
+            return;
         }
         assert!(peer.exited().is_none(), "{}", peer.stderr());
         assert!(Instant::now() < deadline, "no start:\n{}", peer.stderr());
