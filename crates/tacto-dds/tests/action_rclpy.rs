@@ -1,12 +1,14 @@
 //! tacto's actions on the ROS 2 graph, against rclpy's `ActionServer` and `ActionClient` on the
 //! real rmw_cyclonedds (`tests/rclpy/fibonacci_action.py`): goals with feedback, a rejected
 //! goal, a cancel, a result fetched after its goal ended, both ways; and the status and
-//! feedback topics against rclpy on Fast DDS. Domains 96-98.
+//! feedback topics against rclpy on Fast DDS; and a goal request cut short, from the PyPI
+//! `cyclonedds` package (`tests/cyclonedds/action_malformed_goal.py`). Domains 96-98, 100.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use tacto::action::{ActionClient, ActionEvent, CancelCode, GoalHandle, GoalStatus};
+use tacto::action::{ActionClient, ActionEvent, ActionServer, CancelCode, GoalHandle, GoalStatus};
 use tacto::{ActionType, Context, Executor, ExecutorThread, Message, ServiceType, WaitSetExecutor};
 use tacto_dds::DdsTransport;
 
@@ -67,8 +69,20 @@ fn dds_context(domain: u32) -> Context {
 /// accepted, order 0 holds until canceled, others add a number (and publish it as feedback)
 /// every 10 ms run of the node, then succeed.
 fn serve_fibonacci(ctx: &Context) -> ExecutorThread<WaitSetExecutor> {
+    serve_fibonacci_counted(ctx).0
+}
+
+/// As [`serve_fibonacci`], with the server, for its counters.
+fn serve_fibonacci_counted(
+    ctx: &Context,
+) -> (
+    ExecutorThread<WaitSetExecutor>,
+    Arc<ActionServer<Fibonacci>>,
+) {
     let mut node = ctx.node("fibonacci_server").expect("node");
     let server = (node.action_server::<Fibonacci>("fibonacci").create()).expect("server");
+    let server = Arc::new(server);
+    let counted = server.clone();
     let mut running: Vec<(GoalHandle<Fibonacci>, Vec<i32>)> = Vec::new();
     node.wall_timer(Duration::from_millis(10), move |_| {
         while let Some(request) = server.take_goal() {
@@ -112,7 +126,8 @@ fn serve_fibonacci(ctx: &Context) -> ExecutorThread<WaitSetExecutor> {
     .expect("timer");
     let mut executor = WaitSetExecutor::new().expect("executor");
     executor.add(node).expect("add");
-    ExecutorThread::builder().spawn(executor).expect("spawn")
+    let running = ExecutorThread::builder().spawn(executor).expect("spawn");
+    (running, counted)
 }
 
 fn lines_until(peer: &RclpyNode, last: &str) -> Vec<String> {
@@ -286,6 +301,32 @@ fn an_actions_status_and_feedback_topics_reach_rclpy_on_fast_dds() {
             succeeded |= line.starts_with("status ") && line.ends_with('4');
         }
     }
+    running.stop();
+    running.join().expect("join").1.expect("spin");
+}
+
+#[test]
+fn a_goal_request_cut_short_is_counted_and_the_next_goal_is_answered() {
+    let domain = 100;
+    let ctx = dds_context(domain);
+    let (running, server) = serve_fibonacci_counted(&ctx);
+    let peer = RclpyNode::spawn_in(
+        "cyclonedds",
+        "action_malformed_goal.py",
+        domain,
+        &[&domain.to_string()],
+    );
+    let deadline = Instant::now() + PATIENCE;
+    let reply = loop {
+        match peer.next_line(deadline) {
+            Some(line) if line.starts_with("reply") => break line,
+            Some(_) => {}
+            None => panic!("no reply; the peer said on stderr:\n{}", peer.stderr()),
+        }
+    };
+    assert_eq!(reply, format!("reply {} 2 True", 0x1234_abcd));
+    // The peer wrote the good goal after the cut one was acknowledged: both were taken.
+    assert_eq!(server.malformed_requests(), 1, "the cut goal id");
     running.stop();
     running.join().expect("join").1.expect("spin");
 }

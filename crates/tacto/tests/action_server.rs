@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tacto::action::{
-    ActionCallError, ActionClient, ActionEvent, ActionNames, CancelCode, GoalHandle, GoalId,
-    GoalStatus, SendGoalError,
+    ActionCallError, ActionClient, ActionEvent, ActionNames, ActionServer, CancelCode, GoalHandle,
+    GoalId, GoalStatus, SendGoalError,
 };
 use tacto::serde::{Deserialize, Serialize};
 use tacto::{
@@ -89,7 +89,7 @@ impl Default for Policy {
 
 /// A Fibonacci server in the tutorials' manner, a step per run of a 1 ms period, never
 /// blocking the executor: each run takes goals and cancels, then adds one number to each goal.
-fn fibonacci_server(ctx: &Context, policy: Policy) -> tacto::Node {
+fn fibonacci_server(ctx: &Context, policy: Policy) -> (tacto::Node, Arc<ActionServer<Fibonacci>>) {
     let mut node = ctx.node("fibonacci_server").unwrap();
     let server = node
         .action_server::<Fibonacci>("fibonacci")
@@ -97,6 +97,8 @@ fn fibonacci_server(ctx: &Context, policy: Policy) -> tacto::Node {
         .result_timeout(policy.result_timeout)
         .create()
         .unwrap();
+    let server = Arc::new(server);
+    let counted = server.clone();
     let mut running: Vec<(GoalHandle<Fibonacci>, Vec<i32>)> = Vec::new();
     node.wall_timer(Duration::from_millis(1), move |_| {
         while let Some(request) = server.take_goal() {
@@ -140,7 +142,7 @@ fn fibonacci_server(ctx: &Context, policy: Policy) -> tacto::Node {
         running.retain(|(handle, _)| handle.is_active());
     })
     .unwrap();
-    node
+    (node, counted)
 }
 
 fn fibonacci(order: usize) -> Vec<i32> {
@@ -154,12 +156,22 @@ fn fibonacci(order: usize) -> Vec<i32> {
 
 /// Runs `server` on its own executor thread, and `test` with a client in this thread.
 fn with_server<E: Executor + 'static>(
-    mut executor: E,
+    executor: E,
     policy: Policy,
     test: impl FnOnce(&Context, ActionClient<Fibonacci>),
 ) {
+    with_counted_server(executor, policy, |ctx, client, _| test(ctx, client))
+}
+
+/// As [`with_server`], `test` also given the server, for its counters.
+fn with_counted_server<E: Executor + 'static>(
+    mut executor: E,
+    policy: Policy,
+    test: impl FnOnce(&Context, ActionClient<Fibonacci>, &ActionServer<Fibonacci>),
+) {
     let ctx = Context::new();
-    executor.add(fibonacci_server(&ctx, policy)).unwrap();
+    let (node, server) = fibonacci_server(&ctx, policy);
+    executor.add(node).unwrap();
     let running = ExecutorThread::builder().spawn(executor).unwrap();
     let mut caller = ctx.node("caller").unwrap();
     let client = caller
@@ -167,7 +179,7 @@ fn with_server<E: Executor + 'static>(
         .create()
         .unwrap();
     assert!(client.wait_for_server(PATIENCE));
-    test(&ctx, client);
+    test(&ctx, client, &server);
     running.stop();
     running.join().unwrap().1.unwrap();
 }
@@ -536,26 +548,31 @@ fn a_duplicate_goal_id_is_rejected() {
 }
 
 #[test]
-fn a_goal_past_the_servers_bound_of_running_goals_is_rejected() {
+fn a_goal_past_the_servers_bound_of_running_goals_is_rejected_and_counted() {
     let policy = Policy {
         max_goals: 2,
         ..hold_goals()
     };
-    with_server(WaitSetExecutor::new().unwrap(), policy, |_, client| {
-        let mut answers = Vec::new();
-        for _ in 0..3 {
-            client.send_goal(Goal { order: 5 }).unwrap();
-            answers.push(event_until(&client, |e| {
-                matches!(
-                    e,
-                    ActionEvent::Accepted { .. } | ActionEvent::Rejected { .. }
-                )
-            }));
-        }
-        assert!(matches!(answers[0], ActionEvent::Accepted { .. }));
-        assert!(matches!(answers[1], ActionEvent::Accepted { .. }));
-        assert!(matches!(answers[2], ActionEvent::Rejected { .. }));
-    });
+    with_counted_server(
+        WaitSetExecutor::new().unwrap(),
+        policy,
+        |_, client, server| {
+            let mut answers = Vec::new();
+            for _ in 0..3 {
+                client.send_goal(Goal { order: 5 }).unwrap();
+                answers.push(event_until(&client, |e| {
+                    matches!(
+                        e,
+                        ActionEvent::Accepted { .. } | ActionEvent::Rejected { .. }
+                    )
+                }));
+            }
+            assert!(matches!(answers[0], ActionEvent::Accepted { .. }));
+            assert!(matches!(answers[1], ActionEvent::Accepted { .. }));
+            assert!(matches!(answers[2], ActionEvent::Rejected { .. }));
+            assert_eq!(server.refused_goals(), 1);
+        },
+    );
 }
 
 #[test]
@@ -638,4 +655,40 @@ fn the_status_topic_shows_each_state_of_a_goal() {
             assert!(seen.windows(2).all(|w| w[0].id() < w[1].id()), "{seen:?}");
         },
     );
+}
+
+// Bad input: a client that vanishes with goals in flight leaves nothing behind: its goals run
+// to their end, and their results expire.
+#[test]
+fn the_goals_of_a_vanished_client_end_and_their_results_expire() {
+    let policy = Policy {
+        result_timeout: Duration::from_millis(50),
+        ..Policy::default()
+    };
+    with_counted_server(WaitSetExecutor::new().unwrap(), policy, |ctx, _, server| {
+        let mut gone = ctx.node("gone").unwrap();
+        let client = gone
+            .action_client::<Fibonacci>("fibonacci")
+            .create()
+            .unwrap();
+        for order in [10, 20, 30] {
+            client.send_goal(Goal { order }).unwrap();
+        }
+        let deadline = std::time::Instant::now() + PATIENCE;
+        while server.goals() < 3 {
+            assert!(std::time::Instant::now() < deadline, "goals not accepted");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        drop(client);
+        drop(gone);
+        while server.goals() > 0 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{} goals left",
+                server.goals()
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(server.evicted_results(), 0, "expired, not evicted");
+    });
 }
