@@ -78,8 +78,8 @@ pub trait ActionType: Send + Sync + 'static {
     /// The ROS 2 type hash of the action, `RIHS01_<64 hex>`, if known (see
     /// [`Message::TYPE_HASH`]); it covers every type below.
     const TYPE_HASH: Option<&'static str> = None;
-    /// What a client asks for: `Type_Goal`.
-    type Goal: Message;
+    /// What a client asks for: `Type_Goal`. Its default stands in for a goal handed on.
+    type Goal: Message + Default;
     /// What the server answers when a goal ends: `Type_Result`. Cloned for each result
     /// request; its default is the result of a goal the server does not know, or of one whose
     /// handle was dropped while it ran.

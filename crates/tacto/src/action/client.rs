@@ -369,7 +369,77 @@ struct State<A: ActionType> {
 /// [`feedback_depth`](ActionClientBuilder::feedback_depth), a status of depth 1.
 ///
 /// # Examples
-/// See [`ActionServer`](super::ActionServer), whose example has a client.
+/// A node run by its client's events, with a server in the same process that ends each goal
+/// at once:
+/// ```
+/// # use tacto::serde::{Deserialize, Serialize};
+/// # use tacto::{ActionType, Message, ServiceType};
+/// # macro_rules! message {
+/// #     ($name:ident, $ros:literal, { $($field:ident: $ty:ty),* }) => {
+/// #         #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+/// #         #[serde(crate = "tacto::serde")]
+/// #         pub struct $name { $(pub $field: $ty),* }
+/// #         impl Message for $name { const TYPE_NAME: &'static str = $ros; }
+/// #     };
+/// # }
+/// # message!(Goal, "demo_msgs/action/Count_Goal", { up_to: i32 });
+/// # message!(Result, "demo_msgs/action/Count_Result", { reached: i32 });
+/// # message!(Feedback, "demo_msgs/action/Count_Feedback", { now: i32 });
+/// # message!(SendGoalRequest, "demo_msgs/action/Count_SendGoal_Request", { goal_id: [u8; 16], goal: Goal });
+/// # message!(SendGoalResponse, "demo_msgs/action/Count_SendGoal_Response", { accepted: bool, stamp: tacto::msg::builtin_interfaces::Time });
+/// # message!(GetResultRequest, "demo_msgs/action/Count_GetResult_Request", { goal_id: [u8; 16] });
+/// # message!(GetResultResponse, "demo_msgs/action/Count_GetResult_Response", { status: i8, result: Result });
+/// # message!(FeedbackMessage, "demo_msgs/action/Count_FeedbackMessage", { goal_id: [u8; 16], feedback: Feedback });
+/// # pub struct SendGoal;
+/// # impl ServiceType for SendGoal { const TYPE_NAME: &'static str = "demo_msgs/action/Count_SendGoal"; type Request = SendGoalRequest; type Response = SendGoalResponse; }
+/// # pub struct GetResult;
+/// # impl ServiceType for GetResult { const TYPE_NAME: &'static str = "demo_msgs/action/Count_GetResult"; type Request = GetResultRequest; type Response = GetResultResponse; }
+/// # pub struct Count;
+/// # impl ActionType for Count {
+/// #     const TYPE_NAME: &'static str = "demo_msgs/action/Count";
+/// #     type Goal = Goal; type Result = Result; type Feedback = Feedback;
+/// #     type SendGoal = SendGoal; type GetResult = GetResult; type FeedbackMessage = FeedbackMessage;
+/// # }
+/// use std::time::Duration;
+/// use tacto::action::{ActionEvent, GoalStatus};
+/// use tacto::{Context, Executor, WaitSetExecutor};
+///
+/// let ctx = Context::new();
+/// let mut server_node = ctx.node("counter").unwrap();
+/// let server = server_node.action_server::<Count>("count").create().unwrap();
+/// server_node
+///     .execute(server.trigger(), move |_| {
+///         while let Some(request) = server.take_goal() {
+///             let up_to = request.goal().up_to;
+///             let handle = request.accept().unwrap();
+///             handle.execute().unwrap();
+///             handle.publish_feedback(Feedback { now: up_to });
+///             handle.succeed(Result { reached: up_to }).unwrap();
+///         }
+///     })
+///     .unwrap();
+///
+/// let mut node = ctx.node("caller").unwrap();
+/// let client = std::sync::Arc::new(node.action_client::<Count>("count").create().unwrap());
+/// let mut executor = WaitSetExecutor::new().unwrap();
+/// let stop = executor.stop_handle();
+/// let (ended, outcome) = std::sync::mpsc::channel();
+/// let events = client.clone();
+/// node.execute(client.trigger(), move |_| {
+///     while let Some(event) = events.take_event() {
+///         if let ActionEvent::Result { status, result, .. } = event {
+///             ended.send((status, result.reached)).unwrap();
+///             stop.stop();
+///         }
+///     }
+/// })
+/// .unwrap();
+/// client.send_goal(Goal { up_to: 7 }).unwrap();
+/// executor.add(server_node).unwrap();
+/// executor.add(node).unwrap();
+/// executor.spin_for(Duration::from_secs(30)).unwrap();
+/// assert_eq!(outcome.try_recv(), Ok((GoalStatus::Succeeded, 7)));
+/// ```
 pub struct ActionClient<A: ActionType> {
     send_goal: Client<wire::SendGoal<A>>,
     cancel_goal: Client<wire::CancelGoal>,

@@ -434,7 +434,8 @@ impl<A: ActionType> ActionServer<A> {
             shared: self.shared.clone(),
             request,
             id: GoalId::from_bytes(message.goal_id.uuid),
-            goal: Some(message.goal),
+            goal: message.goal,
+            decided: false,
         })
     }
 
@@ -519,8 +520,9 @@ pub struct GoalRequest<A: ActionType> {
     shared: Arc<Shared<A>>,
     request: RequestId,
     id: GoalId,
-    /// `None` once decided.
-    goal: Option<A::Goal>,
+    goal: A::Goal,
+    /// Answered: accepted or rejected.
+    decided: bool,
 }
 
 impl<A: ActionType> fmt::Debug for GoalRequest<A> {
@@ -537,8 +539,7 @@ impl<A: ActionType> GoalRequest<A> {
 
     /// What the client asks for.
     pub fn goal(&self) -> &A::Goal {
-        // Some until accept or reject, which take self.
-        self.goal.as_ref().unwrap_or_else(|| unreachable!())
+        &self.goal
     }
 
     /// Accepts the goal: answers the client (accepted, with the acceptance stamp) and
@@ -546,7 +547,8 @@ impl<A: ActionType> GoalRequest<A> {
     /// if the server holds a goal of this id already, or holds as many running goals as it
     /// may ([`ActionServerBuilder::max_goals`]).
     pub fn accept(mut self) -> Result<GoalHandle<A>, AcceptError> {
-        let goal = self.goal.take().unwrap_or_else(|| unreachable!());
+        self.decided = true;
+        let goal = std::mem::take(&mut self.goal);
         let shared = self.shared.clone();
         let now = shared.clock.now();
         let mut state = shared.lock();
@@ -591,14 +593,14 @@ impl<A: ActionType> GoalRequest<A> {
 
     /// Rejects the goal: answers the client (not accepted); the server keeps nothing of it.
     pub fn reject(mut self) {
-        self.goal = None;
+        self.decided = true;
         respond_rejected(&self.shared, self.request);
     }
 }
 
 impl<A: ActionType> Drop for GoalRequest<A> {
     fn drop(&mut self) {
-        if self.goal.take().is_some() {
+        if !self.decided {
             respond_rejected(&self.shared, self.request);
         }
     }
