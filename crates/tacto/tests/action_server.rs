@@ -692,3 +692,14 @@ fn the_goals_of_a_vanished_client_end_and_their_results_expire() {
         assert_eq!(server.evicted_results(), 0, "expired, not evicted");
     });
 }
+
+// A timeout too long for the clock waits for ever, as `Client::call`'s does, and does not
+// overflow.
+#[test]
+fn a_blocking_goal_with_an_endless_timeout_returns_its_result() {
+    with_server(WaitSetExecutor::new().unwrap(), Policy::default(), |_, client| {
+        assert!(client.wait_for_server(Duration::MAX));
+        let outcome = client.send_goal_and_wait(Goal { order: 2 }, Duration::MAX).unwrap();
+        assert_eq!(outcome.result.sequence, fibonacci(2));
+    });
+}

@@ -313,6 +313,17 @@ where
     }
 }
 
+/// What is left of `timeout` from now, each time it is called; a timeout too long for the
+/// clock (such as `Duration::MAX`) never runs out.
+fn time_left(timeout: Duration) -> impl Fn() -> Duration {
+    let deadline = Instant::now().checked_add(timeout);
+    move || {
+        deadline.map_or(Duration::MAX, |d| {
+            d.saturating_duration_since(Instant::now())
+        })
+    }
+}
+
 /// Why a goal could not be sent.
 #[derive(Debug, thiserror::Error)]
 pub enum SendGoalError {
@@ -489,8 +500,7 @@ impl<A: ActionType> ActionClient<A> {
 
     /// Blocks until the server is there, at most `timeout`; false if it did not come.
     pub fn wait_for_server(&self, timeout: Duration) -> bool {
-        let deadline = Instant::now() + timeout;
-        let left = || deadline.saturating_duration_since(Instant::now());
+        let left = time_left(timeout);
         self.send_goal.wait_for_service(left())
             && self.cancel_goal.wait_for_service(left())
             && self.get_result.wait_for_service(left())
@@ -671,8 +681,7 @@ impl<A: ActionType> ActionClient<A> {
         goal: A::Goal,
         timeout: Duration,
     ) -> Result<GoalOutcome<A>, ActionCallError> {
-        let deadline = Instant::now() + timeout;
-        let left = || deadline.saturating_duration_since(Instant::now());
+        let left = time_left(timeout);
         let id = GoalId::random()?;
         let goal_id = wire::Uuid {
             uuid: *id.as_bytes(),

@@ -133,7 +133,7 @@ impl<'a, A: ActionType> ActionServerBuilder<'a, A> {
 
     /// Creates the server: its three services and two topics, and an executable of the node
     /// that answers result requests and expires results (on the result requests, and a
-    /// period of a tenth of the result timeout, 0.1 ms to 1 s).
+    /// period of a tenth of the result timeout, 1 ms to 1 s).
     pub fn create(self) -> Result<ActionServer<A>, ActionCreateError> {
         if self.max_goals == 0 {
             return Err(ActionCreateError::ZeroBound("max_goals"));
@@ -170,7 +170,9 @@ impl<'a, A: ActionType> ActionServerBuilder<'a, A> {
             results.serve_results()
         })?;
         let expiry = shared.clone();
-        let period = (self.result_timeout / 10).clamp(Trigger::MIN_PERIOD, Duration::from_secs(1));
+        // Not below 1 ms: a result timeout of zero must not spin a timer at 10 kHz.
+        let period =
+            (self.result_timeout / 10).clamp(Duration::from_millis(1), Duration::from_secs(1));
         node.execute(Trigger::every(period), move |_| expiry.expire())?;
         Ok(ActionServer { shared })
     }
