@@ -697,9 +697,69 @@ fn the_goals_of_a_vanished_client_end_and_their_results_expire() {
 // overflow.
 #[test]
 fn a_blocking_goal_with_an_endless_timeout_returns_its_result() {
-    with_server(WaitSetExecutor::new().unwrap(), Policy::default(), |_, client| {
-        assert!(client.wait_for_server(Duration::MAX));
-        let outcome = client.send_goal_and_wait(Goal { order: 2 }, Duration::MAX).unwrap();
-        assert_eq!(outcome.result.sequence, fibonacci(2));
-    });
+    with_server(
+        WaitSetExecutor::new().unwrap(),
+        Policy::default(),
+        |_, client| {
+            assert!(client.wait_for_server(Duration::MAX));
+            let outcome = client
+                .send_goal_and_wait(Goal { order: 2 }, Duration::MAX)
+                .unwrap();
+            assert_eq!(outcome.result.sequence, fibonacci(2));
+        },
+    );
+}
+
+// From rclcpp_action test/test_client.cpp, `wait_for_action_server`: no server, no wait
+// succeeds; once it is there, the wait does.
+#[test]
+fn waiting_for_a_server_fails_until_there_is_one() {
+    let ctx = Context::new();
+    let mut node = ctx.node("caller").unwrap();
+    let client = node
+        .action_client::<Fibonacci>("fibonacci")
+        .create()
+        .unwrap();
+    assert!(!client.wait_for_server(Duration::ZERO));
+    assert!(!client.wait_for_server(Duration::from_millis(10)));
+    assert!(!client.server_is_ready());
+    let mut server_node = ctx.node("fibonacci_server").unwrap();
+    let _server = server_node
+        .action_server::<Fibonacci>("fibonacci")
+        .create()
+        .unwrap();
+    assert!(client.wait_for_server(PATIENCE));
+}
+
+// rcl_action's `rcl_action_process_cancel_request` with a zero id and a stamp: the goals
+// accepted at or before it (rclcpp_action's `async_cancel_goals_before`).
+#[test]
+fn a_cancel_before_a_time_reaches_only_goals_accepted_by_then() {
+    with_server(
+        WaitSetExecutor::new().unwrap(),
+        hold_goals(),
+        |_, client| {
+            let accepted = |client: &ActionClient<Fibonacci>| match event_until(client, |e| {
+                matches!(e, ActionEvent::Accepted { .. })
+            }) {
+                ActionEvent::Accepted { goal, stamp } => (goal, stamp),
+                _ => unreachable!(),
+            };
+            let first = client.send_goal(Goal { order: 5 }).unwrap();
+            let (goal, first_stamp) = accepted(&client);
+            assert_eq!(goal, first);
+            std::thread::sleep(Duration::from_millis(5));
+            client.send_goal(Goal { order: 6 }).unwrap();
+            let (_, second_stamp) = accepted(&client);
+            assert!(second_stamp > first_stamp);
+            client.cancel_goals_before(first_stamp).unwrap();
+            let ActionEvent::Canceling { code, goals } =
+                event_until(&client, |e| matches!(e, ActionEvent::Canceling { .. }))
+            else {
+                unreachable!()
+            };
+            assert_eq!(code, CancelCode::None);
+            assert_eq!(goals.iter().map(|g| g.id).collect::<Vec<_>>(), vec![first]);
+        },
+    );
 }
