@@ -763,3 +763,32 @@ fn a_cancel_before_a_time_reaches_only_goals_accepted_by_then() {
         },
     );
 }
+
+// Bounded: a goal past the bound evicts the oldest ended goal, and its result goes with it.
+#[test]
+fn an_evicted_goals_result_is_dropped_with_it() {
+    let policy = Policy {
+        max_goals: 2,
+        ..Policy::default()
+    };
+    with_counted_server(
+        WaitSetExecutor::new().unwrap(),
+        policy,
+        |_, client, server| {
+            let mut first = None;
+            for _ in 0..5 {
+                let outcome = client
+                    .send_goal_and_wait(Goal { order: 2 }, PATIENCE)
+                    .unwrap();
+                first.get_or_insert(outcome.goal);
+            }
+            assert_eq!(server.goals(), 2);
+            assert_eq!(server.kept_results(), 2);
+            assert_eq!(server.evicted_results(), 3);
+            let gone = client
+                .get_result_and_wait(first.unwrap(), PATIENCE)
+                .unwrap();
+            assert_eq!(gone.status, GoalStatus::Unknown);
+        },
+    );
+}

@@ -481,6 +481,11 @@ impl<A: ActionType> ActionServer<A> {
         self.shared.lock().goals.len()
     }
 
+    /// Results kept now, of ended goals: at most as many as [`goals`](Self::goals).
+    pub fn kept_results(&self) -> usize {
+        self.shared.lock().results.len()
+    }
+
     /// Goals rejected because as many as the server may hold were running, since creation.
     pub fn refused_goals(&self) -> u64 {
         self.shared.counters.refused.load(Ordering::Relaxed)
@@ -554,9 +559,10 @@ impl<A: ActionType> GoalRequest<A> {
         let shared = self.shared.clone();
         let now = shared.clock.now();
         let mut state = shared.lock();
+        let evicted = state.goals.evicted();
         let accepted = state.goals.accept(self.id, now);
-        // Results of goals evicted for this one go with them.
-        if state.results.len() >= state.goals.len() {
+        // The result of a goal evicted for this one goes with it.
+        if state.goals.evicted() != evicted {
             let State { goals, results, .. } = &mut *state;
             results.retain(|id, _| goals.status(id).is_some());
         }
