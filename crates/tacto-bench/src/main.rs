@@ -85,6 +85,13 @@ enum Command {
         #[command(flatten)]
         graph: GraphArgs,
     },
+    /// ROS 2 actions on the graph (as `ros2 action`).
+    Action {
+        #[command(subcommand)]
+        command: ActionCommand,
+        #[command(flatten)]
+        graph: GraphArgs,
+    },
     /// ROS 2 services on the graph.
     Service {
         #[command(subcommand)]
@@ -96,13 +103,6 @@ enum Command {
     Param {
         #[command(subcommand)]
         command: ParamCommand,
-        #[command(flatten)]
-        graph: GraphArgs,
-    },
-    /// ROS 2 actions on the graph (as `ros2 action`).
-    Action {
-        #[command(subcommand)]
-        command: ActionCommand,
         #[command(flatten)]
         graph: GraphArgs,
     },
