@@ -6,6 +6,7 @@
 //! [`encode`] turn CDR into a [`Value`] tree and back, byte for byte as the generated types do;
 //! [`yaml`] and [`json`] print it as `ros2 topic echo` does, or for scripts.
 
+pub mod action;
 pub mod bw;
 pub mod commands;
 pub mod dynamic_cdr;

@@ -78,12 +78,15 @@ pub trait ActionType: Send + Sync + 'static {
     /// The ROS 2 type hash of the action, `RIHS01_<64 hex>`, if known (see
     /// [`Message::TYPE_HASH`]); it covers every type below.
     const TYPE_HASH: Option<&'static str> = None;
-    /// What a client asks for: `Type_Goal`.
-    type Goal: Message;
-    /// What the server answers when a goal ends: `Type_Result`.
-    type Result: Message;
-    /// What the server sends while it works on a goal: `Type_Feedback`.
-    type Feedback: Message;
+    /// What a client asks for: `Type_Goal`. Its default stands in for a goal handed on.
+    type Goal: Message + Default;
+    /// What the server answers when a goal ends: `Type_Result`. Cloned for each result
+    /// request; its default is the result of a goal the server does not know, or of one whose
+    /// handle was dropped while it ran.
+    type Result: Message + Clone + Default;
+    /// What the server sends while it works on a goal: `Type_Feedback`. Cloned out of the
+    /// shared sample a client takes.
+    type Feedback: Message + Clone;
     /// The service a client sends a goal with: `Type_SendGoal`.
     type SendGoal: ServiceType;
     /// The service a client asks for a goal's result with: `Type_GetResult`.

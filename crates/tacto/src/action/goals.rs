@@ -39,6 +39,41 @@ impl GoalId {
     pub fn is_zero(&self) -> bool {
         self.0 == [0; 16]
     }
+
+    /// A new random id: a version 4 UUID (RFC 4122) from the kernel's random source, as
+    /// rclcpp's and rclpy's clients make goal ids.
+    ///
+    /// # Errors
+    /// If neither `getrandom(2)` nor `/dev/urandom` gives 16 bytes.
+    pub fn random() -> std::io::Result<GoalId> {
+        let mut bytes = [0u8; 16];
+        fill_random(&mut bytes)?;
+        bytes[6] = (bytes[6] & 0x0f) | 0x40; // version 4
+        bytes[8] = (bytes[8] & 0x3f) | 0x80; // RFC 4122 variant
+        Ok(GoalId(bytes))
+    }
+}
+
+/// Fills `bytes` from `getrandom(2)`, or `/dev/urandom` where the call is missing.
+fn fill_random(bytes: &mut [u8; 16]) -> std::io::Result<()> {
+    loop {
+        // SAFETY: the pointer and length are those of `bytes`, which is writable and lives
+        // through the call; the kernel writes at most that many bytes.
+        let n = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
+        if n == bytes.len() as isize {
+            return Ok(());
+        }
+        let error = std::io::Error::last_os_error();
+        match error.raw_os_error() {
+            // 16 bytes come whole once the pool is ready; a signal may still interrupt the wait.
+            Some(libc::EINTR) => continue,
+            Some(libc::ENOSYS) => break,
+            _ if n >= 0 => continue,
+            _ => return Err(error),
+        }
+    }
+    use std::io::Read;
+    std::fs::File::open("/dev/urandom")?.read_exact(bytes)
 }
 
 impl fmt::Display for GoalId {
@@ -142,6 +177,17 @@ impl CancelCode {
             CancelCode::Rejected => 1,
             CancelCode::UnknownGoalId => 2,
             CancelCode::GoalTerminated => 3,
+        }
+    }
+
+    /// The code of a response's `return_code`; a code past the four known reads as
+    /// `ERROR_GOAL_TERMINATED`'s successor would: unknown, so as rejected.
+    pub fn from_id(id: i8) -> CancelCode {
+        match id {
+            0 => CancelCode::None,
+            2 => CancelCode::UnknownGoalId,
+            3 => CancelCode::GoalTerminated,
+            _ => CancelCode::Rejected,
         }
     }
 }
