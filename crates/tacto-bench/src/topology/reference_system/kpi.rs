@@ -17,10 +17,12 @@
 //!   (NDTLocalizer: 100 ms against 120 ms), so total drops are not zero on a healthy system;
 //!   hot-path drops are.
 //! - **Periodic start delay** (tacto's own, not upstream's): for every run of a periodic node
-//!   (the sensors, the cyclic nodes and the behaviour planner), from the deadline it serves to
-//!   the executor's start of it ([`Activation::deadline`](tacto::Activation::deadline) to
-//!   [`Activation::time`](tacto::Activation::time)): the start delay the executor's own
-//!   statistics count, in a [`Histogram`].
+//!   (the sensors, the cyclic nodes and the behaviour planner), from the deadline it serves
+//!   ([`Activation::deadline`](tacto::Activation::deadline)) to the steady clock read first
+//!   thing in the node's code, in a [`Histogram`]. On every executor that is what the node
+//!   sees; on LET it includes the period's start (outputs sent, inputs frozen) and the runs
+//!   before it in the period, where [`Activation::time`](tacto::Activation::time) is the
+//!   period's logical start.
 //! - **Behaviour planner period**: per command node, from each `BehaviorPlanner` entry to the
 //!   next one with a higher sequence number: the time between them divided by the difference
 //!   in sequence numbers, as upstream does (a planner run whose output was lost downstream

@@ -17,8 +17,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tacto::{
-    Activation, CallbackGroup, CallbackGroupKind, Context, History, Node, Publisher, Sample,
-    Subscription, SubscriptionBuilder, Trigger,
+    Activation, CallbackGroup, CallbackGroupKind, ClockKind, Context, History, Node, Publisher,
+    Sample, Subscription, SubscriptionBuilder, Time, Trigger,
 };
 
 use super::crunch::crunch;
@@ -101,9 +101,11 @@ impl Builder<'_> {
     ) -> Result<(), BuildError> {
         let mut work = Work::new(node, name, output, 0)?;
         let kpis = self.kpis.clone();
+        let clock = node.context().clock().clone();
         node.wall_timer(period, move |activation| {
+            let begun = clock.now(ClockKind::Steady);
             work.publish(wall_clock_ns(), 0, []);
-            note_start(&kpis, activation);
+            note_start(&kpis, activation, begun);
         })?;
         Ok(())
     }
@@ -212,10 +214,12 @@ impl Builder<'_> {
                         .callback(move |sample| lock(&cyclic).latest[i] = Some(sample))?;
                 }
                 let kpis = self.kpis.clone();
+                let clock = node.context().clock().clone();
                 node.wall_timer(period, move |activation| {
+                    let begun = clock.now(ClockKind::Steady);
                     let started = wall_clock_ns();
                     lock(&cyclic).run(started);
-                    note_start(&kpis, activation);
+                    note_start(&kpis, activation, begun);
                 })?;
             }
             Style::Polling => {
@@ -226,7 +230,9 @@ impl Builder<'_> {
                 let mut taken = Vec::with_capacity(subs.len());
                 let mut work = work;
                 let kpis = self.kpis.clone();
+                let clock = node.context().clock().clone();
                 node.wall_timer(period, move |activation| {
+                    let begun = clock.now(ClockKind::Steady);
                     let started = wall_clock_ns();
                     let mut missed = 0;
                     for (sub, gap) in subs.iter().zip(&mut gaps) {
@@ -237,7 +243,7 @@ impl Builder<'_> {
                     }
                     work.publish(started, missed, taken.iter().map(|s| &**s));
                     taken.clear();
-                    note_start(&kpis, activation);
+                    note_start(&kpis, activation, begun);
                 })?;
             }
         }
@@ -371,11 +377,14 @@ impl Cyclic {
     }
 }
 
-/// Counts in `kpis` how late a periodic run started (see the `kpi` module). Called after the
-/// run's work, so that the lock is not in what the run's timestamps measure.
-fn note_start(kpis: &Mutex<Kpis>, activation: &Activation) {
+/// Counts in `kpis` how late a periodic run started (see the `kpi` module): from the deadline
+/// it serves to `begun`, the steady clock read first thing in the run. Not `Activation::time`,
+/// which the LET executor sets to the period's start (its logical time) and the others read
+/// before their checks of other executables. Called after the run's work, so that the lock
+/// is not in what the run's timestamps measure.
+fn note_start(kpis: &Mutex<Kpis>, activation: &Activation, begun: Time) {
     if let Some(deadline) = activation.deadline() {
-        let late = activation.time() - deadline;
+        let late = begun - deadline;
         lock(kpis).periodic_start(u64::try_from(late.as_nanos()).unwrap_or(u64::MAX));
     }
 }
