@@ -71,3 +71,8 @@ pub use writer::{WriteError, Writer, WriterError};
 #[cfg(doctest)]
 #[doc = include_str!("../../../docs/getting-started.md")]
 struct GettingStartedManual;
+
+// docs/transports.md's ways of building a context are compiled as doc tests too.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/transports.md")]
+struct TransportsManual;
