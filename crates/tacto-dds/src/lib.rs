@@ -65,3 +65,14 @@ pub use topic::TopicError;
 pub use transport::DdsTransport;
 pub use untyped::{UntypedReader, UntypedWriter};
 pub use writer::{WriteError, Writer, WriterError};
+
+// docs/getting-started.md's first node is compiled as a doc test, so the manual's first
+// program cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/getting-started.md")]
+struct GettingStartedManual;
+
+// docs/transports.md's ways of building a context are compiled as doc tests too.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/transports.md")]
+struct TransportsManual;

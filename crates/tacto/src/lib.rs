@@ -124,3 +124,8 @@ pub use sync::Stamped;
 pub use tacto_macros::message;
 pub use transport::intra::LocalDelivery;
 pub use trigger::{Activation, Trigger, TriggerError};
+
+// docs/writing-nodes.md's snippets run as doc tests, so the manual cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/writing-nodes.md")]
+struct WritingNodesManual;
