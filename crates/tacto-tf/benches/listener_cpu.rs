@@ -23,7 +23,7 @@
 //!   each `/tf` message.
 //!
 //! Printed: the process's CPU time per second of each phase (user + system, from
-//! `/proc/self/stat`, DDS's own threads included in both), their ratio, and the executor
+//! `getrusage`, DDS's own threads included in both), their ratio, and the executor
 //! wake-ups `/tf` caused: tacto's executors have no `/tf` subscription, so only the lookup
 //! executor's timer wake-ups are counted there; the tf2_ros-like listeners' executors wake
 //! for `/tf` alone.
@@ -91,15 +91,17 @@ fn broadcast() {
     }
 }
 
-/// The process's CPU time so far (user + system).
+/// The process's CPU time so far (user + system, threads that ended included), to the
+/// microsecond: `/proc/self/stat`'s ticks (10 ms) are too coarse for a few ms a second.
 fn cpu_time() -> Duration {
-    let stat = std::fs::read_to_string("/proc/self/stat").expect("/proc/self/stat");
-    // The fields after the command's closing parenthesis; utime and stime are 14 and 15.
-    let rest = &stat[stat.rfind(')').expect("a command") + 2..];
-    let fields: Vec<&str> = rest.split(' ').collect();
-    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
-    // USER_HZ is 100 on Linux.
-    Duration::from_millis(ticks * 10)
+    // SAFETY: getrusage only writes the struct it is given, which lives for the call.
+    let usage = unsafe {
+        let mut usage = std::mem::zeroed::<libc::rusage>();
+        assert_eq!(libc::getrusage(libc::RUSAGE_SELF, &mut usage), 0);
+        usage
+    };
+    let micros = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    Duration::from_micros(micros(usage.ru_utime) + micros(usage.ru_stime))
 }
 
 struct Phase {

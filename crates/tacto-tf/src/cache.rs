@@ -247,7 +247,14 @@ impl TimeCache {
         {
             return Inserted::TooOld;
         }
-        let at = self.stamps.partition_point(|&s| s <= sample.stamp);
+        // Samples arrive in stamp order nearly always: then the place is the end, and the
+        // binary search (a cache miss per step in a long cache) is skipped.
+        let at = match self.stamps.back() {
+            Some(&last) if last > sample.stamp => {
+                self.stamps.partition_point(|&s| s <= sample.stamp)
+            }
+            _ => self.stamps.len(),
+        };
         let same_stamp = self.samples.range(..at).rev();
         if same_stamp
             .take_while(|s| s.stamp == sample.stamp)
