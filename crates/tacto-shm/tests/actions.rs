@@ -260,3 +260,42 @@ fn a_blocking_goal_in_another_process_returns_its_result() {
     assert_eq!(outcome.result.sequence, fibonacci(5));
     server.finish();
 }
+
+/// Sends `count` goals, 2 ms apart, all running at once (each waiting for its result), and
+/// returns how many results came back before a patience that covers all of them with room
+/// to spare.
+fn results_of_concurrent_goals(test: &str, count: usize) -> usize {
+    let (server, _ctx, client) = server_and_client(test);
+    let sent: Vec<_> = (0..count)
+        .map(|_| {
+            let id = client.send_goal(Goal { order: 40 }).unwrap();
+            std::thread::sleep(Duration::from_millis(2));
+            id
+        })
+        .collect();
+    let mut results = 0;
+    // Each goal runs 41 steps of 5 ms, all at once: well under a second.
+    let deadline = Instant::now() + Duration::from_secs(8);
+    while Instant::now() < deadline && results < count {
+        match client.take_event() {
+            Some(ActionEvent::Result { goal, status, .. }) => {
+                assert!(sent.contains(&goal));
+                assert_eq!(status, GoalStatus::Succeeded);
+                results += 1;
+            }
+            Some(_) => {}
+            None => std::thread::sleep(Duration::from_millis(1)),
+        }
+    }
+    server.finish();
+    results
+}
+
+// A client's requests in flight are bounded (MAX_IN_FLIGHT): every running goal holds one, its
+// result request, until it ends. Up to that bound every result comes back; past it the
+// oldest result request is forgotten (see docs/actions.md, "Executors and transports").
+#[test]
+fn as_many_goals_as_a_client_has_requests_in_flight_all_get_their_result() {
+    let count = tacto_shm::MAX_IN_FLIGHT;
+    assert_eq!(results_of_concurrent_goals("in_flight", count), count);
+}
