@@ -181,6 +181,10 @@ impl ClientLink for ShmClientLink {
         }
     }
 
+    fn in_flight_limit(&self) -> Option<usize> {
+        Some(MAX_IN_FLIGHT)
+    }
+
     fn send(&self, sequence: i64, cdr: &[u8]) -> Result<(), LinkError> {
         let responses = &self.responses;
         {

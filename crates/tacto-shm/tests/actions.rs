@@ -291,11 +291,17 @@ fn results_of_concurrent_goals(test: &str, count: usize) -> usize {
     results
 }
 
-// A client's requests in flight are bounded (MAX_IN_FLIGHT): every running goal holds one, its
-// result request, until it ends. Up to that bound every result comes back; past it the
-// oldest result request is forgotten (see docs/actions.md, "Executors and transports").
+// A client's requests in flight are bounded (MAX_IN_FLIGHT): every running goal would hold
+// one, its result request, until it ends. Past that bound the client asks for the other
+// results as earlier ones come back, so that the link never forgets a result request.
 #[test]
 fn as_many_goals_as_a_client_has_requests_in_flight_all_get_their_result() {
     let count = tacto_shm::MAX_IN_FLIGHT;
     assert_eq!(results_of_concurrent_goals("in_flight", count), count);
+}
+
+#[test]
+fn twice_as_many_goals_as_requests_in_flight_all_get_their_result() {
+    let count = 2 * tacto_shm::MAX_IN_FLIGHT;
+    assert_eq!(results_of_concurrent_goals("twice_in_flight", count), count);
 }

@@ -113,6 +113,15 @@ impl<S: ServiceType> Client<S> {
         }
     }
 
+    /// The most requests to a service in another process that wait for their responses at
+    /// once before the transport forgets the oldest ([`ClientLink::in_flight_limit`]); `None`
+    /// without such a bound.
+    pub(crate) fn in_flight_limit(&self) -> Option<usize> {
+        self.remote
+            .as_deref()
+            .and_then(|remote| remote.in_flight_limit())
+    }
+
     fn next_id(&self) -> RequestId {
         RequestId {
             client: self.id,

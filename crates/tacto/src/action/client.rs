@@ -99,6 +99,7 @@ impl<'a, A: ActionType> ActionClientBuilder<'a, A> {
                 sent: HashMap::new(),
                 goals: HashMap::new(),
                 results: HashMap::new(),
+                to_ask: VecDeque::new(),
                 events: VecDeque::new(),
             }),
             max_goals: self.max_goals,
@@ -359,6 +360,10 @@ struct State<A: ActionType> {
     goals: HashMap<GoalId, GoalStatus>,
     /// Result requests sent, by sequence.
     results: HashMap<i64, GoalId>,
+    /// Accepted goals whose result request waits to be sent, oldest first: while the link
+    /// keeps as many requests in flight as it can (shared memory: `tacto_shm::MAX_IN_FLIGHT`),
+    /// one more would make it forget the oldest, a result lost. Sent as results come back.
+    to_ask: VecDeque<GoalId>,
     /// Events made by the last drain, not yet taken.
     events: VecDeque<ActionEvent<A>>,
 }
@@ -567,6 +572,7 @@ impl<A: ActionType> ActionClient<A> {
         state.goals.remove(id);
         state.sent.retain(|_, goal| goal != id);
         state.results.retain(|_, goal| goal != id);
+        state.to_ask.retain(|goal| goal != id);
     }
 
     /// Goals followed now, sent and not ended.
@@ -611,18 +617,9 @@ impl<A: ActionType> ActionClient<A> {
             let stamp = Time::from(response.stamp);
             state.goals.insert(goal, GoalStatus::Accepted);
             push(state, ActionEvent::Accepted { goal, stamp });
-            let request = wire::GetResultRequest {
-                goal_id: wire::Uuid {
-                    uuid: *goal.as_bytes(),
-                },
-                action: PhantomData,
-            };
-            // A server gone between its answer and this finds its goal forgotten by the
-            // caller; nothing else can be done here.
-            if let Ok(sent) = self.get_result.send_request(request) {
-                state.results.insert(sent.sequence, goal);
-            }
+            state.to_ask.push_back(goal);
         }
+        self.ask_results(state);
         while let Some(sample) = self.status.take() {
             for status in &sample.status_list {
                 let goal = GoalId::from_bytes(status.goal_info.goal_id.uuid);
@@ -670,6 +667,33 @@ impl<A: ActionType> ActionClient<A> {
                     result,
                 },
             );
+        }
+        // Results that came back freed places in flight.
+        self.ask_results(state);
+    }
+
+    /// Sends the result requests of accepted goals, oldest first, as long as the link has
+    /// room for them in flight. A request that cannot be sent (a server gone between its
+    /// answer and this) is tried again at the next drain.
+    fn ask_results(&self, state: &mut State<A>) {
+        let room = self.get_result.in_flight_limit().unwrap_or(usize::MAX);
+        while state.results.len() < room {
+            let Some(&goal) = state.to_ask.front() else {
+                return;
+            };
+            let request = wire::GetResultRequest {
+                goal_id: wire::Uuid {
+                    uuid: *goal.as_bytes(),
+                },
+                action: PhantomData,
+            };
+            match self.get_result.send_request(request) {
+                Ok(sent) => {
+                    state.to_ask.pop_front();
+                    state.results.insert(sent.sequence, goal);
+                }
+                Err(_) => return,
+            }
         }
     }
 

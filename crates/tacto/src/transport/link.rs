@@ -187,6 +187,13 @@ pub trait ClientLink: Send + Sync + fmt::Debug {
 
     /// Sends request number `sequence` of the client, `cdr` with its encapsulation header.
     fn send(&self, sequence: i64, cdr: &[u8]) -> Result<(), LinkError>;
+
+    /// The most requests the link keeps awaiting their responses, if it has a bound: one more
+    /// makes it forget its oldest (that call then times out). `None`, the default: no bound
+    /// of the link's own.
+    fn in_flight_limit(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// Why a link could not be made or used: the transport's own message.
