@@ -141,7 +141,10 @@ mod tests {
     fn the_heading_turns_after_the_interval_is_driven() {
         let mut reckoning = DeadReckoning::default();
         reckoning.advance(Time::from_nanos(0), &twist(0.0, 0.0));
-        reckoning.advance(Time::from_nanos(SECOND), &twist(1.0, std::f64::consts::FRAC_PI_2));
+        reckoning.advance(
+            Time::from_nanos(SECOND),
+            &twist(1.0, std::f64::consts::FRAC_PI_2),
+        );
         assert_eq!((reckoning.x, reckoning.y), (1.0, 0.0));
         reckoning.advance(Time::from_nanos(2 * SECOND), &twist(1.0, 0.0));
         assert!((reckoning.x - 1.0).abs() < 1e-15, "{}", reckoning.x);
