@@ -252,9 +252,9 @@ impl Namespaces {
                 "netns",
                 &made.names[1],
             ])?;
-            for side in 0..2 {
+            for (side, address) in ADDRESSES.iter().enumerate() {
                 let (ns, veth) = (&made.names[side], made.interface(side));
-                let address = format!("{}/24", ADDRESSES[side]);
+                let address = format!("{address}/24");
                 ip(&["-n", ns, "addr", "add", &address, "dev", &veth])?;
                 ip(&["-n", ns, "link", "set", &veth, "up"])?;
                 // Multicast out of the link: Fast DDS (the operator) sends its discovery to

@@ -24,7 +24,7 @@
 //! - **diagnostics**: `/diagnostics` is not published (the original's status goes there and to
 //!   the log; here, only to the log).
 //! - **the model**: the inputs are polling subscriptions; the node runs when a vehicle twist
-//!   arrives (see [`fuse_on_vehicle_twist`]). Triggers run on every executor, so the component
+//!   arrives (`fuse_on_vehicle_twist` says why). Triggers run on every executor, so the component
 //!   builds the same node whatever the executor's style.
 
 use std::collections::VecDeque;
