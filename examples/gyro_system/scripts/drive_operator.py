@@ -31,7 +31,8 @@ class DriveOperator(Node):
         self.speed = self.declare_parameter("speed", 2.0).value
         self.yaw_rate = self.declare_parameter("yaw_rate", 0.2).value
         self.command = self.create_publisher(Twist, "drive_command", 10)
-        self.create_subscription(PoseStamped, "pose", self.on_pose, 10)
+        # Every pose is printed: keep up to 5 s of them (50 Hz) while Python catches up.
+        self.create_subscription(PoseStamped, "pose", self.on_pose, 250)
         self.sent = False
         self.last = None
 

@@ -4,7 +4,8 @@
 //! - Subscribes to `twist_with_covariance` (`geometry_msgs/TwistWithCovarianceStamped`, the
 //!   gyro odometer's output with the angular velocity cleared at a standstill) and publishes
 //!   `pose` (`geometry_msgs/PoseStamped`, in `frame_id`, default `odom`) for each twist, with
-//!   the twist's stamp. Reliable, keep last 10.
+//!   the twist's stamp. Reliable; the subscription keeps the last 100 twists (2 s at 50 Hz),
+//!   the publisher the last 10.
 //! - Starts at the origin, heading along x. Each twist moves the pose over the time since the
 //!   previous twist's stamp (the first one only sets the start time), by explicit Euler with
 //!   the heading at the start of the interval: `x += vx · cos(yaw) · dt`, `y += vx · sin(yaw) ·
@@ -16,17 +17,23 @@
 //! - **Logs**, at INFO, each pose a moving twist (a speed or a yaw rate not zero) gives:
 //!   `pose at T x X y Y yaw A` (`T` as `sec.nanosec`, the numbers to the last bit).
 
-use tacto::{Node, Time, Trigger};
+use tacto::{History, Node, Time, Trigger};
 use tacto_component::{BuildError, Placement};
 use tacto_msgs::geometry_msgs::msg::{PoseStamped, TwistWithCovarianceStamped};
 
 tacto_component::component!("gyro_system::DeadReckoning", build);
+
+/// Twists the subscription holds between two runs. A twist overwritten before it is read
+/// would merge two intervals into one (integrated with the later twist alone), so this covers
+/// a stall of 2 s at 50 Hz; past it, the oldest is dropped (KeepLast).
+const TWIST_DEPTH: usize = 100;
 
 /// Builds the integrator on `node` (see the module's documentation).
 fn build(node: &mut Node, _: &Placement) -> Result<(), BuildError> {
     let frame_id = node.parameters().declare("frame_id", "odom".to_string())?;
     let twist = node
         .subscription::<TwistWithCovarianceStamped>("twist_with_covariance")
+        .history(History::KeepLast(TWIST_DEPTH))
         .create()?;
     let pose = node.publisher::<PoseStamped>("pose").create()?;
     let logger = node.logger().clone();
