@@ -228,3 +228,120 @@ fn stamp_text(stamp: Time) -> String {
     let (sec, nanosec) = stamp.to_sec_nanosec();
     format!("{sec}.{nanosec:09}")
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use tacto::{Context, Executor, History, WaitSetExecutor};
+    use tacto_component::Style;
+    use tacto_msgs::geometry_msgs::msg::{Twist, TwistWithCovarianceStamped};
+    use tacto_msgs::sensor_msgs::msg::Imu;
+
+    /// More than a test's run sends: the probes keep every sample.
+    const ALL: History = History::KeepLast(1000);
+
+    /// The simulator in `ctx` with `parameters` (`name:=value`), on an executor.
+    fn simulator(ctx: &Context, parameters: &[&str]) -> Result<WaitSetExecutor, String> {
+        let mut arguments = vec!["--ros-args"];
+        for parameter in parameters {
+            arguments.extend(["-p", parameter]);
+        }
+        let component = tacto_component::find("gyro_system::VehicleSimulator").unwrap();
+        let node = component
+            .instantiate(ctx, None, None, &arguments, Style::Polling)
+            .map_err(|e| e.to_string())?;
+        let mut executor = WaitSetExecutor::new().unwrap();
+        executor.add(node).unwrap();
+        Ok(executor)
+    }
+
+    fn nanos(stamp: &tacto::msg::builtin_interfaces::Time) -> i64 {
+        tacto::Time::from(*stamp).as_nanos()
+    }
+
+    #[test]
+    fn standing_still_it_sends_zero_rates_and_a_twist_after_every_imu_per_twist_samples() {
+        let ctx = Context::new();
+        let mut executor = simulator(&ctx, &["imu_rate_hz:=200", "imu_per_twist:=3"]).unwrap();
+        let mut probe = ctx.node("probe").unwrap();
+        let imu = probe
+            .subscription::<Imu>("imu")
+            .history(ALL)
+            .create()
+            .unwrap();
+        let twist = probe
+            .subscription::<TwistWithCovarianceStamped>("vehicle/twist_with_covariance")
+            .history(ALL)
+            .create()
+            .unwrap();
+        executor.spin_for(Duration::from_millis(200)).unwrap();
+        let imus: Vec<_> = imu.take_all().collect();
+        let twists: Vec<_> = twist.take_all().collect();
+        assert!(imus.len() >= 6, "{} IMU samples", imus.len());
+        assert_eq!(twists.len(), imus.len() / 3);
+        assert!(imus.iter().all(|s| s.angular_velocity.z == 0.0));
+        assert!(twists.iter().all(|s| s.twist.twist.linear.x == 0.0));
+        // A twist carries the stamp of the IMU sample that closed its cycle.
+        assert_eq!(twists[0].header.stamp, imus[2].header.stamp);
+        assert_eq!(imus[0].header.frame_id, "base_link");
+    }
+
+    #[test]
+    fn a_drive_ramps_up_with_a_rippled_yaw_rate_and_stamps_one_period_apart() {
+        let ctx = Context::new();
+        let parameters = ["imu_rate_hz:=200", "imu_per_twist:=2", "drive_cycles:=4"];
+        let mut executor = simulator(&ctx, &parameters).unwrap();
+        let mut probe = ctx.node("probe").unwrap();
+        let command = probe.publisher::<Twist>("drive_command").create().unwrap();
+        let imu = probe
+            .subscription::<Imu>("imu")
+            .history(ALL)
+            .create()
+            .unwrap();
+        let twist = probe
+            .subscription::<TwistWithCovarianceStamped>("vehicle/twist_with_covariance")
+            .history(ALL)
+            .create()
+            .unwrap();
+        let mut drive = Twist::default();
+        (drive.linear.x, drive.angular.z) = (4.0, 0.8);
+        command.publish(drive);
+        executor.spin_for(Duration::from_millis(300)).unwrap();
+        let twists: Vec<_> = twist.take_all().collect();
+        let driven: Vec<_> = twists
+            .iter()
+            .skip_while(|s| s.twist.twist.linear.x == 0.0)
+            .take_while(|s| s.twist.twist.linear.x != 0.0)
+            .collect();
+        // 4 / 20 · (c + 1), for the 4 cycles of the drive, then standing still again.
+        let speeds: Vec<f64> = driven.iter().map(|s| s.twist.twist.linear.x).collect();
+        let ramp: Vec<f64> = (1..=4).map(|c| 4.0 * (c as f64 / 20.0)).collect();
+        assert_eq!(speeds, ramp);
+        assert!(twists.len() > driven.len() + 1, "it stands still after");
+        for pair in driven.windows(2) {
+            let step = nanos(&pair[1].header.stamp) - nanos(&pair[0].header.stamp);
+            assert_eq!(step, 10_000_000, "two IMU periods of 5 ms");
+        }
+        let rates: Vec<f64> = imu
+            .take_all()
+            .map(|s| s.angular_velocity.z)
+            .filter(|&w| w != 0.0)
+            .collect();
+        // 0.8 · (1 + 0.125 · (g mod 5 − 2)) for the drive's 8 IMU samples.
+        let rippled: Vec<f64> = (0..8)
+            .map(|g| 0.8 * (1.0 + 0.125 * ((g % 5) as f64 - 2.0)))
+            .collect();
+        assert_eq!(rates, rippled);
+    }
+
+    #[test]
+    fn a_rate_out_of_range_is_refused_naming_the_parameter() {
+        let ctx = Context::new();
+        let error = simulator(&ctx, &["imu_rate_hz:=0"]).unwrap_err();
+        assert!(
+            error.contains("parameter imu_rate_hz: 0 is out of range: give 1 to 1000"),
+            "{error}"
+        );
+    }
+}
