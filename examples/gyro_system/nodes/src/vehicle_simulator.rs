@@ -9,7 +9,8 @@
 //! - Stands still until a `drive_command` (`geometry_msgs/Twist`: `linear.x` the speed in m/s,
 //!   `angular.z` the yaw rate in rad/s) arrives, then drives for `drive_cycles` vehicle twists
 //!   (default 100, 2 s at 50 Hz) and stands still again. A command that arrives while it
-//!   drives is refused with a warning; one sent after is driven again.
+//!   drives, or one with a speed or yaw rate that is not a finite number, is refused with a
+//!   warning; one sent after a drive is driven again.
 //! - While driving, twist cycle `c` (from 0) reports the speed ramping up over 20 cycles
 //!   (`speed · min(1, (c + 1) / 20)`), and IMU sample `g` (from 0) the yaw rate with a ripple
 //!   of ±25 % (`yaw_rate · (1 + 0.125 · (g mod 5 − 2))`), so that a fusion's mean of several
@@ -23,7 +24,6 @@
 //!   speed and the yaw rates of the IMU samples before it, as sent, to the last bit), and the
 //!   end (`drive done: N cycles`). Stamps are `sec.nanosec`.
 
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use tacto::logging::Logger;
@@ -60,7 +60,7 @@ fn build(node: &mut Node, _: &Placement) -> Result<(), BuildError> {
         .create()?;
     let period = Duration::from_nanos(1_000_000_000 / imu_rate_hz);
     let clock = node.context().clock().clone();
-    let simulator = Arc::new(Mutex::new(Simulator {
+    let mut simulator = Simulator {
         period,
         imu_per_twist,
         drive_cycles,
@@ -71,11 +71,9 @@ fn build(node: &mut Node, _: &Placement) -> Result<(), BuildError> {
         drive: None,
         pending: None,
         logger: node.logger().clone(),
-    }));
+    };
     node.execute(Trigger::every(period), move |_| {
-        let now = clock.now(ClockKind::Ros);
-        let mut simulator = simulator.lock().unwrap_or_else(PoisonError::into_inner);
-        simulator.tick(now, &command, &imu, &twist);
+        simulator.tick(clock.now(ClockKind::Ros), &command, &imu, &twist);
     })?;
     Ok(())
 }
@@ -212,6 +210,14 @@ impl Simulator {
     /// refused while a drive is under way.
     fn command(&mut self, command: &Twist) {
         let (speed, yaw_rate) = (command.linear.x, command.angular.z);
+        if !speed.is_finite() || !yaw_rate.is_finite() {
+            tacto::warn!(
+                self.logger,
+                "drive command (speed {speed:?}, yaw rate {yaw_rate:?}) refused: give finite \
+                 numbers"
+            );
+            return;
+        }
         match self.drive {
             Some(_) => tacto::warn!(
                 self.logger,
@@ -333,6 +339,26 @@ mod tests {
             .map(|g| 0.8 * (1.0 + 0.125 * ((g % 5) as f64 - 2.0)))
             .collect();
         assert_eq!(rates, rippled);
+    }
+
+    #[test]
+    fn a_command_that_is_not_a_finite_number_is_not_driven() {
+        let ctx = Context::new();
+        let mut executor = simulator(&ctx, &["imu_rate_hz:=200"]).unwrap();
+        let mut probe = ctx.node("probe").unwrap();
+        let command = probe.publisher::<Twist>("drive_command").create().unwrap();
+        let twist = probe
+            .subscription::<TwistWithCovarianceStamped>("vehicle/twist_with_covariance")
+            .history(ALL)
+            .create()
+            .unwrap();
+        let mut drive = Twist::default();
+        (drive.linear.x, drive.angular.z) = (f64::NAN, 0.5);
+        command.publish(drive);
+        executor.spin_for(Duration::from_millis(100)).unwrap();
+        let speeds: Vec<f64> = twist.take_all().map(|s| s.twist.twist.linear.x).collect();
+        assert!(!speeds.is_empty());
+        assert!(speeds.iter().all(|&v| v == 0.0), "{speeds:?}");
     }
 
     #[test]
