@@ -6,10 +6,14 @@ dead reckoning says it went.
 
 Subscribes to `pose` (geometry_msgs/PoseStamped). Once a pose has arrived (the system is up
 from the sensors to the integrator) and the vehicle's command subscription has matched, it
-publishes one `drive_command` (geometry_msgs/Twist: linear.x = `speed`, angular.z =
-`yaw_rate`, its parameters) and prints
+publishes a `drive_command` (geometry_msgs/Twist: linear.x = `speed`, angular.z = `yaw_rate`,
+its parameters) and prints
 
     sent drive command: speed S yaw_rate W
+
+and sends it again every `RESEND_S` until a pose away from the origin shows the vehicle
+drives: a match seen from the writer's side only (DDS discovery is not symmetric) may drop the
+first one.
 
 Then, for each pose that differs from the one before,
 
@@ -19,10 +23,17 @@ Then, for each pose that differs from the one before,
 SIGTERM.
 """
 import sys
+import time
 
 import rclpy
 from geometry_msgs.msg import PoseStamped, Twist
 from rclpy.node import Node
+
+# Seconds between two sends of the command while the vehicle has not moved.
+RESEND_S = 0.5
+
+# A pose at the origin, heading along x: (x, y, qz, qw).
+ORIGIN = (0.0, 0.0, 0.0, 1.0)
 
 
 class DriveOperator(Node):
@@ -33,19 +44,22 @@ class DriveOperator(Node):
         self.command = self.create_publisher(Twist, "drive_command", 10)
         # Every pose is printed: keep up to 5 s of them (50 Hz) while Python catches up.
         self.create_subscription(PoseStamped, "pose", self.on_pose, 250)
-        self.sent = False
+        self.sent_at = None
+        self.moved = False
         self.last = None
 
     def on_pose(self, msg):
-        if not self.sent and self.command.get_subscription_count() > 0:
+        p, q = msg.pose.position, msg.pose.orientation
+        values = (p.x, p.y, q.z, q.w)
+        self.moved = self.moved or values != ORIGIN
+        due = self.sent_at is None or time.monotonic() - self.sent_at >= RESEND_S
+        if not self.moved and due and self.command.get_subscription_count() > 0:
             command = Twist()
             command.linear.x = float(self.speed)
             command.angular.z = float(self.yaw_rate)
             self.command.publish(command)
-            self.sent = True
+            self.sent_at = time.monotonic()
             print(f"sent drive command: speed {self.speed!r} yaw_rate {self.yaw_rate!r}", flush=True)
-        p, q = msg.pose.position, msg.pose.orientation
-        values = (p.x, p.y, q.z, q.w)
         if values != self.last:
             self.last = values
             stamp = msg.header.stamp

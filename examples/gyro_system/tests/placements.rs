@@ -321,9 +321,13 @@ impl Launch {
         }
     }
 
-    /// Reads lines until one satisfies `wanted`, failing after [`PATIENCE`] or if the launch
-    /// ends first.
+    /// Returns once a line satisfies `wanted`: one already read (the processes' lines come
+    /// in any order between processes), or the next ones; fails after [`PATIENCE`] or if the
+    /// launch ends first.
     fn wait_for(&mut self, what: &str, wanted: impl Fn(&str) -> bool) {
+        if self.seen.iter().any(|line| wanted(line)) {
+            return;
+        }
         let deadline = Instant::now() + PATIENCE;
         while Instant::now() < deadline {
             match self.lines.recv_timeout(Duration::from_millis(200)) {
