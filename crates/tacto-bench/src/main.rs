@@ -191,7 +191,8 @@ enum BenchCommand {
         out: Option<PathBuf>,
     },
     /// The published experiments behind tacto's execution models in one run, each beside
-    /// tacto's baselines: take-from-timer, reference-system, let-nobleo, zero-copy.
+    /// tacto's baselines: take-from-timer, reference-system, let-nobleo, zero-copy,
+    /// events-executor.
     Seeds {
         /// Short runs that check every section works (CI), not measurements.
         #[arg(long)]

@@ -97,6 +97,16 @@ fn a_quick_run_gives_every_section_its_numbers_verdict_and_plots() {
                     has(&format!("{executor}.ten_over_one"));
                 }
             }
+            Section::EventsExecutor => {
+                for executor in ExecutorKind::ALL {
+                    for bytes in [10, 10240, 4194304] {
+                        has(&format!("{executor}.{bytes}.cpu_pct_core"));
+                        has(&format!("{executor}.{bytes}.latency_mean_ms"));
+                        has(&format!("{executor}.{bytes}.latency_p99_ms"));
+                        has(&format!("{executor}.{bytes}.rss_growth_pct"));
+                    }
+                }
+            }
             Section::ZeroCopy => {
                 for size in [64, 4 << 20] {
                     has(&format!("shm.{size}.p50_us"));
@@ -129,7 +139,9 @@ fn an_unknown_section_is_refused_with_the_valid_names_before_anything_runs() {
     assert!(!out.status.success());
     assert!(
         err.contains("unknown section \"jitter\"")
-            && err.contains("take-from-timer, reference-system, let-nobleo, zero-copy"),
+            && err.contains(
+                "take-from-timer, reference-system, let-nobleo, zero-copy, events-executor"
+            ),
         "{err}"
     );
     assert!(!err.contains("[seeds"), "nothing may run: {err}");

@@ -8,6 +8,7 @@
 //! | `reference-system` | Apex's wait-set executor with polling subscriptions on the Autoware reference system | `tacto bench reference-system` on every executor, in Apex's table layout |
 //! | `let-nobleo` | the rclc LET executor on nobleo's setup | `tacto bench nobleo` and `nobleo-1` on every executor |
 //! | `zero-copy` | RTI's zero-copy latency against the default ROS 2 path | `tacto bench payload` over DDS, shared memory and a flat type read in place, as ratios to DDS |
+//! | `events-executor` | the ROS 2 events-executor benchmark suite on ros2-performance | its pub/sub case by payload (10 B to 4 MiB) in one process, every executor |
 //!
 //! Each section is run, or reported skipped with the reason it cannot run on this machine, or
 //! failed with the error; one section's failure does not stop the others. `--quick` shortens
@@ -25,6 +26,7 @@
 //! assert!(unknown.to_string().contains("take-from-timer"), "the valid names are listed");
 //! ```
 
+mod events_suite;
 mod let_nobleo;
 pub mod plot;
 mod reference_system;
@@ -53,15 +55,18 @@ pub enum Section {
     LetNobleo,
     /// RTI's zero-copy latency.
     ZeroCopy,
+    /// The events-executor benchmark suite.
+    EventsExecutor,
 }
 
 impl Section {
     /// Every section, in the order they run and the report lists them.
-    pub const ALL: [Section; 4] = [
+    pub const ALL: [Section; 5] = [
         Section::TakeFromTimer,
         Section::ReferenceSystem,
         Section::LetNobleo,
         Section::ZeroCopy,
+        Section::EventsExecutor,
     ];
 
     /// The name `--only` takes and the report uses.
@@ -71,6 +76,7 @@ impl Section {
             Section::ReferenceSystem => "reference-system",
             Section::LetNobleo => "let-nobleo",
             Section::ZeroCopy => "zero-copy",
+            Section::EventsExecutor => "events-executor",
         }
     }
 
@@ -348,6 +354,7 @@ pub fn command(options: &Options, interrupt: &Interrupt) -> Result<SeedsReport, 
             Section::ReferenceSystem => reference_system::run(scale, interrupt),
             Section::LetNobleo => let_nobleo::run(scale, interrupt),
             Section::ZeroCopy => zero_copy::run(scale, interrupt),
+            Section::EventsExecutor => events_suite::run(scale, interrupt),
         };
         match ran {
             Ran::Report(section) => {

@@ -1,5 +1,6 @@
-//! The seeds report's bar charts, as SVG text: one bar per measured row, in one or more
-//! series side by side, and the seed's published figure as a line where it has one.
+//! The seeds report's charts, as SVG text: bar charts (one bar per measured row, in one or
+//! more series side by side, and the seed's published figure as a line where it has one), and
+//! line charts on log axes (a figure against the payload).
 
 use std::fmt::Write as _;
 
@@ -99,6 +100,102 @@ pub fn bars(
     )
 }
 
+/// A line chart on log axes: each series is a line through its `(x, y)` points (points at or
+/// below 0 are left out: a log axis has no place for them). `x_label` names the x axis, whose
+/// ticks are bytes (10 B, 1 kB, ...); `y_unit` the y axis's.
+pub fn lines(
+    title: &str,
+    x_label: &str,
+    y_unit: &str,
+    series: &[(String, Vec<(f64, f64)>)],
+) -> String {
+    const H: f64 = 300.0;
+    let points = || series.iter().flat_map(|(_, p)| p.iter().copied());
+    let decades = |values: Vec<f64>| {
+        let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = values.iter().copied().fold(0.0, f64::max);
+        match lo.is_finite() && hi > 0.0 {
+            true => (
+                lo.log10().floor(),
+                hi.log10().ceil().max(lo.log10().floor() + 1.0),
+            ),
+            false => (0.0, 1.0),
+        }
+    };
+    let (x0, x1) = decades(points().map(|p| p.0).filter(|&v| v > 0.0).collect());
+    let (y0, y1) = decades(points().map(|p| p.1).filter(|&v| v > 0.0).collect());
+    let x = |v: f64| LEFT + WIDTH * (v.log10() - x0) / (x1 - x0);
+    let y = |v: f64| TOP + H * (1.0 - (v.log10() - y0) / (y1 - y0));
+    let mut body = String::new();
+    for decade in x0 as i32..=x1 as i32 {
+        let _ = writeln!(
+            body,
+            r##"<line x1="{px:.1}" y1="{TOP}" x2="{px:.1}" y2="{b}" stroke="#eee"/><text x="{px:.1}" y="{ty}" text-anchor="middle">{label}</text>"##,
+            px = x(10f64.powi(decade)),
+            b = TOP + H,
+            ty = TOP + H + 16.0,
+            label = bytes_decade(decade),
+        );
+    }
+    for decade in y0 as i32..=y1 as i32 {
+        let v = 10f64.powi(decade);
+        let _ = writeln!(
+            body,
+            r##"<line x1="{LEFT}" y1="{py:.1}" x2="{r}" y2="{py:.1}" stroke="#eee"/><text x="{tx}" y="{py:.1}" text-anchor="end">{} {unit}</text>"##,
+            trim(v),
+            py = y(v),
+            r = LEFT + WIDTH,
+            tx = LEFT - 6.0,
+            unit = escape(y_unit),
+        );
+    }
+    for (i, (name, points)) in series.iter().enumerate() {
+        let color = COLORS_LINES[i % COLORS_LINES.len()];
+        let drawn: Vec<String> = (points.iter())
+            .filter(|(px, py)| *px > 0.0 && *py > 0.0)
+            .map(|&(px, py)| format!("{:.1},{:.1}", x(px), y(py)))
+            .collect();
+        let _ = writeln!(
+            body,
+            r##"<polyline fill="none" stroke="{color}" stroke-width="2" points="{}"/><text x="{lx}" y="{ly}" fill="{color}">{}</text>"##,
+            drawn.join(" "),
+            escape(name),
+            lx = LEFT + WIDTH + 10.0,
+            ly = TOP + 14.0 + 16.0 * i as f64,
+        );
+    }
+    format!(
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">
+<rect width="100%" height="100%" fill="white"/>
+<text x="10" y="22" font-size="15" font-weight="bold">{title}</text>
+<rect x="{LEFT}" y="{TOP}" width="{WIDTH}" height="{H}" fill="none" stroke="#999"/>
+{body}<text x="{LEFT}" y="{ay}" fill="#555">{x_label} (log axes)</text>
+</svg>
+"##,
+        w = LEFT + WIDTH + 130.0,
+        h = TOP + H + 50.0,
+        ay = TOP + H + 38.0,
+        title = escape(title),
+        x_label = escape(x_label),
+    )
+}
+
+/// Colours of a line chart's series, in order.
+const COLORS_LINES: [&str; 6] = [
+    "#4c78a8", "#f58518", "#54a24b", "#b279a2", "#e45756", "#72b7b2",
+];
+
+/// 10 to the `power` bytes, in SI units: 10 B, 1 kB, 10 MB.
+fn bytes_decade(power: i32) -> String {
+    let units = ["B", "kB", "MB", "GB"];
+    let unit = (power.max(0) / 3).min(3);
+    format!(
+        "{} {}",
+        10u64.pow((power.max(0) - 3 * unit) as u32),
+        units[unit as usize]
+    )
+}
+
 /// The axis's end: `v` rounded up to 1, 2 or 5 times a power of ten (1 for nothing).
 fn nice_ceiling(v: f64) -> f64 {
     if v <= 0.0 || !v.is_finite() {
@@ -154,6 +251,33 @@ mod tests {
         assert!(svg.contains("CPU &lt;by&gt; executor"), "{svg}");
         assert!(svg.contains(">10 %<"), "the axis ends at 10: {svg}");
         assert!(svg.contains(">2.5 %<") && svg.contains(">1.5<"), "{svg}");
+    }
+
+    #[test]
+    fn a_line_chart_spans_the_decades_of_its_points() {
+        let svg = lines(
+            "latency",
+            "payload",
+            "ms",
+            &[
+                ("a".into(), vec![(10.0, 0.05), (4e6, 20.0)]),
+                ("b".into(), vec![(10.0, 0.0), (1e3, 1.0)]),
+            ],
+        );
+        assert_eq!(svg.matches("<polyline").count(), 2, "{svg}");
+        for tick in [">10 B<", ">1 kB<", ">10 MB<", ">0.01 ms<", ">100 ms<"] {
+            assert!(svg.contains(tick), "{tick}: {svg}");
+        }
+        // b's point at 0 has no place on a log axis: one point is left.
+        let b = svg.split("<polyline").nth(2).unwrap();
+        let points = b
+            .split("points=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap();
+        assert_eq!(points.split(' ').count(), 1, "{points}");
     }
 
     #[test]
