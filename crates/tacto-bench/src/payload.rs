@@ -963,7 +963,7 @@ pub fn table(report: &PayloadReport) -> String {
             CPU per message, sender and receiver together; x/y: path x's latency over that of y, \
             the raw iceoryx2 path that works alike, at the same size (p50, p99); raw and shm \
             stamp before copying into the slot, raw-loan and flat after building the message \
-            in it\n";
+            in it; dds serializes through Cyclone DDS over the loopback\n";
     out
 }
 
