@@ -16,5 +16,6 @@ pub mod payload;
 pub mod report;
 pub mod result;
 pub mod run;
+pub mod seeds;
 pub mod system;
 pub mod topology;

@@ -190,6 +190,26 @@ enum BenchCommand {
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
     },
+    /// The published experiments behind tacto's execution models in one run, each beside
+    /// tacto's baselines: take-from-timer, reference-system, let-nobleo, zero-copy,
+    /// events-executor.
+    Seeds {
+        /// Short runs that check every section works (CI), not measurements.
+        #[arg(long)]
+        quick: bool,
+        /// Sections, comma-separated (default: every one).
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
+        /// Also write the results as JSON to this file.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Also write a Markdown report with plots into this folder.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// rclcpp Jazzy's install folder (../shared/peers/install-rclcpp.sh DIR).
+        #[arg(long, value_name = "DIR")]
+        rclcpp: Option<PathBuf>,
+    },
 }
 
 /// What every graph command takes.
@@ -889,6 +909,24 @@ fn run(cli: Cli, interrupt: &Interrupt) -> Result<(), Failure> {
                 }),
             ..
         } => bench_payload(&path, &sizes, count as usize, json, out, interrupt),
+        Command::Bench {
+            payload:
+                Some(BenchCommand::Seeds {
+                    quick,
+                    only,
+                    json,
+                    out,
+                    rclcpp,
+                }),
+            ..
+        } => {
+            let options = tacto_bench::seeds::Options::new(quick, &only, json, out, rclcpp)?;
+            match tacto_bench::seeds::command(&options, interrupt) {
+                Ok(_) => Ok(()),
+                Err(tacto_bench::seeds::SeedsError::Interrupted) => Err(Failure::Interrupted),
+                Err(e) => Err(e.into()),
+            }
+        }
         Command::Bench {
             payload: None,
             run,

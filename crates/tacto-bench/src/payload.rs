@@ -1,6 +1,6 @@
 //! `tacto bench payload`: one-way latency by payload size, through each path a message can
 //! take, in one run: within a process, and between two processes through raw iceoryx2 (no
-//! tacto) and through tacto contexts on shared memory.
+//! tacto), through tacto contexts on shared memory, and through tacto contexts on DDS.
 //!
 //! The sender stamps `CLOCK_MONOTONIC` (one clock for every process of the host) into the
 //! message, publishes, and waits for the receiver's acknowledgement before the next one, so
@@ -17,12 +17,18 @@
 //! | `shm`   | 2         | a `std_msgs/String` through contexts on `ShmTransport`: encoded once into the slot, decoded from it |
 //! | `raw-loan` | 2      | raw iceoryx2 as a zero-copy user writes it: the slice filled in the loaned slot, stamped last |
 //! | `flat`  | 2         | a flat message (`stamp` + bytes) through contexts on `ShmTransport`: filled in the loaned slot, stamped last, read in place |
+//! | `dds`   | 2         | a `std_msgs/String` through contexts on `DdsTransport` (Cyclone DDS, the domain of `ROS_DOMAIN_ID`): serialized, sent over the loopback, deserialized, as the default ROS 2 path does |
 //!
 //! `raw` and `shm` build the message, stamp it and then copy it into the slot (tacto encodes
 //! it there): their latency includes that copy. `raw-loan` and `flat` build the message in the
 //! slot and stamp it just before sending, as zero-copy publishers do: their latency is the
 //! hand-over alone. Each tacto path is compared with the raw path that works alike (`shm` with
 //! `raw`, `flat` with `raw-loan`).
+//!
+//! `dds` is the default ROS 2 path, the one zero-copy results are quoted against: it is not
+//! run unless asked for (`--path`), as it needs a network stack and a free DDS domain. Its
+//! sender waits for DDS discovery to match its writer with the receiver's reader before the
+//! first message, so that none is published before anyone can hear it.
 //!
 //! Two-process paths run the receiver as a child of this program (`tacto payload-receiver`,
 //! hidden), which prints its figures as one line of JSON.
@@ -40,6 +46,7 @@ use iceoryx2::prelude::*;
 use serde::{Deserialize, Serialize};
 use tacto::msg::std_msgs::String as Text;
 use tacto::{Context, Executor, History, Trigger, WaitSetExecutor};
+use tacto_dds::DdsTransport;
 use tacto_shm::ShmTransport;
 
 use crate::interrupt::Interrupt;
@@ -68,11 +75,22 @@ pub enum Path {
     RawLoan,
     /// Two processes, tacto contexts on shared memory, a flat message built in the slot.
     Flat,
+    /// Two processes, tacto contexts on DDS.
+    Dds,
 }
 
 impl Path {
-    /// Every path, in the order of the table.
+    /// The paths run by default: those within this host's memory.
     pub const ALL: [Path; 5] = [Path::Intra, Path::Raw, Path::Shm, Path::RawLoan, Path::Flat];
+    /// Every path, in the order of the table: [`ALL`](Self::ALL), then `dds`.
+    pub const EVERY: [Path; 6] = [
+        Path::Intra,
+        Path::Raw,
+        Path::Shm,
+        Path::RawLoan,
+        Path::Flat,
+        Path::Dds,
+    ];
 
     /// The path's name in tables, options and JSON.
     pub fn name(self) -> &'static str {
@@ -82,6 +100,7 @@ impl Path {
             Path::Shm => "shm",
             Path::RawLoan => "raw-loan",
             Path::Flat => "flat",
+            Path::Dds => "dds",
         }
     }
 
@@ -90,7 +109,7 @@ impl Path {
         match self {
             Path::Shm => Some(Path::Raw),
             Path::Flat => Some(Path::RawLoan),
-            Path::Intra | Path::Raw | Path::RawLoan => None,
+            Path::Intra | Path::Raw | Path::RawLoan | Path::Dds => None,
         }
     }
 }
@@ -199,7 +218,7 @@ pub fn run(
             eprintln!("[{}] {}", bytes(size), path.name());
             let cell = match path {
                 Path::Intra => intra(size, count, interrupt),
-                Path::Raw | Path::Shm | Path::RawLoan | Path::Flat => {
+                Path::Raw | Path::Shm | Path::RawLoan | Path::Flat | Path::Dds => {
                     across(path, size, count, interrupt)
                 }
             };
@@ -367,6 +386,9 @@ fn across(
         }
     };
     wait("did not get ready")?;
+    sender
+        .matched(interrupt)
+        .map_err(|e| e.map_or(PayloadError::Interrupted, failed))?;
     let mut payload = vec![b'x'; size.max(8)];
     let mut cpu_start = 0;
     for i in 0..WARMUP + count {
@@ -540,10 +562,12 @@ enum Sender {
     },
     /// A context's publisher of the flat type of this size, behind its sending function.
     Flat(FlatSend),
-    /// A context's publisher, its context kept alive.
-    Shm {
+    /// A context's publisher on shared memory or DDS, its context kept alive.
+    Text {
         publisher: tacto::Publisher<Text>,
         _context: Context,
+        /// The path, for what it checks after each message.
+        path: Path,
     },
 }
 
@@ -571,19 +595,47 @@ impl Sender {
             }
             Path::Intra => return Err("the intra path has no sender process".into()),
             Path::Flat => Sender::Flat(by_size!(size, flat_sender, service)?),
-            Path::Shm => {
-                let transport = ShmTransport::new("payload_sender").map_err(|e| text(&e))?;
-                let ctx = Context::builder().transport(transport).create();
+            Path::Shm | Path::Dds => {
+                let ctx = transport_context(path, "payload_sender")?;
                 let publisher = (ctx.node("payload_sender").map_err(|e| text(&e))?)
                     .publisher::<Text>(&format!("/{service}"))
                     .create()
                     .map_err(|e| text(&e))?;
-                Sender::Shm {
+                Sender::Text {
                     publisher,
                     _context: ctx,
+                    path,
                 }
             }
         })
+    }
+
+    /// Waits until the receiver's reader is matched with this sender's writer: DDS discovery
+    /// takes a moment after the receiver says it is ready, and a message published before it
+    /// would be lost (the other paths are connected once both ends exist). `Err(None)` on a
+    /// signal, `Err(Some(reason))` after [`PATIENCE`].
+    fn matched(&self, interrupt: &Interrupt) -> Result<(), Option<String>> {
+        let Sender::Text {
+            publisher,
+            path: Path::Dds,
+            ..
+        } = self
+        else {
+            return Ok(());
+        };
+        let deadline = Instant::now() + PATIENCE;
+        while publisher.subscription_count() == 0 {
+            if Instant::now() > deadline {
+                return Err(Some(format!(
+                    "DDS discovery matched no reader within {} s",
+                    PATIENCE.as_secs()
+                )));
+            }
+            if !interrupt.sleep(Duration::from_millis(10)) {
+                return Err(None);
+            }
+        }
+        Ok(())
     }
 
     /// Stamps and sends one message; `payload` is the raw path's bytes, reused.
@@ -604,10 +656,16 @@ impl Sender {
                 notifier.notify().map_err(|e| e.to_string())?;
             }
             Sender::Flat(send) => send(payload)?,
-            Sender::Shm { publisher, .. } => {
+            Sender::Text {
+                publisher, path, ..
+            } => {
                 send_text(publisher, payload.len());
                 if publisher.remote_writes() == 0 {
-                    return Err("the message did not reach shared memory".into());
+                    let transport = match path {
+                        Path::Dds => "DDS",
+                        _ => "shared memory",
+                    };
+                    return Err(format!("the message did not reach {transport}"));
                 }
             }
         }
@@ -682,7 +740,10 @@ fn receiver_of(
         }
         Path::Intra => Err("the intra path has no receiver process".into()),
         Path::Flat => by_size!(size, flat_receiver, service),
-        Path::Shm => context_receiver::<Text>(service, move |text| stamp_of(&text.data, size)),
+        Path::Shm | Path::Dds => {
+            let ctx = transport_context(path, "payload_receiver")?;
+            context_receiver::<Text>(ctx, service, move |text| stamp_of(&text.data, size))
+        }
     }
 }
 
@@ -773,19 +834,35 @@ fn flat_sender<T: Stamped>(service: &str) -> Result<FlatSend, String> {
 
 fn flat_receiver<T: Stamped>(service: &str) -> Result<Take, String> {
     // Read in place: the stamp is in the publisher's slot.
-    context_receiver::<T>(service, |message| Some(message.stamp()))
+    let ctx = transport_context(Path::Flat, "payload_receiver")?;
+    context_receiver::<T>(ctx, service, |message| Some(message.stamp()))
 }
 
-/// A receiver on a tacto context over shared memory: a triggered subscription of `T` on a
+/// A context on the transport of `path`: shared memory for `shm` and `flat`, DDS (the domain
+/// of the ROS 2 environment variables) for `dds`.
+fn transport_context(path: Path, name: &str) -> Result<Context, String> {
+    let text = |e: &dyn std::fmt::Display| e.to_string();
+    Ok(match path {
+        Path::Dds => {
+            let transport = DdsTransport::from_env().map_err(|e| format!("DDS: {e}"))?;
+            Context::builder().transport(transport).create()
+        }
+        _ => {
+            let transport = ShmTransport::new(name).map_err(|e| text(&e))?;
+            Context::builder().transport(transport).create()
+        }
+    })
+}
+
+/// A receiver on `ctx` (a context on a transport): a triggered subscription of `T` on a
 /// wait-set executor, whose code sends each message's latency (`None`: a message without its
 /// stamp) to the receiving loop.
 fn context_receiver<T: tacto::Message>(
+    ctx: Context,
     service: &str,
     stamp: impl Fn(&T) -> Option<u64> + Send + 'static,
 ) -> Result<Take, String> {
     let text = |e: &dyn std::fmt::Display| e.to_string();
-    let transport = ShmTransport::new("payload_receiver").map_err(|e| text(&e))?;
-    let ctx = Context::builder().transport(transport).create();
     let mut node = ctx.node("payload_receiver").map_err(|e| text(&e))?;
     let sub = (node.subscription::<T>(&format!("/{service}")))
         .history(History::KeepLast(1))
@@ -816,7 +893,7 @@ fn context_receiver<T: tacto::Message>(
 /// The table: per size, each path's p50 and p99 in µs, tacto's paths against raw iceoryx2,
 /// and CPU per message.
 pub fn table(report: &PayloadReport) -> String {
-    let paths: Vec<Path> = Path::ALL
+    let paths: Vec<Path> = Path::EVERY
         .into_iter()
         .filter(|&p| report.cells.iter().any(|c| c.path == p))
         .collect();
@@ -886,13 +963,15 @@ pub fn table(report: &PayloadReport) -> String {
             CPU per message, sender and receiver together; x/y: path x's latency over that of y, \
             the raw iceoryx2 path that works alike, at the same size (p50, p99); raw and shm \
             stamp before copying into the slot, raw-loan and flat after building the message \
-            in it\n";
+            in it; dds serializes through Cyclone DDS over the loopback\n";
     out
 }
 
 /// Latency against payload on log axes, one line per path (p50 solid, p99 dashed).
 pub fn svg(report: &PayloadReport) -> String {
-    const COLORS: [&str; 5] = ["#4c78a8", "#f58518", "#54a24b", "#b279a2", "#e45756"];
+    const COLORS: [&str; 6] = [
+        "#4c78a8", "#f58518", "#54a24b", "#b279a2", "#e45756", "#72b7b2",
+    ];
     const LEFT: f64 = 70.0;
     const TOP: f64 = 40.0;
     const W: f64 = 460.0;
@@ -933,7 +1012,7 @@ pub fn svg(report: &PayloadReport) -> String {
             tx = LEFT - 6.0,
         );
     }
-    for (i, path) in Path::ALL.into_iter().enumerate() {
+    for (i, path) in Path::EVERY.into_iter().enumerate() {
         let cells: Vec<&Cell> = report.cells.iter().filter(|c| c.path == path).collect();
         if cells.is_empty() {
             continue;

@@ -80,7 +80,7 @@ fn bad_options_are_refused_by_name() {
         (&["--sizes", "0"][..], "a payload from 1 B to 64 MiB"),
         (&["--sizes", "lots"][..], "not a size"),
         (&["--count", "0"][..], "--count"),
-        (&["--path", "dds"][..], "dds"),
+        (&["--path", "udp"][..], "udp"),
         (&["--duration", "3"][..], "--duration"),
         (
             &["--path", "flat", "--sizes", "3K"][..],

@@ -1,0 +1,325 @@
+//! *events-executor*: the ROS 2 events-executor benchmark suite (built on iRobot's
+//! ros2-performance), its pub/sub case by payload in one process: one publisher node and one
+//! subscriber node, ros2-performance's `stampedNNN` message types from 10 B to 4 MiB, CPU and
+//! latency (mean, p99, max) per executor and payload, and the resident set's growth over each
+//! run.
+//!
+//! Each case is a ros2-performance topology file written for the run (the format `tacto bench`
+//! reads) and run as `tacto bench FILE.json` runs it: each executor in a process of its own.
+//! Not yet here: the two-process cases (shared memory, DDS), services, actions, the 10-minute
+//! runs with RSS once a second, and memory scaling.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::{Figure, Outcome, Ran, Scale, Section, SectionReport, plot};
+use crate::executors::ExecutorKind;
+use crate::interrupt::Interrupt;
+use crate::result::RunResult;
+use crate::run::{RunError, run_in_child};
+use crate::system::RunConfig;
+
+/// ros2-performance's message types of the suite's sizes: its name and payload bytes.
+const PAYLOADS: [(&str, u64); 7] = [
+    ("stamped10b", 10),
+    ("stamped100b", 100),
+    ("stamped1kb", 1024),
+    ("stamped10kb", 10240),
+    ("stamped100kb", 102_400),
+    ("stamped1mb", 1_048_576),
+    ("stamped4mb", 4_194_304),
+];
+/// The quick run's: the smallest, a middle one, the largest.
+const QUICK_PAYLOADS: [usize; 3] = [0, 3, 6];
+/// The publisher's period.
+const PERIOD_MS: u64 = 10;
+
+const SEED: &str = "The ROS 2 events-executor benchmark suite (rclcpp's EventsExecutor \
+                    against cm_executors' EventsCBGExecutor, on iRobot's ros2-performance): \
+                    CPU and latency by payload for pub/sub in one and several processes, \
+                    services, actions, 10-minute runs with memory, and memory scaling, \
+                    measured on an x86 developer laptop; its suite is not public and its \
+                    figures are read from plots, so none are quoted here.";
+
+/// The topology file of one pub/sub case: a publisher of `msg_type` every [`PERIOD_MS`], one
+/// subscriber.
+fn topology(msg_type: &str) -> String {
+    format!(
+        r#"{{"nodes": [
+  {{"node_name": "publisher",
+   "publishers": [{{"topic_name": "payload", "msg_type": "{msg_type}", "period_ms": {PERIOD_MS}}}]}},
+  {{"node_name": "subscriber",
+   "subscribers": [{{"topic_name": "payload", "msg_type": "{msg_type}"}}]}}
+]}}
+"#
+    )
+}
+
+/// One executor at one payload.
+struct Case {
+    executor: ExecutorKind,
+    bytes: u64,
+    result: RunResult,
+}
+
+/// Runs every payload on every executor.
+pub(super) fn run(scale: Scale, interrupt: &Interrupt) -> Ran {
+    let warmup = Duration::from_secs_f64(scale.pick(2.0, 0.5));
+    let duration = Duration::from_secs_f64(scale.pick(10.0, 1.0));
+    let payloads: Vec<(&str, u64)> = match scale.quick {
+        true => QUICK_PAYLOADS.iter().map(|&i| PAYLOADS[i]).collect(),
+        false => PAYLOADS.to_vec(),
+    };
+    let total = payloads.len() * ExecutorKind::ALL.len();
+    let mut cases = Vec::new();
+    let mut errors = Vec::new();
+    let mut done = 0;
+    for (msg_type, bytes) in &payloads {
+        let file = topology_file(msg_type);
+        if let Err(e) = std::fs::write(&file, topology(msg_type)) {
+            errors.push(format!("cannot write {}: {e}", file.display()));
+            continue;
+        }
+        let path = file.to_string_lossy().into_owned();
+        for executor in ExecutorKind::ALL {
+            done += 1;
+            let config = RunConfig {
+                executor,
+                crunch: 0,
+                warmup,
+                duration,
+                ros_graph: false,
+                node_parameters: 0,
+            };
+            let label = format!("{msg_type} {done}/{total}");
+            let after = (warmup + duration) * (total - done) as u32;
+            match run_in_child(&path, &config, &label, after, interrupt) {
+                Ok(result) => cases.push(Case {
+                    executor,
+                    bytes: *bytes,
+                    result,
+                }),
+                Err(RunError::Interrupted { .. }) => {
+                    let _ = std::fs::remove_file(&file);
+                    return Ran::Interrupted;
+                }
+                Err(e) => errors.push(format!("{msg_type} on {executor}: {e}")),
+            }
+        }
+        // Written above for these runs only.
+        let _ = std::fs::remove_file(&file);
+    }
+    if cases.is_empty() {
+        return Ran::Report(SectionReport::without_figures(
+            Section::EventsExecutor,
+            SEED,
+            Outcome::Failed {
+                reason: errors.join("; "),
+            },
+        ));
+    }
+    let mut notes = vec![format!(
+        "One publisher every {PERIOD_MS} ms and one subscriber in one process, on each \
+         executor in a process of its own: {} s measured after {} s of warm-up per run. The \
+         seed's rates are not given with its plots: {PERIOD_MS} ms is ros2-performance's \
+         usual period. Latency is publish to take, from the stamp the message carries.",
+        duration.as_secs_f64(),
+        warmup.as_secs_f64()
+    )];
+    notes.extend(errors);
+    Ran::Report(report(&cases, notes))
+}
+
+/// Where a case's topology file is written.
+fn topology_file(msg_type: &str) -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "tacto-seeds-pubsub-{}-{msg_type}.json",
+        std::process::id()
+    ))
+}
+
+/// The section from the cases that ran.
+fn report(cases: &[Case], mut notes: Vec<String>) -> SectionReport {
+    let mut numbers = BTreeMap::new();
+    let mut table = String::from(
+        "| payload | executor | CPU, % core | latency mean, ms | p99 | max | lost | RSS growth \
+         over the run, % |\n|---|---|---|---|---|---|---|---|\n",
+    );
+    for case in cases {
+        let r = &case.result;
+        let key = format!("{}.{}", case.executor, case.bytes);
+        let latency = r.topics.first().map(|t| &t.latency_ms);
+        let growth = match r.rss_start_kb {
+            0 => 0.0,
+            start => (r.rss_end_kb as f64 - start as f64) / start as f64 * 100.0,
+        };
+        numbers.insert(format!("{key}.cpu_pct_core"), r.cpu_pct_core);
+        numbers.insert(format!("{key}.rss_growth_pct"), growth);
+        if let Some(l) = latency.filter(|l| l.n > 0) {
+            numbers.insert(format!("{key}.latency_mean_ms"), l.mean);
+            numbers.insert(format!("{key}.latency_p99_ms"), l.p99);
+            numbers.insert(format!("{key}.latency_max_ms"), l.max);
+        }
+        if r.overloaded {
+            notes.push(format!(
+                "{} B on {} fell behind ({}): not comparable",
+                case.bytes,
+                case.executor,
+                r.overload.join("; ")
+            ));
+        }
+        let ms = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.3}"));
+        let _ = writeln!(
+            table,
+            "| {} | {} | {:.2} | {} | {} | {} | {} | {growth:+.2} |",
+            crate::payload::bytes(case.bytes as usize),
+            case.executor,
+            r.cpu_pct_core,
+            ms(latency.filter(|l| l.n > 0).map(|l| l.mean)),
+            ms(latency.filter(|l| l.n > 0).map(|l| l.p99)),
+            ms(latency.filter(|l| l.n > 0).map(|l| l.max)),
+            r.drops_total,
+        );
+    }
+    let by_executor = |pick: &dyn Fn(&Case) -> Option<f64>| -> Vec<(String, Vec<(f64, f64)>)> {
+        (ExecutorKind::ALL.into_iter())
+            .map(|executor| {
+                let points = (cases.iter())
+                    .filter(|c| c.executor == executor)
+                    .filter_map(|c| Some((c.bytes as f64, pick(c)?)))
+                    .collect();
+                (executor.name().to_owned(), points)
+            })
+            .filter(|(_, points): &(String, Vec<(f64, f64)>)| !points.is_empty())
+            .collect()
+    };
+    let cpu = by_executor(&|c| Some(c.result.cpu_pct_core));
+    let latency = by_executor(&|c| {
+        (c.result.topics.first())
+            .filter(|t| t.latency_ms.n > 0)
+            .map(|t| t.latency_ms.mean)
+    });
+    // The verdict the suite's question asks: which executor is cheapest at each payload.
+    let mut payloads: Vec<u64> = cases.iter().map(|c| c.bytes).collect();
+    payloads.dedup();
+    let cheapest: Vec<String> = (payloads.iter())
+        .filter_map(|&bytes| {
+            let best = (cases.iter())
+                .filter(|c| c.bytes == bytes)
+                .min_by(|a, b| a.result.cpu_pct_core.total_cmp(&b.result.cpu_pct_core))?;
+            Some(format!(
+                "{} at {}",
+                best.executor,
+                crate::payload::bytes(bytes as usize)
+            ))
+        })
+        .collect();
+    let most_growth = (numbers.iter())
+        .filter(|(k, _)| k.ends_with(".rss_growth_pct"))
+        .map(|(_, &v)| v)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let verdict = format!(
+        "not comparable with the seed's figures (not published as numbers, rclcpp not run \
+         here); least CPU: {}; largest RSS growth over a run: {most_growth:+.2}% (target < 1% \
+         over 10 minutes)",
+        cheapest.join(", ")
+    );
+    SectionReport {
+        section: Section::EventsExecutor,
+        outcome: Outcome::Ran,
+        seed: SEED.into(),
+        verdict,
+        numbers,
+        table,
+        notes,
+        figures: vec![
+            Figure {
+                file: "events-pubsub-cpu.svg".into(),
+                title: "pub/sub in one process: CPU by payload and executor".into(),
+                svg: plot::lines(
+                    "pub/sub, one process: CPU (% of one core) by payload",
+                    "payload",
+                    "%",
+                    &cpu,
+                ),
+            },
+            Figure {
+                file: "events-pubsub-latency.svg".into(),
+                title: "pub/sub in one process: mean latency by payload and executor".into(),
+                svg: plot::lines(
+                    "pub/sub, one process: mean latency (ms) by payload",
+                    "payload",
+                    "ms",
+                    &latency,
+                ),
+            },
+        ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::{Distribution, TopicResult};
+    use crate::topology::Topology;
+
+    #[test]
+    fn every_payloads_topology_file_is_one_that_bench_reads() {
+        for (msg_type, _) in PAYLOADS {
+            let file = topology_file(msg_type);
+            std::fs::write(&file, topology(msg_type)).unwrap();
+            let loaded = Topology::load(file.to_str().unwrap());
+            std::fs::remove_file(&file).unwrap();
+            assert!(
+                matches!(loaded, Ok(Topology::Ros2Performance(_))),
+                "{msg_type}: {loaded:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn each_case_gives_cpu_latency_and_rss_growth_and_the_cheapest_executor_is_named() {
+        let case = |executor, bytes, cpu, rss_end_kb| Case {
+            executor,
+            bytes,
+            result: RunResult {
+                cpu_pct_core: cpu,
+                rss_start_kb: 1000,
+                rss_end_kb,
+                topics: vec![TopicResult {
+                    latency_ms: Distribution {
+                        mean: 0.1,
+                        p50: 0.1,
+                        p99: 0.2,
+                        max: 0.3,
+                        n: 100,
+                    },
+                    ..Default::default()
+                }],
+                ..Default::default()
+            },
+        };
+        let section = report(
+            &[
+                case(ExecutorKind::Callback, 10, 2.0, 1000),
+                case(ExecutorKind::WaitSet, 10, 1.0, 1020),
+            ],
+            Vec::new(),
+        );
+        assert_eq!(section.numbers["wait-set.10.rss_growth_pct"], 2.0);
+        assert_eq!(section.numbers["callback.10.latency_p99_ms"], 0.2);
+        assert!(
+            section.verdict.contains("least CPU: wait-set at 10 B")
+                && section.verdict.contains("+2.00%"),
+            "{}",
+            section.verdict
+        );
+        assert!(
+            section
+                .table
+                .contains("| 10 B | wait-set | 1.00 | 0.100 | 0.200 | 0.300 |")
+        );
+    }
+}
