@@ -259,7 +259,7 @@ fn over_dds_samples_flow_between_the_processes_and_each_reports_its_cpu() {
 /// The period of the reference system's node `name`, as its topology file declares it.
 fn declared_period(name: &str) -> Duration {
     let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("topologies/autoware_reference_system.json");
+        support::repo_root().join("crates/tacto-bench/topologies/autoware_reference_system.json");
     let file: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let nodes = file["nodes"].as_array().unwrap();
@@ -492,7 +492,7 @@ fn a_bad_file_is_refused_with_the_line_and_field() {
 #[test]
 fn bench_over_a_launch_file_runs_its_processes_on_each_executor_and_adds_them_up() {
     // The shipped file, its topics under the test's namespace.
-    let shipped = include_str!("../launch/reference_system_by_chain.toml");
+    let shipped = include_str!("../../tacto-bench/launch/reference_system_by_chain.toml");
     let processes: String = (shipped.lines())
         .filter(|line| !line.starts_with("topology"))
         .map(|line| format!("{line}\n"))

@@ -412,17 +412,15 @@ fn an_undefined_argument_is_refused_before_anything_starts() {
     );
 }
 
-/// The `component_system` example: a launcher binary of one's own, with a component of its
-/// own, which `cargo test` builds with the tests.
+/// tacto-launch's `component_system` example: a launcher binary of one's own, with a
+/// component of its own, built if it is not up to date.
 fn component_system() -> PathBuf {
-    let deps = std::env::current_exe().unwrap();
-    let debug = deps.parent().and_then(Path::parent).unwrap();
-    debug.join("examples/component_system")
+    support::built_example_of("tacto-launch", "component_system")
 }
 
 #[test]
 fn a_binary_of_ones_own_hosts_its_components_beside_the_shipped_ones() {
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/shouting.toml");
+    let example = support::repo_root().join("crates/tacto-launch/examples/shouting.toml");
     let ns = namespace("shouting");
     let text = std::fs::read_to_string(&example)
         .unwrap()

@@ -35,20 +35,20 @@ const MAX_NODES: usize = 1024;
 /// kind = "wait-set"
 ///
 /// [[process.node]]
-/// component = "reference_system::FrontLidarDriver"
+/// component = "demo::Talker"
 /// namespace = "robot1"
-/// parameters = { crunch = 0 }
-/// remaps = [{ from = "FrontLidarDriver", to = "/lidar/front" }]
+/// parameters = { period_ms = 50 }
+/// remaps = [{ from = "chatter", to = "/talk" }]
 /// "#;
 /// let file = LaunchFile::parse(text, Path::new("demo.toml")).unwrap();
 /// let ProcessKind::Components(process) = &file.processes[0].kind else { unreachable!() };
-/// let lidar = &process.nodes[0];
-/// assert_eq!(lidar.fully_qualified_name(), "/robot1/FrontLidarDriver");
+/// let talker = &process.nodes[0];
+/// assert_eq!(talker.fully_qualified_name(), "/robot1/Talker");
 /// assert_eq!(
-///     lidar.arguments(),
-///     ["--ros-args", "-p", "crunch:=0", "-r", "FrontLidarDriver:=/lidar/front"]
+///     talker.arguments(),
+///     ["--ros-args", "-p", "period_ms:=50", "-r", "chatter:=/talk"]
 /// );
-/// assert_eq!(process.executors[lidar.executor].thread, "hot");
+/// assert_eq!(process.executors[talker.executor].thread, "hot");
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ComponentsProcess {

@@ -1,5 +1,5 @@
 //! What this crate's tests share: the built `tacto` command in a DDS domain of the test's own
-//! on loopback, the built examples of tacto-dds, and (as [`dds`]) tacto-dds' test peers: rclpy
+//! on loopback, the built examples of tacto-dds and tacto-launch, and (as [`dds`]) tacto-dds' test peers: rclpy
 //! nodes on Fast DDS or on rmw_cyclonedds, and loopback participants.
 
 #![allow(dead_code)] // each test file uses its own part of this module
@@ -49,11 +49,17 @@ pub fn repo_root() -> PathBuf {
 }
 
 /// tacto-dds' example `name`, built (debug, in the repository's `target/`, where launch files
-/// name it) if it is not up to date: `cargo build -p tacto-dds --example NAME`, which waits for
-/// any other build of the workspace to finish first.
+/// name it) if it is not up to date.
 pub fn built_example(name: &str) -> PathBuf {
+    built_example_of("tacto-dds", name)
+}
+
+/// Example `name` of crate `package`, built (debug, in the repository's `target/`) if it is not
+/// up to date: `cargo build -p PACKAGE --example NAME`, which waits for any other build of the
+/// workspace to finish first.
+pub fn built_example_of(package: &str, name: &str) -> PathBuf {
     let status = Command::new(env!("CARGO"))
-        .args(["build", "-p", "tacto-dds", "--example", name])
+        .args(["build", "-p", package, "--example", name])
         .current_dir(repo_root())
         .env_remove("CARGO_TARGET_DIR")
         .stdout(Stdio::null())
