@@ -3,7 +3,7 @@
 //!
 //! The reference system and nobleo's topologies are registered with tacto-launch
 //! ([`tacto_launch::topology`]), so that a launch file's `topology = "..."` processes run their
-//! nodes (`tacto launch-process FILE NAME`: [`run_process`], until SIGTERM; then what it
+//! nodes (`tacto launch-process FILE NAME`: `run_process`, until SIGTERM; then what it
 //! measured, its CPU use among it) in any program that links this crate. For `tacto bench`
 //! over a launch file ([`bench_target`]), a process runs for a warm-up and a measured window
 //! instead, and prints what it measured as JSON: nodes of a topology on the run's executor

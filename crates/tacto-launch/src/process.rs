@@ -1,6 +1,6 @@
 //! One process of a launch file, in the child (`tacto launch-process FILE NAME`): its
-//! components ([`host`](crate::host)) or its nodes of a built-in topology (run by the crate
-//! that registers the topology, [`topology`](crate::topology)), on a context whose topics
+//! components ([`host`]) or its nodes of a built-in topology (run by the crate
+//! that registers the topology, [`topology`]), on a context whose topics
 //! reach the other processes through shared memory or DDS ([`LaunchFile::context`]), until
 //! SIGTERM.
 
