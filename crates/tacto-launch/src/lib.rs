@@ -7,11 +7,13 @@
 //!
 //! A user's system binary depends on this crate and on the crates of its components, not on
 //! tacto's benchmarks: tacto-bench registers its built-in topologies here, and measures launch
-//! files with what this crate exposes ([`host::start`], [`measure`]).
+//! files with what this crate exposes ([`host::start`], [`measure`]). Every program that links
+//! this crate hosts its two demo components, `demo::Talker` and `demo::Listener` (a talker and
+//! a listener on `std_msgs/String`, as ROS 2's demo_nodes_cpp has).
 
 pub mod args;
 pub mod components;
-pub mod demo;
+mod demo;
 pub mod exec;
 pub mod executors;
 pub mod file;
