@@ -49,8 +49,9 @@ use tacto::{Context, Executor, History, Trigger, WaitSetExecutor};
 use tacto_dds::DdsTransport;
 use tacto_shm::ShmTransport;
 
-use crate::interrupt::Interrupt;
-use crate::run::{POLL, child_command};
+use crate::run::POLL;
+use tacto_launch::interrupt::Interrupt;
+use tacto_launch::supervise::child_command;
 
 /// The payload sizes of the events-executor benchmark, and of `--sizes` by default.
 pub const SIZES: [usize; 6] = [64, 4 << 10, 64 << 10, 1 << 20, 4 << 20, 8 << 20];
@@ -1117,7 +1118,7 @@ fn monotonic_ns() -> u64 {
 }
 
 fn process_cpu_ns() -> u64 {
-    crate::measure::process_cpu().as_nanos() as u64
+    tacto_launch::measure::process_cpu().as_nanos() as u64
 }
 
 #[cfg(test)]

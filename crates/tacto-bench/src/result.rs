@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use tacto_launch::measure::Usage;
+
 /// A whole `tacto bench` invocation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
@@ -95,6 +97,19 @@ pub struct RunResult {
     /// are their sums).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub processes: Vec<ProcessResult>,
+}
+
+impl RunResult {
+    /// Sets the process's CPU, memory and wake-up figures to what it used over the measured
+    /// window.
+    pub fn set_usage(&mut self, usage: &Usage) {
+        self.cpu_s = usage.cpu_s;
+        self.cpu_pct_core = usage.cpu_pct_core;
+        self.rss_start_kb = usage.rss_start_kb;
+        self.rss_end_kb = usage.rss_end_kb;
+        self.rss_peak_kb = usage.rss_peak_kb;
+        self.wakeups_per_s = usage.wakeups_per_s;
+    }
 }
 
 /// One process of a run over a launch file.

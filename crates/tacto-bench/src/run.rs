@@ -9,20 +9,20 @@
 //! are theirs added up.
 
 use std::io::{self, IsTerminal, Read, Write};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::health::{self, Expectations};
-use crate::interrupt::Interrupt;
-use crate::launch::{LaunchFile, LaunchTransport};
-use crate::measure::{self, Snapshot};
 use crate::result::{ProcessResult, RunResult};
 use crate::system::{RunConfig, SystemError};
 use crate::topology::Topology;
 use crate::topology::reference_system::crunch_time;
+use tacto_launch::interrupt::Interrupt;
+use tacto_launch::measure::{Snapshot, Usage};
+use tacto_launch::supervise::child_command;
+use tacto_launch::{LaunchFile, LaunchTransport};
 
 /// How often a waiting parent looks at its child (a signal cuts the wait short).
 pub const POLL: Duration = Duration::from_millis(100);
@@ -97,7 +97,7 @@ pub fn run_here(
         crunch_ms,
         ..Default::default()
     };
-    measure::fill(&mut result, &start, &end);
+    result.set_usage(&Usage::between(&start, &end));
     system.finish(&mut result)?;
     health::assess(&mut result, &topology.expectations(config.executor));
     Ok(result)
@@ -318,27 +318,6 @@ pub fn merge(executor: &str, parts: &[&RunResult]) -> RunResult {
         notes: parts.iter().flat_map(|p| p.notes.clone()).collect(),
         ..Default::default()
     }
-}
-
-/// A command for `program` (this one) whose process runs in a process group of its own, so
-/// that a Ctrl-C at the terminal reaches only this process, which decides what to stop; and
-/// that dies with the thread that spawns it (this process's main thread), so that no child
-/// outlives its parent, whatever ends the parent.
-pub fn child_command(program: &Path) -> Command {
-    let mut command = Command::new(program);
-    command.process_group(0);
-    // SAFETY: the closure runs in the child between fork and exec, where only
-    // async-signal-safe calls are allowed; `prctl` is a plain system call, and the closure
-    // allocates nothing and takes no lock.
-    unsafe {
-        command.pre_exec(|| {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                return Err(io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    command
 }
 
 /// Waits for `child` to end, or kills it once a signal comes: `Ok(None)` then.

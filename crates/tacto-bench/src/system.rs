@@ -6,8 +6,8 @@ use std::time::Duration;
 use tacto::{Context, Node};
 use tacto_dds::DdsTransport;
 
-use crate::executors::ExecutorKind;
 use crate::result::RunResult;
+use tacto_launch::executors::ExecutorKind;
 
 /// What a run is asked to do.
 #[derive(Debug, Clone)]

@@ -10,11 +10,11 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use tacto::{Context, ExecutorThread, History, Subscription};
-use tacto_bench::executors::ExecutorKind;
 use tacto_bench::result::{RunResult, TopicResult};
 use tacto_bench::system::RunConfig;
 use tacto_bench::topology::nobleo::{self, Reading, Spec};
 use tacto_bench::topology::ros2_performance::messages::Stamped4Int32;
+use tacto_launch::ExecutorKind;
 
 /// Samples each topic publishes before a run stops: a second at 50 Hz.
 const PUBLISHED_PER_TOPIC: u64 = 50;

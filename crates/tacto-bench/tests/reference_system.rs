@@ -4,13 +4,13 @@ use std::path::Path;
 use std::thread;
 use std::time::Duration;
 
-use tacto_bench::executors::ExecutorKind;
 use tacto_bench::result::RunResult;
 use tacto_bench::system::RunConfig;
 use tacto_bench::topology::reference_system::{
     Message4kb, STATS_CAPACITY, SequenceGap, Spec, TransmissionStats, crunch,
 };
 use tacto_bench::topology::{Topology, TopologyError};
+use tacto_launch::ExecutorKind;
 
 /// Runs the shipped reference system on `executor` at crunch 0: warm-up, reset, measure.
 fn run(executor: ExecutorKind, warmup: Duration, duration: Duration) -> RunResult {

@@ -4,12 +4,12 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use tacto::{Context, History};
-use tacto_bench::executors::ExecutorKind;
 use tacto_bench::result::RunResult;
 use tacto_bench::system::RunConfig;
 use tacto_bench::topology::ros2_performance::messages::{MsgType, StampedVector};
 use tacto_bench::topology::ros2_performance::{self, Spec};
 use tacto_bench::topology::{Topology, TopologyError};
+use tacto_launch::ExecutorKind;
 
 /// A file of the ros2-performance topologies this crate carries.
 fn shared(file: &str) -> PathBuf {

@@ -15,8 +15,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{Figure, Outcome, Ran, Scale, Section, SectionReport, plot};
-use crate::executors::ExecutorKind;
-use crate::interrupt::Interrupt;
+use tacto_launch::executors::ExecutorKind;
+use tacto_launch::interrupt::Interrupt;
 use crate::result::RunResult;
 use crate::run::{RunError, run_in_child};
 use crate::system::RunConfig;

@@ -41,7 +41,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::interrupt::Interrupt;
+use tacto_launch::interrupt::Interrupt;
 
 /// One experiment of the suite.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

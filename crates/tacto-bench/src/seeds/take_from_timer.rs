@@ -28,8 +28,8 @@ use tacto::{
     WaitSetExecutor,
 };
 
-use crate::interrupt::Interrupt;
-use crate::measure::Snapshot;
+use tacto_launch::interrupt::Interrupt;
+use tacto_launch::measure::Snapshot;
 use crate::result::RunResult;
 
 /// The inputs' rates, Hz, as in the proposal.
@@ -177,7 +177,7 @@ pub fn run(
         let (end, thread_end) = (Snapshot::now(), ThreadUsage::of(tid).map_err(failed)?);
         let seconds = began.elapsed().as_secs_f64();
         let mut process = RunResult::default();
-        crate::measure::fill(&mut process, &start, &end);
+        process.set_usage(&tacto_launch::measure::Usage::between(&start, &end));
         Ok(Measured {
             style,
             on,

@@ -19,9 +19,9 @@ mod tracking;
 
 use std::path::{Path, PathBuf};
 
-use crate::executors::ExecutorKind;
 use crate::health::{Expectations, Statistics};
 use crate::system::{RunConfig, System, SystemError};
+use tacto_launch::executors::ExecutorKind;
 
 /// A topology ready to run.
 #[derive(Debug, Clone)]

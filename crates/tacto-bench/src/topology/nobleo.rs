@@ -38,9 +38,9 @@ use super::ros2_performance::messages::Stamped4Int32;
 use super::ros2_performance::nodes::StampedPublisher;
 use super::threads::Threads;
 use super::tracking::{Scoreboard, Tracker};
-use crate::executors::ExecutorKind;
 use crate::result::{RunResult, TopicResult};
 use crate::system::{RunConfig, System, SystemError, declare_parameters};
+use tacto_launch::executors::ExecutorKind;
 
 const TOPICS: usize = 20;
 const SUBSCRIPTIONS_PER_TOPIC: usize = 10;

@@ -14,8 +14,8 @@ use tacto::{
     Node, ThreadPoolExecutor, WaitSetExecutor,
 };
 
-use crate::executors::ExecutorKind;
 use crate::system::SystemError;
+use tacto_launch::executors::ExecutorKind;
 
 /// Executors spinning on threads of their own until [`stop`](Self::stop).
 pub(crate) struct Threads(Vec<ExecutorThread<Box<dyn Executor>>>);

@@ -5,7 +5,7 @@
 // Rust links a crate the binary names: this is what registers the system's components.
 use gyro_nodes as _;
 // The launch, as a program of one's own.
-use tacto_bench::launch::program;
+use tacto_launch::program;
 
 fn main() -> std::process::ExitCode {
     program::main()

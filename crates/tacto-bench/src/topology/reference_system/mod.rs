@@ -50,12 +50,12 @@ pub use message::{Message4kb, NODE_NAME_BYTES, STATS_CAPACITY, SequenceGap, Tran
 pub use part::{Part, PartConfig, start_part};
 pub use spec::Spec;
 
-use crate::executors::ExecutorKind;
 use crate::result::RunResult;
 use crate::system::{RunConfig, System, SystemError};
 use kpi::Kpis;
 use nodes::{Builder, Style, lock};
 use spec::{Kind, NodeSpec};
+use tacto_launch::executors::ExecutorKind;
 
 /// `SCHED_FIFO` priority of the hot-path threads under `prioritized` (upstream's
 /// `hotpath_prio`).

@@ -13,9 +13,9 @@ use super::arrivals::Arrivals;
 use super::kpi::Kpis;
 use super::nodes::lock;
 use super::{Spec, Thread, component, let_period};
-use crate::executors::ExecutorKind;
 use crate::result::RunResult;
 use crate::system::SystemError;
+use tacto_launch::executors::ExecutorKind;
 
 /// What a part is asked to run.
 #[derive(Debug, Clone)]

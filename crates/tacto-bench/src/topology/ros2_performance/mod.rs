@@ -34,12 +34,12 @@ use tacto::{Context, Trigger};
 
 pub use spec::{NodeSpec, PublisherSpec, Spec, SubscriberSpec};
 
-use crate::executors::ExecutorKind;
 use crate::result::RunResult;
 use crate::system::{RunConfig, System, SystemError};
 use crate::topology::threads::Threads;
 use crate::topology::tracking::Scoreboard;
 use nodes::Style;
+use tacto_launch::executors::ExecutorKind;
 
 /// Builds the topology on the configured executor kind and starts its executors.
 pub fn start(spec: &Spec, config: &RunConfig) -> Result<Box<dyn System>, SystemError> {
