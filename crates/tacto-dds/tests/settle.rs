@@ -1,7 +1,7 @@
 //! `Discovery::is_settled`: a new observer waits until every ROS 2 participant has announced
 //! its nodes and every endpoint they name is known, here against tacto contexts of this
 //! process (Cyclone peers) with and without nodes. The Fast DDS case, where it matters most, is
-//! `crates/tacto-bench/tests/graph_first_try.rs`. Domain 213.
+//! `crates/tacto-cli/tests/graph_first_try.rs`. Domain 213.
 
 mod support;
 
