@@ -8,8 +8,8 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use tacto_launch::executors::ExecutorKind;
 use tacto_bench::seeds::{Outcome, Section, SeedsReport};
+use tacto_launch::executors::ExecutorKind;
 
 fn tacto(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_tacto"))

@@ -15,11 +15,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{Figure, Outcome, Ran, Scale, Section, SectionReport, plot};
-use tacto_launch::executors::ExecutorKind;
-use tacto_launch::interrupt::Interrupt;
 use crate::result::RunResult;
 use crate::run::{RunError, run_in_child};
 use crate::system::RunConfig;
+use tacto_launch::executors::ExecutorKind;
+use tacto_launch::interrupt::Interrupt;
 
 /// ros2-performance's message types of the suite's sizes: its name and payload bytes.
 const PAYLOADS: [(&str, u64); 7] = [

@@ -8,11 +8,11 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use super::{Figure, Outcome, Ran, Scale, Section, SectionReport, plot};
-use tacto_launch::executors::ExecutorKind;
-use tacto_launch::interrupt::Interrupt;
 use crate::result::RunResult;
 use crate::run::{RunError, run_in_child};
 use crate::system::RunConfig;
+use tacto_launch::executors::ExecutorKind;
+use tacto_launch::interrupt::Interrupt;
 
 const SEED: &str = "nobleo's comparison of ROS 2 executors, the rclc LET executor among \
                     them: 10 nodes (20 topics × 10 subscriptions at 50 Hz) against the same \

@@ -8,12 +8,12 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use super::{Figure, Outcome, Ran, Scale, Section, SectionReport, plot};
-use tacto_launch::executors::ExecutorKind;
-use tacto_launch::interrupt::Interrupt;
 use crate::result::RunResult;
 use crate::run::{RunError, run_in_child};
 use crate::system::RunConfig;
 use crate::topology::reference_system::crunch_time;
+use tacto_launch::executors::ExecutorKind;
+use tacto_launch::interrupt::Interrupt;
 
 /// The seed's behaviour-planner jitter, ms.
 pub const SEED_JITTER_MS: f64 = 0.0028;

@@ -28,9 +28,9 @@ use tacto::{
     WaitSetExecutor,
 };
 
+use crate::result::RunResult;
 use tacto_launch::interrupt::Interrupt;
 use tacto_launch::measure::Snapshot;
-use crate::result::RunResult;
 
 /// The inputs' rates, Hz, as in the proposal.
 pub const INPUT_RATES_HZ: [u64; 3] = [10, 30, 50];

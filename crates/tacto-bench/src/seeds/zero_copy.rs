@@ -17,9 +17,9 @@ use std::path::Path as FilePath;
 use std::process::{Command, Stdio};
 
 use super::{Figure, Outcome, Ran, Scale, Section, SectionReport};
-use tacto_launch::interrupt::Interrupt;
 use crate::payload::{self, Path, PayloadError, PayloadReport, bytes};
 use crate::run::POLL;
+use tacto_launch::interrupt::Interrupt;
 use tacto_launch::supervise::child_command;
 
 /// The seed's small and large payloads: 64 B and 4 MiB.
