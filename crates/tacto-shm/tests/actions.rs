@@ -12,8 +12,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tacto::action::{ActionClient, ActionEvent, CancelCode, GoalHandle, GoalStatus};
-use tacto::serde::{Deserialize, Serialize};
-use tacto::{ActionType, Context, Executor, ExecutorThread, Message, ServiceType, WaitSetExecutor};
+use tacto::{Context, Executor, ExecutorThread, WaitSetExecutor};
+use tacto_msgs::example_interfaces::action::{
+    Fibonacci, Fibonacci_Feedback as Feedback, Fibonacci_Goal as Goal,
+    Fibonacci_Result as FibResult,
+};
 use tacto_shm::ShmTransport;
 
 mod support;
@@ -22,50 +25,6 @@ use support::{Child, PATIENCE, SAY};
 const ROLE: &str = "TACTO_SHM_ACTION_ROLE";
 /// The server's step: one Fibonacci number per step.
 const STEP: Duration = Duration::from_millis(5);
-
-macro_rules! message {
-    ($name:ident, $ros:literal, { $($field:ident: $ty:ty),* }) => {
-        #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
-        #[serde(crate = "tacto::serde")]
-        struct $name { $($field: $ty),* }
-        impl Message for $name {
-            const TYPE_NAME: &'static str = $ros;
-        }
-    };
-}
-
-// example_interfaces/action/Fibonacci's shape.
-message!(Goal, "example_interfaces/action/Fibonacci_Goal", { order: i32 });
-message!(FibResult, "example_interfaces/action/Fibonacci_Result", { sequence: Vec<i32> });
-message!(Feedback, "example_interfaces/action/Fibonacci_Feedback", { sequence: Vec<i32> });
-message!(SendGoalRequest, "example_interfaces/action/Fibonacci_SendGoal_Request", { goal_id: [u8; 16], goal: Goal });
-message!(SendGoalResponse, "example_interfaces/action/Fibonacci_SendGoal_Response", { accepted: bool, stamp: tacto::msg::builtin_interfaces::Time });
-message!(GetResultRequest, "example_interfaces/action/Fibonacci_GetResult_Request", { goal_id: [u8; 16] });
-message!(GetResultResponse, "example_interfaces/action/Fibonacci_GetResult_Response", { status: i8, result: FibResult });
-message!(FeedbackMessage, "example_interfaces/action/Fibonacci_FeedbackMessage", { goal_id: [u8; 16], feedback: Feedback });
-
-struct SendGoal;
-impl ServiceType for SendGoal {
-    const TYPE_NAME: &'static str = "example_interfaces/action/Fibonacci_SendGoal";
-    type Request = SendGoalRequest;
-    type Response = SendGoalResponse;
-}
-struct GetResult;
-impl ServiceType for GetResult {
-    const TYPE_NAME: &'static str = "example_interfaces/action/Fibonacci_GetResult";
-    type Request = GetResultRequest;
-    type Response = GetResultResponse;
-}
-struct Fibonacci;
-impl ActionType for Fibonacci {
-    const TYPE_NAME: &'static str = "example_interfaces/action/Fibonacci";
-    type Goal = Goal;
-    type Result = FibResult;
-    type Feedback = Feedback;
-    type SendGoal = SendGoal;
-    type GetResult = GetResult;
-    type FeedbackMessage = FeedbackMessage;
-}
 
 fn fibonacci(order: usize) -> Vec<i32> {
     let mut sequence = vec![0, 1];

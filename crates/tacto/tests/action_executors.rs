@@ -14,10 +14,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tacto::action::{ActionEvent, GoalHandle, GoalId, GoalStatus};
-use tacto::serde::{Deserialize, Serialize};
 use tacto::{
-    ActionType, AddError, CallbackExecutor, Context, EventsExecutor, Executor, ExecutorThread,
-    LetExecutor, Message, Node, ServiceType, ThreadPoolExecutor, WaitSetExecutor,
+    AddError, CallbackExecutor, Context, EventsExecutor, Executor, ExecutorThread, LetExecutor,
+    Node, ThreadPoolExecutor, WaitSetExecutor,
 };
 
 const PATIENCE: Duration = Duration::from_secs(30);
@@ -28,58 +27,8 @@ const ORDER: i32 = 6;
 /// The order of the goal the client cancels: far more steps than the test waits for.
 const LONG_ORDER: i32 = 46;
 
-macro_rules! message {
-    ($name:ident, $ros:literal, { $($field:ident: $ty:ty),* }) => {
-        #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
-        #[serde(crate = "tacto::serde")]
-        struct $name { $($field: $ty),* }
-        impl Message for $name {
-            const TYPE_NAME: &'static str = $ros;
-        }
-    };
-}
-
-// example_interfaces/action/Fibonacci's shape.
-message!(Goal, "example_interfaces/action/Fibonacci_Goal", { order: i32 });
-message!(FibResult, "example_interfaces/action/Fibonacci_Result", { sequence: Vec<i32> });
-message!(Feedback, "example_interfaces/action/Fibonacci_Feedback", { sequence: Vec<i32> });
-message!(SendGoalRequest, "example_interfaces/action/Fibonacci_SendGoal_Request", { goal_id: [u8; 16], goal: Goal });
-message!(SendGoalResponse, "example_interfaces/action/Fibonacci_SendGoal_Response", { accepted: bool, stamp: tacto::msg::builtin_interfaces::Time });
-message!(GetResultRequest, "example_interfaces/action/Fibonacci_GetResult_Request", { goal_id: [u8; 16] });
-message!(GetResultResponse, "example_interfaces/action/Fibonacci_GetResult_Response", { status: i8, result: FibResult });
-message!(FeedbackMessage, "example_interfaces/action/Fibonacci_FeedbackMessage", { goal_id: [u8; 16], feedback: Feedback });
-
-struct SendGoal;
-impl ServiceType for SendGoal {
-    const TYPE_NAME: &'static str = "example_interfaces/action/Fibonacci_SendGoal";
-    type Request = SendGoalRequest;
-    type Response = SendGoalResponse;
-}
-struct GetResult;
-impl ServiceType for GetResult {
-    const TYPE_NAME: &'static str = "example_interfaces/action/Fibonacci_GetResult";
-    type Request = GetResultRequest;
-    type Response = GetResultResponse;
-}
-struct Fibonacci;
-impl ActionType for Fibonacci {
-    const TYPE_NAME: &'static str = "example_interfaces/action/Fibonacci";
-    type Goal = Goal;
-    type Result = FibResult;
-    type Feedback = Feedback;
-    type SendGoal = SendGoal;
-    type GetResult = GetResult;
-    type FeedbackMessage = FeedbackMessage;
-}
-
-fn fibonacci(order: usize) -> Vec<i32> {
-    let mut sequence = vec![0, 1];
-    while sequence.len() <= order {
-        let n = sequence.len();
-        sequence.push(sequence[n - 1] + sequence[n - 2]);
-    }
-    sequence
-}
+mod fibonacci;
+use fibonacci::{Feedback, FibResult, Fibonacci, Goal, fibonacci};
 
 /// The tutorials' server in tacto's manner: goals and cancels taken when they arrive, every
 /// goal advanced one number per step of a timer, never blocking the executor. Cancels are

@@ -9,57 +9,15 @@ use tacto::action::{
     ActionCallError, ActionClient, ActionEvent, ActionNames, ActionServer, CancelCode, GoalHandle,
     GoalId, GoalStatus, SendGoalError,
 };
-use tacto::serde::{Deserialize, Serialize};
 use tacto::{
-    ActionType, CallbackExecutor, Context, EventsExecutor, Executor, ExecutorThread, Message,
-    ServiceType, ThreadPoolExecutor, WaitSetExecutor,
+    CallbackExecutor, Context, EventsExecutor, Executor, ExecutorThread, ThreadPoolExecutor,
+    WaitSetExecutor,
 };
 
 const PATIENCE: Duration = Duration::from_secs(30);
 
-macro_rules! message {
-    ($name:ident, $ros:literal, { $($field:ident: $ty:ty),* }) => {
-        #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
-        #[serde(crate = "tacto::serde")]
-        struct $name { $($field: $ty),* }
-        impl Message for $name {
-            const TYPE_NAME: &'static str = $ros;
-        }
-    };
-}
-
-// example_interfaces/action/Fibonacci's shape.
-message!(Goal, "example_interfaces/action/Fibonacci_Goal", { order: i32 });
-message!(FibResult, "example_interfaces/action/Fibonacci_Result", { sequence: Vec<i32> });
-message!(Feedback, "example_interfaces/action/Fibonacci_Feedback", { sequence: Vec<i32> });
-message!(SendGoalRequest, "example_interfaces/action/Fibonacci_SendGoal_Request", { goal_id: [u8; 16], goal: Goal });
-message!(SendGoalResponse, "example_interfaces/action/Fibonacci_SendGoal_Response", { accepted: bool, stamp: tacto::msg::builtin_interfaces::Time });
-message!(GetResultRequest, "example_interfaces/action/Fibonacci_GetResult_Request", { goal_id: [u8; 16] });
-message!(GetResultResponse, "example_interfaces/action/Fibonacci_GetResult_Response", { status: i8, result: FibResult });
-message!(FeedbackMessage, "example_interfaces/action/Fibonacci_FeedbackMessage", { goal_id: [u8; 16], feedback: Feedback });
-
-struct SendGoal;
-impl ServiceType for SendGoal {
-    const TYPE_NAME: &'static str = "example_interfaces/action/Fibonacci_SendGoal";
-    type Request = SendGoalRequest;
-    type Response = SendGoalResponse;
-}
-struct GetResult;
-impl ServiceType for GetResult {
-    const TYPE_NAME: &'static str = "example_interfaces/action/Fibonacci_GetResult";
-    type Request = GetResultRequest;
-    type Response = GetResultResponse;
-}
-struct Fibonacci;
-impl ActionType for Fibonacci {
-    const TYPE_NAME: &'static str = "example_interfaces/action/Fibonacci";
-    type Goal = Goal;
-    type Result = FibResult;
-    type Feedback = Feedback;
-    type SendGoal = SendGoal;
-    type GetResult = GetResult;
-    type FeedbackMessage = FeedbackMessage;
-}
+mod fibonacci;
+use fibonacci::{Feedback, FibResult, Fibonacci, Goal, fibonacci};
 
 /// What the test server's code does with what it is asked.
 #[derive(Clone, Copy)]
@@ -143,15 +101,6 @@ fn fibonacci_server(ctx: &Context, policy: Policy) -> (tacto::Node, Arc<ActionSe
     })
     .unwrap();
     (node, counted)
-}
-
-fn fibonacci(order: usize) -> Vec<i32> {
-    let mut sequence = vec![0, 1];
-    while sequence.len() <= order {
-        let n = sequence.len();
-        sequence.push(sequence[n - 1] + sequence[n - 2]);
-    }
-    sequence
 }
 
 /// Runs `server` on its own executor thread, and `test` with a client in this thread.
