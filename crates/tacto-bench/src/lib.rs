@@ -15,6 +15,7 @@
 pub mod health;
 pub mod histogram;
 pub mod launched;
+pub mod output;
 pub mod payload;
 pub mod report;
 pub mod result;

@@ -8,6 +8,7 @@ use std::time::Duration;
 use clap::{Args, Subcommand};
 use tacto_bench::health::{Expectations, Statistics};
 use tacto_bench::launched::{AS_PLACED, BenchTarget, bench_target};
+use tacto_bench::output::{check_output_dir, check_output_file};
 use tacto_bench::payload;
 use tacto_bench::report;
 use tacto_bench::result::Report;
@@ -484,40 +485,4 @@ pub(crate) fn bench_payload(
         }
         false => Ok(()),
     }
-}
-
-/// Checks that `path` can be written as a file, without changing what is there.
-pub(crate) fn check_output_file(path: &Path) -> Result<(), String> {
-    if path.is_dir() {
-        return Err("is a folder, not a file".into());
-    }
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    if !parent.is_dir() {
-        return Err(format!("the folder {} does not exist", parent.display()));
-    }
-    let existed = path.exists();
-    // Opened without truncating: an existing file keeps its contents until the results come.
-    fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .open(path)
-        .map_err(|e| format!("cannot be written: {e}"))?;
-    if !existed {
-        fs::remove_file(path).map_err(|e| format!("cannot be written: {e}"))?;
-    }
-    Ok(())
-}
-
-/// Creates `dir` if needed and checks that files can be written into it.
-pub(crate) fn check_output_dir(dir: &Path) -> Result<(), String> {
-    if dir.exists() && !dir.is_dir() {
-        return Err("is a file, not a folder".into());
-    }
-    fs::create_dir_all(dir).map_err(|e| format!("cannot be created: {e}"))?;
-    let probe = dir.join(format!(".tacto-probe-{}", std::process::id()));
-    fs::write(&probe, b"").map_err(|e| format!("cannot be written into: {e}"))?;
-    fs::remove_file(&probe).map_err(|e| format!("cannot be written into: {e}"))
 }

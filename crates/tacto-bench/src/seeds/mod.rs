@@ -43,6 +43,8 @@ use serde::{Deserialize, Serialize};
 
 use tacto_launch::interrupt::Interrupt;
 
+use crate::output::{check_output_dir, check_output_file};
+
 /// One experiment of the suite.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -636,42 +638,6 @@ fn load_average() -> String {
         .ok()
         .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
         .unwrap_or_else(|| "unknown".into())
-}
-
-/// Checks that `path` can be written as a file, without changing what is there.
-fn check_output_file(path: &Path) -> Result<(), String> {
-    if path.is_dir() {
-        return Err("is a folder, not a file".into());
-    }
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    if !parent.is_dir() {
-        return Err(format!("the folder {} does not exist", parent.display()));
-    }
-    let existed = path.exists();
-    // Opened without truncating: an existing file keeps its contents until the results come.
-    fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .open(path)
-        .map_err(|e| format!("cannot be written: {e}"))?;
-    if !existed {
-        fs::remove_file(path).map_err(|e| format!("cannot be written: {e}"))?;
-    }
-    Ok(())
-}
-
-/// Creates `dir` if needed and checks that files can be written into it.
-fn check_output_dir(dir: &Path) -> Result<(), String> {
-    if dir.exists() && !dir.is_dir() {
-        return Err("is a file, not a folder".into());
-    }
-    fs::create_dir_all(dir).map_err(|e| format!("cannot be created: {e}"))?;
-    let probe = dir.join(format!(".tacto-probe-{}", std::process::id()));
-    fs::write(&probe, b"").map_err(|e| format!("cannot be written into: {e}"))?;
-    fs::remove_file(&probe).map_err(|e| format!("cannot be written into: {e}"))
 }
 
 #[cfg(test)]
