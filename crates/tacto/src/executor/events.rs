@@ -5,8 +5,8 @@
 //! timers that came due before the next event. rclcpp's queue is unbounded, holds timers'
 //! events too, and a timer that overruns fills it with one event per missed period, replayed
 //! back to back. Here the queue has a fixed size, a timer never waits in it, a sample whose
-//! event does not fit is still served, and the event a run queued last runs right after it
-//! (see [`EventsExecutor`] for the exact policy).
+//! event does not fit is still served, and the events a run queued run right after it, the
+//! last queued first (see [`EventsExecutor`] for the exact policy).
 //!
 //! Publishers queue sample events on their own threads, through the listener attached to
 //! each triggering subscription, and wake the executor through its [`Signal`] (no syscall
@@ -45,15 +45,16 @@ use crate::subscription::Listener;
 /// message, in arrival order across all subscriptions.
 ///
 /// # A chain advances as its data arrives
-/// After a run, the event that the run queued last (the last subscriber its last sample
-/// reached) is taken next, ahead of the older events: the rule of Go's `runnext` and Tokio's
-/// LIFO slot. A sample then runs down its chain of nodes hop after hop instead of waiting, at
-/// each hop, behind every event queued before it (rclcpp's `EventsExecutor` is strictly
-/// FIFO). Where one run queues several events, only the last jumps; the others keep their
-/// places. The jumps are bounded: an event taken in queue order starts a *chain*, and an event
-/// jumps only if its executable has not run in the chain yet, so a cycle or a node that feeds
-/// itself cannot hold the thread; between two events taken in queue order run at most as
-/// many as there are executables.
+/// After a run, the events that the run queued are taken next, ahead of the older events,
+/// the one queued last (the last subscriber its last sample reached) first: the rule of Go's
+/// `runnext` and Tokio's LIFO slot, applied depth first. A sample then runs down its chain of
+/// nodes hop after hop instead of waiting, at each hop, behind every event queued before it
+/// (rclcpp's `EventsExecutor` is strictly FIFO); where one run feeds several nodes, each
+/// branch runs to its end before the next branch starts, and none waits behind the queue.
+/// The jumps are bounded: an event taken in queue order starts a *chain*, and an event jumps
+/// only if its executable has not run in the chain yet and has no other event jumping, so a
+/// cycle or a node that feeds itself cannot hold the thread; between two events taken in
+/// queue order run at most as many as there are executables.
 ///
 /// # The queue, and what happens when it is full
 /// The queue holds at most `capacity` sample events (default
@@ -197,7 +198,7 @@ impl EventsExecutor {
         let base = Base::new("events")?;
         let ring = Ring {
             events,
-            next: None,
+            chain: Vec::new(),
             pushed: 0,
             capacity,
             samples: 0,
@@ -258,8 +259,7 @@ impl EventsExecutor {
         Ok(ran)
     }
 
-    /// Takes the next event (the one the last run queued last, if it was promoted, else the
-    /// oldest) and runs its executable once if its trigger fires; false if the queue was
+    /// Takes the next event (the top of the chain, else the oldest) and runs its executable once if its trigger fires; false if the queue was
     /// empty. `now` is the steady time as last read (see `dispatch::Entry::fire`), moved on to
     /// the run's end, or read again if nothing ran.
     fn run_next(&mut self, now: &mut Time) -> io::Result<bool> {
@@ -296,13 +296,9 @@ impl EventsExecutor {
             let left_unread = entry.left_unread();
             let per_sample = entry.is_per_sample();
             let mut queue = self.queue.lock();
-            // The chain goes on with the event this run queued last, unless its executable
-            // ran in this chain already.
-            if let Some(last) = queue.last_queued_since(pushed)
-                && self.chain_runs.get(last) != Some(&self.chains)
-            {
-                queue.promote_last();
-            }
+            // The chain goes on with the events this run queued.
+            let (chain_runs, chain) = (&self.chain_runs, self.chains);
+            queue.promote_since(pushed, |index| chain_runs.get(index) == Some(&chain));
             if left_unread {
                 // A per-sample callback needs an event for its next sample, unless one is
                 // queued (in a burst, the next sample's event serves it); other code waits for
@@ -472,11 +468,12 @@ impl EventQueue {
 #[derive(Debug)]
 struct Ring {
     /// Never grows past its reserved size: `capacity` sample events and one due event per
-    /// executable (with `next`).
+    /// executable (with `chain`).
     events: VecDeque<Event>,
-    /// An event taken out of the back of `events` to be taken before the others: the one the
-    /// last run queued last (see [`EventsExecutor`]). Still counted as queued.
-    next: Option<Event>,
+    /// Events taken out of `events` to be taken before the others, the top first: those the
+    /// runs of the chain under way queued (see [`EventsExecutor`]). Still counted as queued;
+    /// at most one per executable, so it never outgrows the room `register` gives it.
+    chain: Vec<Event>,
     /// Events queued so far, to tell which ones a run queued.
     pushed: u64,
     /// Sample events beyond this many are refused.
@@ -493,6 +490,8 @@ struct Ring {
 struct Queued {
     samples: usize,
     due: bool,
+    /// One of its events is on the chain.
+    chained: bool,
 }
 
 /// An executable to run once, by its index in the executor.
@@ -506,6 +505,14 @@ enum Event {
     Due(usize),
 }
 
+impl Event {
+    fn index(self) -> usize {
+        match self {
+            Event::Sample(index, _) | Event::Due(index) => index,
+        }
+    }
+}
+
 impl Ring {
     /// Makes room for executable `index` and its reserved slot; called before its listener
     /// is attached, so only `add` allocates.
@@ -515,6 +522,8 @@ impl Ring {
         }
         let room = self.capacity + self.queued.len() - self.events.len();
         self.events.reserve_exact(room);
+        let room = self.queued.len() - self.chain.len();
+        self.chain.reserve_exact(room);
     }
 
     fn push_sample(&mut self, index: usize, arrived: Time) {
@@ -547,29 +556,35 @@ impl Ring {
         }
     }
 
-    /// If events were queued since `pushed` counted them and one is still at the back: its
-    /// executable.
-    fn last_queued_since(&self, pushed: u64) -> Option<usize> {
-        if self.pushed == pushed || self.next.is_some() {
-            return None;
+    /// Moves onto the chain, the last queued on top, the events queued since `pushed` counted
+    /// them: of each executable, its last one, unless `ran` says its executable ran in this
+    /// chain or one of its events is on the chain already. The others keep their places.
+    fn promote_since(&mut self, pushed: u64, ran: impl Fn(usize) -> bool) {
+        let new = usize::try_from(self.pushed - pushed).unwrap_or(usize::MAX);
+        let start = self.events.len().saturating_sub(new);
+        let first = self.chain.len();
+        // From the back, so that an executable's last event is the one found.
+        for place in (start..self.events.len()).rev() {
+            let index = self.events[place].index();
+            if ran(index) || self.queued[index].chained {
+                continue;
+            }
+            if let Some(event) = self.events.remove(place) {
+                self.queued[index].chained = true;
+                self.chain.push(event);
+            }
         }
-        match self.events.back()? {
-            Event::Sample(index, _) | Event::Due(index) => Some(*index),
-        }
-    }
-
-    /// Makes the event at the back the next one taken.
-    fn promote_last(&mut self) {
-        if self.next.is_none() {
-            self.next = self.events.pop_back();
-        }
+        self.chain[first..].reverse();
     }
 
     /// The next event: the promoted one, else the oldest.
     fn pop(&mut self) -> Option<Taken> {
         let pushed = self.pushed;
-        let (event, promoted) = match self.next.take() {
-            Some(event) => (event, true),
+        let (event, promoted) = match self.chain.pop() {
+            Some(event) => {
+                self.queued[event.index()].chained = false;
+                (event, true)
+            }
             None => (self.events.pop_front()?, false),
         };
         let (index, arrived) = match event {
@@ -603,7 +618,7 @@ struct Taken {
     arrived: Option<Time>,
     /// Another event of the executable is still queued.
     more: bool,
-    /// It was the one the last run queued last (see [`Ring::promote_last`]).
+    /// It came from the chain (see [`Ring::promote_since`]).
     promoted: bool,
     /// [`Ring::pushed`] when it was taken: events queued later were queued by its run.
     pushed: u64,

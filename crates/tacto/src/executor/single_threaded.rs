@@ -19,15 +19,18 @@
 //!    reaches it, so a chain whose first hop ran advances hop by hop within the same sweep,
 //!    and every entry has its turn at the same place in each sweep. Entries nobody feeds from
 //!    this executor (all rank 0) are swept in registration order.
-//! 3. **The chain that just moved goes on.** After a data-triggered run, of the entries whose
-//!    input began to arrive during it, the one it reached last (the last subscriber of the
-//!    run's last sample) runs next, if it has not run in this pass, before the sweep goes on
-//!    from where it was. So a sample runs down its chain hop after hop, ahead of the chains
-//!    that other entries of the same sweep start: the rule of Go's `runnext` and Tokio's LIFO
+//! 3. **The chain that just moved goes on, depth first.** After a data-triggered run, the
+//!    entries whose input began to arrive during it and that have not run in this pass go on
+//!    top of a stack, the one it reached last (the last subscriber of the run's last sample)
+//!    on top; the thread takes from the top of that stack before the sweep goes on from
+//!    where it was. So a sample runs down its chain hop after hop, ahead of the chains that
+//!    other entries of the same sweep start: the rule of Go's `runnext` and Tokio's LIFO
 //!    slot, whose reason holds here too (the data was just written, and a chain's latency
 //!    becomes the sum of its hops' runs instead of a sweep per hop). Where one run feeds
-//!    several entries, the others keep their places in the sweep. Ties of the clock go to
-//!    registration order.
+//!    several entries, each branch runs to its end before the next starts, the last reached
+//!    first, and none waits for the rest of the pass: a fan-out's later branch waits for the
+//!    earlier branches' runs only, whatever order the nodes were added in. Ties of the clock
+//!    go to registration order.
 //!
 //! A *pass* is one sweep: each data-triggered entry runs at most once in it (rule 3 included),
 //! so none waits for more than the rest of one pass and the next, however busy the others are.
@@ -74,9 +77,12 @@ pub(crate) struct SingleThreaded {
     order: Vec<usize>,
     /// The next place in `order` the sweep looks at.
     cursor: usize,
-    /// The entry to look at before the sweep goes on: the one whose input the last
-    /// data-triggered run delivered last (rule 3 of the module docs).
-    next: Option<usize>,
+    /// The entries to look at before the sweep goes on, the top first: those whose input the
+    /// runs of the chain under way delivered, the last delivered on top (rule 3 of the module
+    /// docs). Holds each entry at most once, so it never outgrows the capacity `add` gives it.
+    chain: Vec<usize>,
+    /// Scratch for `learn`: the entries one run fed, with when their input arrived.
+    fed: Vec<(Time, usize)>,
     /// The current pass's number (see the module docs).
     pass: u64,
     /// Data-triggered runs so far.
@@ -107,7 +113,8 @@ impl SingleThreaded {
             rank: Vec::new(),
             order: Vec::new(),
             cursor: 0,
-            next: None,
+            chain: Vec::new(),
+            fed: Vec::new(),
             pass: 0,
             data_runs: 0,
             periods_next: None,
@@ -130,6 +137,10 @@ impl SingleThreaded {
         self.last.resize(first + entries.len(), u64::MAX);
         self.rank.resize(first + entries.len(), 0);
         self.entries.extend(entries);
+        // Reserved here so that runs never allocate (see `learn`).
+        let count = self.entries.len();
+        self.chain.reserve(count.saturating_sub(self.chain.len()));
+        self.fed.reserve(count.saturating_sub(self.fed.len()));
         let data = (first..self.entries.len()).filter(|&i| !self.entries[i].is_periodic());
         self.order.extend(data);
         self.sort_order();
@@ -256,8 +267,11 @@ impl SingleThreaded {
     /// next ready data-triggered entry of the sweep at `now`; each at most once per pass.
     fn next_data(&mut self, now: Time) -> Next {
         let pass = self.pass;
-        if let Some(index) = self.next.take() {
-            // Not run this pass: `learn` only picks such entries, and nothing ran since.
+        while let Some(index) = self.chain.pop() {
+            // Another entry of the chain may have run it since `learn` pushed it.
+            if self.last[index] == pass {
+                continue;
+            }
             if let Some(activation) = self.entries[index].poll(now) {
                 self.last[index] = pass;
                 return Next::Run(index, activation);
@@ -279,16 +293,16 @@ impl SingleThreaded {
     fn new_pass(&mut self) {
         self.pass += 1;
         self.cursor = 0;
-        self.next = None;
+        self.chain.clear();
     }
 
     /// Learns from the run of entry `ran`, started at `start`: an entry whose input arrived
-    /// since follows it (rule 2), and the one whose input arrived last, if it has not run in
-    /// this pass, runs next (rule 3).
+    /// since follows it (rule 2), and those of them that have not run in this pass go on top of
+    /// the chain, the one whose input arrived last on top (rule 3).
     fn learn(&mut self, ran: usize, start: Time) {
         let rank = (self.rank[ran] + 1).min(self.entries.len());
         let mut moved = false;
-        let mut last: Option<(Time, usize)> = None;
+        self.fed.clear();
         for &index in &self.order {
             if index == ran {
                 continue;
@@ -300,14 +314,20 @@ impl SingleThreaded {
                 self.rank[index] = rank;
                 moved = true;
             }
-            // Ties (one clock tick) go to the entry registered first: `order` is not
-            // registration order, so compare indices.
-            let later = last.is_none_or(|(t, i)| arrived > t || (arrived == t && index < i));
-            if self.last[index] != self.pass && later {
-                last = Some((arrived, index));
+            if self.last[index] != self.pass {
+                self.fed.push((arrived, index));
             }
         }
-        self.next = last.map(|(_, index)| index);
+        // Pushed earliest first, so the last arrival is on top. Ties (one clock tick) go to
+        // the entry registered first: it is pushed last.
+        (self.fed).sort_unstable_by_key(|&(arrived, index)| (arrived, std::cmp::Reverse(index)));
+        for &(_, index) in &self.fed {
+            // Fed again: it moves up to where this run's deliveries go.
+            if let Some(place) = self.chain.iter().position(|&i| i == index) {
+                self.chain.remove(place);
+            }
+            self.chain.push(index);
+        }
         if moved {
             self.sort_order();
         }
