@@ -63,14 +63,15 @@ pub(super) struct Peer {
 
 impl Peer {
     /// The install in `dir`: `dir/rclcpp-jazzy`, what `install-rclcpp.sh DIR` makes, or `dir`
-    /// itself if it holds `env.sh`. The error says what is missing.
+    /// itself if it holds `env.sh`; as an absolute path, since its programs run in a folder of
+    /// their own. The error says what is missing.
     pub(super) fn find(dir: &Path) -> Result<Peer, String> {
         let nested = dir.join("rclcpp-jazzy");
         for root in [&nested, dir] {
             if root.join("env.sh").is_file() {
-                return Ok(Peer {
-                    root: root.to_owned(),
-                });
+                let root =
+                    std::path::absolute(root).map_err(|e| format!("{}: {e}", root.display()))?;
+                return Ok(Peer { root });
             }
         }
         Err(format!(

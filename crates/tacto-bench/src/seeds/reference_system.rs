@@ -420,7 +420,8 @@ fn best_against_best(
         .zip([("CPU", "%"), ("hot-path latency", " ms")])
     {
         let ours = least(&mut runs.iter().map(|r| (r.executor.clone(), figure(r))));
-        let best = least(&mut theirs.iter().map(|(_, r)| (r.executor.clone(), figure(r))));
+        let best =
+            least(&mut (theirs.iter()).map(|(t, r)| (t.executable.name.to_owned(), figure(r))));
         if let (Some((ours, a)), Some((best, b))) = (ours, best)
             && b > 0.0
         {
@@ -547,8 +548,8 @@ mod tests {
         );
         assert!(
             section.verdict.contains(
-                "CPU: tacto's least (events, 5.00%) is 0.25× rclcpp's least (rclcpp \
-                 singlethreaded, 20.00%)"
+                "CPU: tacto's least (events, 5.00%) is 0.25× rclcpp's least \
+                 (singlethreaded, 20.00%)"
             ),
             "{}",
             section.verdict
