@@ -416,10 +416,21 @@ fn measure(
     let stdout = child.stdout.take().map(|pipe| {
         let statistics = statistics.clone();
         thread::spawn(move || {
-            for line in BufReader::new(pipe).lines() {
-                let Ok(line) = line else { break };
-                if let Ok(mut reading) = statistics.lock() {
-                    reading.line(&line);
+            // Read to the end whatever it holds (a line that is not UTF-8 too), so that the
+            // executable never blocks on a full pipe.
+            let mut pipe = BufReader::new(pipe);
+            let mut line = Vec::new();
+            loop {
+                line.clear();
+                match pipe.read_until(b'\n', &mut line) {
+                    Ok(0) => break,
+                    Ok(_) => {
+                        if let Ok(mut reading) = statistics.lock() {
+                            reading.line(String::from_utf8_lossy(&line).trim_end());
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
                 }
             }
         })
@@ -512,13 +523,17 @@ fn stop(child: &mut Child, gently: bool) {
 fn tail(mut pipe: impl Read) -> String {
     let mut kept = Vec::new();
     let mut buffer = [0u8; 4096];
-    while let Ok(n) = pipe.read(&mut buffer) {
-        if n == 0 {
-            break;
-        }
-        kept.extend_from_slice(&buffer[..n]);
-        if kept.len() > MAX_STDERR {
-            kept.drain(..kept.len() - MAX_STDERR);
+    loop {
+        match pipe.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => {
+                kept.extend_from_slice(&buffer[..n]);
+                if kept.len() > MAX_STDERR {
+                    kept.drain(..kept.len() - MAX_STDERR);
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
         }
     }
     String::from_utf8_lossy(&kept).into_owned()
