@@ -341,6 +341,11 @@ pub fn command(options: &Options, interrupt: &Interrupt) -> Result<SeedsReport, 
         machine: String::new(),
         rclcpp: match &peer {
             Err(reason) => format!("not measured: {reason}"),
+            Ok(peer) if !options.sections.contains(&Section::ReferenceSystem) => format!(
+                "not measured: rclcpp Jazzy is in {}, but only the reference-system section \
+                 runs it, and it was not asked for",
+                peer.root().display()
+            ),
             Ok(peer) => format!(
                 "rclcpp Jazzy from {}, in the reference-system section (its notes say what \
                  ran)",
