@@ -58,7 +58,9 @@ pub(crate) enum BenchCommand {
         /// Also write a Markdown report with plots into this folder.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
-        /// rclcpp Jazzy's install folder (../shared/peers/install-rclcpp.sh DIR).
+        /// rclcpp Jazzy's install folder (what ../shared/peers/install-rclcpp.sh DIR makes):
+        /// reference-system runs its executables beside tacto's executors. Without it, or
+        /// without an install in it, the report says rclcpp was not measured.
         #[arg(long, value_name = "DIR")]
         rclcpp: Option<PathBuf>,
     },

@@ -2,13 +2,15 @@
 //! their values: a quick run is too short to measure), the report has a verdict and the plots
 //! of each; bad options are refused before anything runs.
 //!
-//! DDS runs only inside the zero-copy section's own network namespace: no DDS domain of the
-//! host is joined.
+//! DDS runs only inside network namespaces of the command's own (the zero-copy section's, and
+//! each of rclcpp's runs when `--rclcpp` is given): no DDS domain of the host is joined. The
+//! rclcpp peer comes with `../shared` (`install-rclcpp.sh`, unpacked into `target/rclcpp-peer`);
+//! without it the test that needs it says it is skipped.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use tacto_bench::seeds::{Outcome, Section, SeedsReport};
+use tacto_bench::seeds::{Outcome, Section, SectionReport, SeedsReport};
 use tacto_launch::executors::ExecutorKind;
 
 fn tacto(args: &[&str]) -> std::process::Output {
@@ -46,7 +48,9 @@ fn a_quick_run_gives_every_section_its_numbers_verdict_and_plots() {
     let _ = std::fs::remove_file(&json);
     assert!(report.quick && !report.interrupted);
     assert!(
-        report.rclcpp.starts_with("not measured"),
+        report
+            .rclcpp
+            .starts_with("not measured: no --rclcpp DIR given"),
         "{}",
         report.rclcpp
     );
@@ -89,12 +93,19 @@ fn a_quick_run_gives_every_section_its_numbers_verdict_and_plots() {
                     has(&format!("{executor}.hot_path_latency_mean_ms"));
                     has(&format!("{executor}.planner_jitter_ms"));
                 }
+                rclcpp_not_measured(section, "no --rclcpp DIR given");
             }
             Section::LetNobleo => {
                 for executor in ExecutorKind::ALL {
                     has(&format!("{executor}.nobleo.cpu_pct_core"));
                     has(&format!("{executor}.nobleo-1.cpu_pct_core"));
                     has(&format!("{executor}.ten_over_one"));
+                    // A launch file gives each process one executor: prioritized is several.
+                    if executor != ExecutorKind::Prioritized {
+                        has(&format!("{executor}.nobleo-per-node.cpu_pct_core"));
+                        has(&format!("{executor}.nobleo-per-node.deliveries_per_s"));
+                        has(&format!("{executor}.per_node_over_one_process"));
+                    }
                 }
             }
             Section::EventsExecutor => {
@@ -167,5 +178,167 @@ fn an_out_that_cannot_be_written_is_refused_before_anything_runs() {
     assert!(
         err.contains("--rclcpp /no/such/rclcpp: not a folder"),
         "{err}"
+    );
+}
+
+/// The reference-system section says rclcpp was not measured, and `why`, and has none of its
+/// numbers.
+fn rclcpp_not_measured(section: &SectionReport, why: &str) {
+    assert!(
+        section
+            .verdict
+            .contains(&format!("rclcpp not measured: {why}")),
+        "{}",
+        section.verdict
+    );
+    assert!(
+        (section.notes.iter()).any(|n| n.starts_with("rclcpp not measured:") && n.contains(why)),
+        "{:?}",
+        section.notes
+    );
+    assert!(
+        !section.numbers.keys().any(|k| k.contains("rclcpp")),
+        "{:?}",
+        section.numbers
+    );
+}
+
+/// The rclcpp Jazzy install to give `--rclcpp`: unpacked from `../shared` into `target/` (a
+/// no-op once done), or one already there; `None` (the test says it is skipped) without
+/// either, as in a plain clone.
+fn rclcpp_install() -> Option<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let dir = root.join("target/rclcpp-peer");
+    let script = root.join("../shared/peers/install-rclcpp.sh");
+    if script.exists() {
+        std::fs::create_dir_all(&dir).expect("target/ is writable");
+        // One install at a time, across tests and test binaries: it unpacks into one folder.
+        let status = Command::new("flock")
+            .arg(dir.join(".lock"))
+            .arg("bash")
+            .arg(&script)
+            .arg(&dir)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .expect("flock and bash run");
+        assert!(
+            status.success(),
+            "{} {}: {status}",
+            script.display(),
+            dir.display()
+        );
+    }
+    if dir.join("rclcpp-jazzy/env.sh").is_file() {
+        return Some(dir);
+    }
+    eprintln!(
+        "skipped: no rclcpp peer: neither {} nor an install in {} (CI has ../shared)",
+        script.display(),
+        dir.display()
+    );
+    None
+}
+
+#[test]
+fn with_rclcpp_its_reference_system_executables_run_beside_every_executor() {
+    let Some(peer) = rclcpp_install() else { return };
+    let json = scratch("rclcpp.json");
+    let out = tacto(&[
+        "bench",
+        "seeds",
+        "--quick",
+        "--only",
+        "reference-system",
+        "--rclcpp",
+        peer.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: SeedsReport = serde_json::from_str(&std::fs::read_to_string(&json).unwrap())
+        .expect("the JSON is a seeds report");
+    let _ = std::fs::remove_file(&json);
+    assert!(
+        report.rclcpp.starts_with("rclcpp Jazzy from"),
+        "{}",
+        report.rclcpp
+    );
+    let [section] = &report.sections[..] else {
+        panic!("one section: {:?}", report.sections)
+    };
+    assert_eq!(section.outcome, Outcome::Ran);
+    let has = |key: &str| {
+        assert!(
+            section.numbers.get(key).is_some_and(|v| v.is_finite()),
+            "measured {key}: {:?} {:?}",
+            section.numbers,
+            section.notes
+        );
+    };
+    for rclcpp in ["singlethreaded", "prioritized", "events"] {
+        for figure in [
+            "cpu_pct_core",
+            "hot_path_latency_mean_ms",
+            "hot_path_latency_p99_ms",
+            "planner_period_mean_ms",
+            "planner_jitter_ms",
+            "realtime_threads",
+        ] {
+            has(&format!("rclcpp.{rclcpp}.{figure}"));
+        }
+        for executor in ExecutorKind::ALL {
+            has(&format!("{executor}.cpu_over_rclcpp_{rclcpp}"));
+            has(&format!("{executor}.hot_path_latency_over_rclcpp_{rclcpp}"));
+        }
+        assert!(stdout.contains(&format!("| rclcpp {rclcpp} |")), "{stdout}");
+    }
+    has("best_cpu_over_rclcpp_best");
+    has("best_hot_path_latency_over_rclcpp_best");
+    assert!(
+        section.verdict.contains("rclcpp's least"),
+        "{}",
+        section.verdict
+    );
+}
+
+#[test]
+fn a_folder_without_rclcpp_leaves_its_columns_not_measured_with_the_reason() {
+    let empty = scratch("no-rclcpp");
+    std::fs::create_dir_all(&empty).unwrap();
+    let json = scratch("no-rclcpp.json");
+    // The shortest section: the report's line on rclcpp is what this checks.
+    let out = tacto(&[
+        "bench",
+        "seeds",
+        "--quick",
+        "--only",
+        "zero-copy",
+        "--rclcpp",
+        empty.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let report = std::fs::read_to_string(&json);
+    let _ = std::fs::remove_file(&json);
+    let _ = std::fs::remove_dir_all(&empty);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: SeedsReport = serde_json::from_str(&report.unwrap()).unwrap();
+    assert!(
+        report.rclcpp.starts_with(&format!(
+            "not measured: {} has no rclcpp Jazzy install (no {}",
+            empty.display(),
+            empty.join("rclcpp-jazzy/env.sh").display()
+        )),
+        "{}",
+        report.rclcpp
     );
 }

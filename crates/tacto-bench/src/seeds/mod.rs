@@ -5,8 +5,8 @@
 //! | section | the seed | what runs here |
 //! |---|---|---|
 //! | `take-from-timer` | Autoware's proposal to `take()` inputs on a timer instead of caching them in callbacks | [`take_from_timer`]: the proposal's node both ways, N copies in one process |
-//! | `reference-system` | Apex's wait-set executor with polling subscriptions on the Autoware reference system | `tacto bench reference-system` on every executor, in Apex's table layout |
-//! | `let-nobleo` | the rclc LET executor on nobleo's setup | `tacto bench nobleo` and `nobleo-1` on every executor |
+//! | `reference-system` | Apex's wait-set executor with polling subscriptions on the Autoware reference system | `tacto bench reference-system` on every executor, in Apex's table layout; with `--rclcpp DIR`, rclcpp's own executables of it run between them, measured the same way |
+//! | `let-nobleo` | the rclc LET executor on nobleo's setup | `tacto bench nobleo` and `nobleo-1` on every executor, and `nobleo` with a process per node over shared memory |
 //! | `zero-copy` | RTI's zero-copy latency against the default ROS 2 path | `tacto bench payload` over DDS, shared memory and a flat type read in place, as ratios to DDS |
 //! | `events-executor` | the ROS 2 events-executor benchmark suite on ros2-performance | its pub/sub case by payload (10 B to 4 MiB) in one process, every executor |
 //!
@@ -29,6 +29,7 @@
 mod events_suite;
 mod let_nobleo;
 pub mod plot;
+mod rclcpp;
 mod reference_system;
 pub mod take_from_timer;
 mod zero_copy;
@@ -330,15 +331,25 @@ pub fn command(options: &Options, interrupt: &Interrupt) -> Result<SeedsReport, 
         quick: options.quick,
     };
     let started = load_average();
+    // Only where --rclcpp says: the peer is never looked for elsewhere.
+    let peer = match &options.rclcpp {
+        None => Err(rclcpp::NOT_GIVEN.to_owned()),
+        Some(dir) => rclcpp::Peer::find(dir),
+    };
     let mut report = SeedsReport {
         quick: options.quick,
         machine: String::new(),
-        rclcpp: match &options.rclcpp {
-            None => "not measured: no --rclcpp DIR given".into(),
-            Some(dir) => format!(
-                "not measured: running rclcpp from {} beside tacto is not part of this \
-                 version of the command",
-                dir.display()
+        rclcpp: match &peer {
+            Err(reason) => format!("not measured: {reason}"),
+            Ok(peer) if !options.sections.contains(&Section::ReferenceSystem) => format!(
+                "not measured: rclcpp Jazzy is in {}, but only the reference-system section \
+                 runs it, and it was not asked for",
+                peer.root().display()
+            ),
+            Ok(peer) => format!(
+                "rclcpp Jazzy from {}, in the reference-system section (its notes say what \
+                 ran)",
+                peer.root().display()
             ),
         },
         sections: Vec::new(),
@@ -353,7 +364,7 @@ pub fn command(options: &Options, interrupt: &Interrupt) -> Result<SeedsReport, 
         );
         let ran = match section {
             Section::TakeFromTimer => take_from_timer_section(scale, interrupt),
-            Section::ReferenceSystem => reference_system::run(scale, interrupt),
+            Section::ReferenceSystem => reference_system::run(scale, &peer, interrupt),
             Section::LetNobleo => let_nobleo::run(scale, interrupt),
             Section::ZeroCopy => zero_copy::run(scale, interrupt),
             Section::EventsExecutor => events_suite::run(scale, interrupt),

@@ -1,12 +1,16 @@
 //! *reference-system*: Apex's figures on the Autoware reference system (their wait-set
 //! executor with polling subscriptions), against `tacto bench reference-system` on every
 //! tacto executor, in the layout of Apex's table: hot-path latency, hot-path drops, the
-//! behaviour planner's jitter, CPU.
+//! behaviour planner's jitter, CPU. With `--rclcpp DIR`, rclcpp's own executables of the
+//! reference system (single-threaded, prioritized, events) run between tacto's executors, each
+//! right after the tacto executor it compares with, measured the same way (see `rclcpp.rs`),
+//! and the report gives every tacto executor's figures as ratios to each of theirs.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
 
+use super::rclcpp::{Beside, Executable, Measured, Peer, REFERENCE_SYSTEM, RclcppError};
 use super::{Figure, Outcome, Ran, Scale, Section, SectionReport, plot};
 use crate::result::RunResult;
 use crate::run::{RunError, run_in_child};
@@ -19,19 +23,39 @@ use tacto_launch::interrupt::Interrupt;
 pub const SEED_JITTER_MS: f64 = 0.0028;
 /// The crunch limit of `tacto bench`'s default run.
 const CRUNCH: u64 = 4096;
+/// The threads `autoware_default_prioritized` asks `SCHED_RR` for: the front, rear, fusion
+/// and planner executors' (upstream's `set_rt_properties`).
+const RCLCPP_REALTIME_THREADS: usize = 4;
 
 const SEED: &str = "Apex's wait-set executor with polling subscriptions on the Autoware \
                     reference system: 0.0028 ms of behaviour-planner jitter (measured on \
                     Apex's hardware, not this machine).";
 
-/// Runs the reference system on every executor, each in a child process.
-pub(super) fn run(scale: Scale, interrupt: &Interrupt) -> Ran {
+/// One of rclcpp's executables, measured.
+#[derive(Debug, Clone)]
+struct Theirs {
+    executable: Executable,
+    measured: Measured,
+}
+
+/// Runs the reference system on every executor, each in a child process, and rclcpp's
+/// executables after their tacto counterparts when `peer` has them (otherwise `peer` says why
+/// not).
+pub(super) fn run(scale: Scale, peer: &Result<Peer, String>, interrupt: &Interrupt) -> Ran {
     let warmup = Duration::from_secs_f64(scale.pick(5.0, 1.0));
     let duration = Duration::from_secs_f64(scale.pick(30.0, 2.0));
+    let beside = (peer.as_ref())
+        .map_err(Clone::clone)
+        .and_then(|peer| Beside::prepare(peer, CRUNCH));
     let mut runs = Vec::new();
+    let mut theirs = Vec::new();
     let mut notes = Vec::new();
     let kinds = ExecutorKind::ALL;
-    for (i, &executor) in kinds.iter().enumerate() {
+    let total = kinds.len() + beside.as_ref().map_or(0, |_| REFERENCE_SYSTEM.len());
+    let per_run = warmup + duration;
+    let mut done = 0;
+    for &executor in &kinds {
+        done += 1;
         let config = RunConfig {
             executor,
             crunch: CRUNCH,
@@ -40,12 +64,32 @@ pub(super) fn run(scale: Scale, interrupt: &Interrupt) -> Ran {
             ros_graph: false,
             node_parameters: 0,
         };
-        let label = format!("{}/{}", i + 1, kinds.len());
-        let after = (warmup + duration) * (kinds.len() - i - 1) as u32;
+        let label = format!("{done}/{total}");
+        let after = per_run * (total - done) as u32;
         match run_in_child("reference-system", &config, &label, after, interrupt) {
             Ok(result) => runs.push(result),
             Err(RunError::Interrupted { .. }) => return Ran::Interrupted,
             Err(e) => notes.push(format!("{executor}: {e}")),
+        }
+        let Ok(beside) = &beside else { continue };
+        for executable in REFERENCE_SYSTEM.iter().filter(|e| e.beside == executor) {
+            done += 1;
+            eprintln!(
+                "[{done}/{total}] rclcpp {:<12} {} s, {} s in all",
+                executable.name,
+                per_run.as_secs(),
+                (per_run * (total - done + 1) as u32).as_secs()
+            );
+            match beside.run(executable, warmup, duration, interrupt) {
+                Ok(measured) => theirs.push(Theirs {
+                    executable: *executable,
+                    measured,
+                }),
+                Err(RclcppError::Interrupted) => return Ran::Interrupted,
+                Err(RclcppError::Failed(why)) => {
+                    notes.push(format!("rclcpp {}: {why}", executable.name));
+                }
+            }
         }
     }
     if runs.is_empty() {
@@ -75,11 +119,60 @@ pub(super) fn run(scale: Scale, interrupt: &Interrupt) -> Ran {
             run.overload.join("; ")
         ));
     }
-    Ran::Report(report(&runs, notes))
+    let rclcpp = match &beside {
+        Ok(beside) => {
+            notes.push(format!(
+                "rclcpp: {}. Each ran right after the tacto executor it compares with \
+                 (singlethreaded after callback, prioritized after prioritized, events after \
+                 events), for the same warm-up and window; its hot-path latency and planner \
+                 period are the figures it printed for the samples reaching VehicleDBWSystem \
+                 in the window, its CPU that of its process (/proc/PID/stat).",
+                beside.describe()
+            ));
+            Ok(theirs)
+        }
+        Err(reason) => {
+            notes.push(format!("rclcpp not measured: {reason}"));
+            Err(reason.clone())
+        }
+    };
+    Ran::Report(report(&runs, &rclcpp, notes))
 }
 
-/// The section from the runs that finished.
-fn report(runs: &[RunResult], notes: Vec<String>) -> SectionReport {
+/// A row of the table: its label, the prefix of its numbers, its figures.
+struct Row<'a> {
+    label: String,
+    key: String,
+    run: &'a RunResult,
+}
+
+/// The section from the runs that finished: tacto's, and rclcpp's or why they did not run.
+fn report(
+    runs: &[RunResult],
+    rclcpp: &Result<Vec<Theirs>, String>,
+    mut notes: Vec<String>,
+) -> SectionReport {
+    let theirs: Vec<(&Theirs, RunResult)> = (rclcpp.as_ref().map_or(&[][..], |t| t))
+        .iter()
+        .map(|t| {
+            (
+                t,
+                t.measured.result(format!("rclcpp {}", t.executable.name)),
+            )
+        })
+        .collect();
+    let rows: Vec<Row> = (runs.iter())
+        .map(|run| Row {
+            label: run.executor.clone(),
+            key: run.executor.clone(),
+            run,
+        })
+        .chain(theirs.iter().map(|(t, run)| Row {
+            label: run.executor.clone(),
+            key: format!("rclcpp.{}", t.executable.name),
+            run,
+        }))
+        .collect();
     let mut numbers = BTreeMap::new();
     let mut table = String::from(
         "| executor | hot-path latency mean, ms | p99 | max | hot-path drops | planner period \
@@ -87,8 +180,7 @@ fn report(runs: &[RunResult], notes: Vec<String>) -> SectionReport {
          |---|---|---|---|---|---|---|---|---|\n",
     );
     let dash = || "-".to_owned();
-    for run in runs {
-        let e = &run.executor;
+    for Row { label, key: e, run } in &rows {
         numbers.insert(format!("{e}.cpu_pct_core"), run.cpu_pct_core);
         let latency = run.hot_path_latency_ms.as_ref();
         if let Some(l) = latency {
@@ -106,7 +198,7 @@ fn report(runs: &[RunResult], notes: Vec<String>) -> SectionReport {
         }
         let _ = writeln!(
             table,
-            "| {e}{} | {} | {} | {} | {} | {} | {} | {} | {:.1} |",
+            "| {label}{} | {} | {} | {} | {} | {} | {} | {} | {:.1} |",
             if run.overloaded { " (fell behind)" } else { "" },
             latency.map_or_else(dash, |l| format!("{:.3}", l.mean)),
             latency.map_or_else(dash, |l| format!("{:.3}", l.p99)),
@@ -118,32 +210,52 @@ fn report(runs: &[RunResult], notes: Vec<String>) -> SectionReport {
             run.cpu_pct_core,
         );
     }
-    let closest = (runs.iter())
-        .filter_map(|r| Some((r, r.bp_period_ms.as_ref()?.sd)))
-        .min_by(|a, b| a.1.total_cmp(&b.1));
-    let verdict = match closest {
-        Some((run, jitter)) if jitter <= SEED_JITTER_MS => format!(
-            "reproduced: {} has {jitter:.4} ms of planner jitter, at or under the seed's \
-             {SEED_JITTER_MS} ms",
-            run.executor
-        ),
-        Some((run, jitter)) => format!(
-            "not reproduced: the least planner jitter is {}'s, {jitter:.4} ms, {:.0}× the \
-             seed's {SEED_JITTER_MS} ms (this machine is shared and loaded; the seed's was not)",
-            run.executor,
-            jitter / SEED_JITTER_MS
-        ),
-        None => "not measured: no run measured the planner's period".into(),
-    };
-    let labels: Vec<String> = runs.iter().map(|r| r.executor.clone()).collect();
+    for (t, _) in &theirs {
+        let name = t.executable.name;
+        numbers.insert(
+            format!("rclcpp.{name}.realtime_threads"),
+            t.measured.realtime_threads as f64,
+        );
+        if t.executable.beside == ExecutorKind::Prioritized {
+            notes.push(format!(
+                "rclcpp {name}: {} of its threads ran at a real-time policy (upstream asks \
+                 SCHED_RR for {RCLCPP_REALTIME_THREADS} and goes on without it when refused{})",
+                t.measured.realtime_threads,
+                match t.measured.realtime_threads {
+                    0 => ": here it was refused, and they ran at normal priority",
+                    _ => "",
+                }
+            ));
+        }
+        if t.measured.statistics.not_kept > 0 {
+            notes.push(format!(
+                "rclcpp {name}: {} samples beyond the most kept were left out",
+                t.measured.statistics.not_kept
+            ));
+        }
+    }
+    if !theirs.is_empty() {
+        table += &ratios(runs, &theirs, &mut numbers);
+    }
+    let mut verdict = seed_verdict(runs);
+    match rclcpp {
+        Ok(_) if theirs.is_empty() => {
+            verdict += "; rclcpp not measured: none of its executables ran (the notes say why)";
+        }
+        Ok(_) => verdict += &best_against_best(runs, &theirs, &mut numbers),
+        Err(reason) => {
+            let _ = write!(verdict, "; rclcpp not measured: {reason}");
+        }
+    }
+    let labels: Vec<String> = rows.iter().map(|r| r.label.clone()).collect();
     let jitter = plot::bars(
         "reference system: behaviour-planner jitter (ms)",
         "ms",
         &labels,
         &[(
             "planner jitter (sd of its period)",
-            runs.iter()
-                .map(|r| r.bp_period_ms.as_ref().map(|p| p.sd))
+            rows.iter()
+                .map(|r| r.run.bp_period_ms.as_ref().map(|p| p.sd))
                 .collect(),
         )],
         Some(("seed: 0.0028 ms", SEED_JITTER_MS)),
@@ -155,14 +267,14 @@ fn report(runs: &[RunResult], notes: Vec<String>) -> SectionReport {
         &[
             (
                 "mean",
-                runs.iter()
-                    .map(|r| r.hot_path_latency_ms.as_ref().map(|l| l.mean))
+                rows.iter()
+                    .map(|r| r.run.hot_path_latency_ms.as_ref().map(|l| l.mean))
                     .collect(),
             ),
             (
                 "p99",
-                runs.iter()
-                    .map(|r| r.hot_path_latency_ms.as_ref().map(|l| l.p99))
+                rows.iter()
+                    .map(|r| r.run.hot_path_latency_ms.as_ref().map(|l| l.p99))
                     .collect(),
             ),
         ],
@@ -172,7 +284,10 @@ fn report(runs: &[RunResult], notes: Vec<String>) -> SectionReport {
         "reference system: CPU (% of one core)",
         "%",
         &labels,
-        &[("CPU", runs.iter().map(|r| Some(r.cpu_pct_core)).collect())],
+        &[(
+            "CPU",
+            rows.iter().map(|r| Some(r.run.cpu_pct_core)).collect(),
+        )],
         None,
     );
     SectionReport {
@@ -203,14 +318,135 @@ fn report(runs: &[RunResult], notes: Vec<String>) -> SectionReport {
     }
 }
 
+/// The least planner jitter of tacto's executors against the seed's.
+fn seed_verdict(runs: &[RunResult]) -> String {
+    let closest = (runs.iter())
+        .filter_map(|r| Some((r, r.bp_period_ms.as_ref()?.sd)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    match closest {
+        Some((run, jitter)) if jitter <= SEED_JITTER_MS => format!(
+            "reproduced: {} has {jitter:.4} ms of planner jitter, at or under the seed's \
+             {SEED_JITTER_MS} ms",
+            run.executor
+        ),
+        Some((run, jitter)) => format!(
+            "not reproduced: the least planner jitter is {}'s, {jitter:.4} ms, {:.0}× the \
+             seed's {SEED_JITTER_MS} ms (this machine is shared and loaded; the seed's was not)",
+            run.executor,
+            jitter / SEED_JITTER_MS
+        ),
+        None => "not measured: no run measured the planner's period".into(),
+    }
+}
+
+/// Reads one figure of a run: its CPU, or its hot path's mean latency.
+type Read = fn(&RunResult) -> Option<f64>;
+
+/// The two figures compared with rclcpp, by the name of their numbers.
+const COMPARED: [(&str, Read); 2] = [
+    ("cpu", |r| Some(r.cpu_pct_core)),
+    ("hot_path_latency", |r| {
+        r.hot_path_latency_ms.as_ref().map(|l| l.mean)
+    }),
+];
+
+/// `a / b`, where `b` is above 0.
+fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+        _ => None,
+    }
+}
+
+/// The table of every tacto executor's CPU and hot-path latency as ratios to each rclcpp
+/// executable's (its counterpart's in bold), adding them to `numbers`.
+fn ratios(
+    runs: &[RunResult],
+    theirs: &[(&Theirs, RunResult)],
+    numbers: &mut BTreeMap<String, f64>,
+) -> String {
+    let mut table = String::from(
+        "\ntacto / rclcpp, in the same run (below 1: tacto uses less; bold: the rclcpp \
+         executable run right after that executor):\n\n| tacto executor |",
+    );
+    for (t, _) in theirs {
+        let _ = write!(
+            table,
+            " CPU / rclcpp {0} | hot-path latency / rclcpp {0} |",
+            t.executable.name
+        );
+    }
+    let _ = writeln!(table, "\n|---|{}", "---|---|".repeat(theirs.len()));
+    for run in runs {
+        let _ = write!(table, "| {} |", run.executor);
+        for (t, their) in theirs {
+            let counterpart = t.executable.beside.name() == run.executor;
+            for (what, figure) in COMPARED {
+                let cell = match ratio(figure(run), figure(their)) {
+                    Some(r) => {
+                        numbers.insert(
+                            format!("{}.{what}_over_rclcpp_{}", run.executor, t.executable.name),
+                            r,
+                        );
+                        match counterpart {
+                            true => format!("**{r:.2}×**"),
+                            false => format!("{r:.2}×"),
+                        }
+                    }
+                    None => "-".into(),
+                };
+                let _ = write!(table, " {cell} |");
+            }
+        }
+        table.push('\n');
+    }
+    table
+}
+
+/// tacto's best executor against rclcpp's best, by CPU and by hot-path latency: the clause of
+/// the verdict, the ratios added to `numbers`.
+fn best_against_best(
+    runs: &[RunResult],
+    theirs: &[(&Theirs, RunResult)],
+    numbers: &mut BTreeMap<String, f64>,
+) -> String {
+    let least = |rows: &mut dyn Iterator<Item = (String, Option<f64>)>| {
+        rows.filter_map(|(name, v)| Some((name, v?)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    };
+    let mut clauses = Vec::new();
+    for ((what, figure), (said, unit)) in COMPARED
+        .into_iter()
+        .zip([("CPU", "%"), ("hot-path latency", " ms")])
+    {
+        let ours = least(&mut runs.iter().map(|r| (r.executor.clone(), figure(r))));
+        let best =
+            least(&mut (theirs.iter()).map(|(t, r)| (t.executable.name.to_owned(), figure(r))));
+        if let (Some((ours, a)), Some((best, b))) = (ours, best)
+            && b > 0.0
+        {
+            numbers.insert(format!("best_{what}_over_rclcpp_best"), a / b);
+            clauses.push(format!(
+                "{said}: tacto's least ({ours}, {a:.2}{unit}) is {:.2}× rclcpp's least ({best}, \
+                 {b:.2}{unit})",
+                a / b
+            ));
+        }
+    }
+    match clauses.is_empty() {
+        true => "; rclcpp measured, but no figure of it compares".into(),
+        false => format!("; {}", clauses.join("; ")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::result::{Distribution, Spread};
+    use crate::seeds::rclcpp::Statistics;
 
-    #[test]
-    fn the_closest_executor_is_compared_with_the_seeds_jitter() {
-        let run = |executor: &str, sd: f64| RunResult {
+    fn run(executor: &str, sd: f64) -> RunResult {
+        RunResult {
             executor: executor.into(),
             cpu_pct_core: 10.0,
             hot_path_latency_ms: Some(Distribution {
@@ -228,8 +464,20 @@ mod tests {
                 n: 10,
             }),
             ..Default::default()
-        };
-        let section = report(&[run("callback", 0.1), run("wait-set", 0.028)], Vec::new());
+        }
+    }
+
+    fn not_given() -> Result<Vec<Theirs>, String> {
+        Err("no --rclcpp DIR given".into())
+    }
+
+    #[test]
+    fn the_closest_executor_is_compared_with_the_seeds_jitter() {
+        let section = report(
+            &[run("callback", 0.1), run("wait-set", 0.028)],
+            &not_given(),
+            Vec::new(),
+        );
         assert!(
             section.verdict.starts_with("not reproduced") && section.verdict.contains("wait-set"),
             "{}",
@@ -242,7 +490,75 @@ mod tests {
                 .table
                 .contains("| wait-set | 1.000 | 2.000 | 3.000 |")
         );
-        let reproduced = report(&[run("wait-set", 0.002)], Vec::new());
+        let reproduced = report(&[run("wait-set", 0.002)], &not_given(), Vec::new());
         assert!(reproduced.verdict.starts_with("reproduced"));
+    }
+
+    #[test]
+    fn without_rclcpp_the_verdict_says_it_was_not_measured_and_why() {
+        let section = report(&[run("callback", 0.1)], &not_given(), Vec::new());
+        assert!(
+            section
+                .verdict
+                .ends_with("; rclcpp not measured: no --rclcpp DIR given"),
+            "{}",
+            section.verdict
+        );
+        assert!(!section.numbers.keys().any(|k| k.contains("rclcpp")));
+    }
+
+    #[test]
+    fn each_tacto_executor_is_given_as_ratios_to_each_rclcpp_executable() {
+        let theirs = |executable: Executable, cpu: f64, latency: f64| Theirs {
+            executable,
+            measured: Measured {
+                statistics: Statistics {
+                    hot_path_ms: vec![latency, latency],
+                    planner_period_ms: vec![99.0, 101.0],
+                    hot_path_drops: 3,
+                    not_kept: 0,
+                },
+                cpu_pct_core: cpu,
+                realtime_threads: 0,
+            },
+        };
+        let [single, prioritized, _] = REFERENCE_SYSTEM;
+        let rclcpp = Ok(vec![
+            theirs(single, 20.0, 4.0),
+            theirs(prioritized, 40.0, 2.0),
+        ]);
+        let mut events = run("events", 0.1);
+        events.cpu_pct_core = 5.0;
+        let section = report(&[run("callback", 0.1), events], &rclcpp, Vec::new());
+        let n = &section.numbers;
+        assert_eq!(n["rclcpp.singlethreaded.cpu_pct_core"], 20.0);
+        assert_eq!(n["rclcpp.singlethreaded.hot_path_drops"], 3.0);
+        assert_eq!(n["rclcpp.prioritized.planner_jitter_ms"], 1.0);
+        assert_eq!(n["callback.cpu_over_rclcpp_singlethreaded"], 0.5);
+        assert_eq!(n["callback.hot_path_latency_over_rclcpp_prioritized"], 0.5);
+        assert_eq!(n["events.cpu_over_rclcpp_prioritized"], 0.125);
+        assert_eq!(n["best_cpu_over_rclcpp_best"], 0.25);
+        assert_eq!(n["best_hot_path_latency_over_rclcpp_best"], 0.5);
+        assert!(
+            section
+                .table
+                .contains("| callback | **0.50×** | **0.25×** | 0.25× | 0.50× |"),
+            "the counterpart's cells in bold: {}",
+            section.table
+        );
+        assert!(
+            section.verdict.contains(
+                "CPU: tacto's least (events, 5.00%) is 0.25× rclcpp's least \
+                 (singlethreaded, 20.00%)"
+            ),
+            "{}",
+            section.verdict
+        );
+        assert!(
+            (section.notes.iter())
+                .any(|n| n.contains("prioritized: 0 of its threads") && n.contains("refused")),
+            "{:?}",
+            section.notes
+        );
     }
 }
