@@ -5,28 +5,17 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::process::Command;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use support::dds::{PATIENCE, RclpyNode};
+use support::launch::{Launch, is_launched_process};
 use support::{dds_env, text};
 
 /// Longer than any wait of a working launch, even on a loaded 2-core machine.
 const TIMEOUT: Duration = Duration::from_secs(60);
-
-/// A running `tacto launch` and every line it has printed, stdout and stderr together.
-struct Launch {
-    child: Child,
-    lines: mpsc::Receiver<String>,
-    seen: Vec<String>,
-    /// Lines no wait has taken yet, so that a wait finds a line that came before the one
-    /// waited for just before it.
-    unmatched: Vec<String>,
-}
 
 /// Writes `processes` (TOML `[[process]]` tables) into a launch file named for `test`, with
 /// its own namespace and no crunch, and starts `tacto launch` on it.
@@ -46,136 +35,24 @@ fn launch_with_topology(
     processes: &str,
     env: &[(&str, String)],
 ) -> Launch {
-    Launch::start(&launch_file(test, topology, processes), env)
+    start(&launch_file(test, topology, processes), env)
 }
 
-impl Launch {
-    /// `tacto launch` on the file at `path`, with `env` set for it and its processes.
-    fn start(path: &Path, env: &[(&str, String)]) -> Launch {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tacto"))
-            .arg("launch")
-            .arg(path)
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let (send, lines) = mpsc::channel();
-        forward(child.stdout.take().unwrap(), send.clone());
-        forward(child.stderr.take().unwrap(), send);
-        Launch {
-            child,
-            lines,
-            seen: Vec::new(),
-            unmatched: Vec::new(),
-        }
-    }
+/// `tacto launch` on the file at `path`, with `env` set for it and its processes.
+fn start(path: &Path, env: &[(&str, String)]) -> Launch {
+    Launch::spawn(support::launch::command(path, &[], env), TIMEOUT)
 }
 
+/// A launch file named for `test` of `topology`, with the test's own namespace, no crunch and
+/// `processes`.
 fn launch_file(test: &str, topology: &str, processes: &str) -> PathBuf {
-    let path =
-        std::env::temp_dir().join(format!("tacto-launch-{test}-{}.toml", std::process::id()));
-    let text = format!(
-        "topology = \"{topology}\"\nnamespace = \"{test}_{}\"\ncrunch = 0\ngrace_s = 10\n{processes}",
-        std::process::id()
-    );
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
-fn forward(pipe: impl Read + Send + 'static, send: mpsc::Sender<String>) {
-    thread::spawn(move || {
-        for line in BufReader::new(pipe).lines() {
-            let Ok(line) = line else { break };
-            if send.send(line).is_err() {
-                break;
-            }
-        }
-    });
-}
-
-impl Launch {
-    /// Waits for a line that satisfies `wanted`, not taken by an earlier wait, and takes it.
-    fn wait_for(&mut self, what: &str, wanted: impl Fn(&str) -> bool) -> String {
-        if let Some(i) = self.unmatched.iter().position(|l| wanted(l)) {
-            return self.unmatched.remove(i);
-        }
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    self.seen.push(line.clone());
-                    if wanted(&line) {
-                        return line;
-                    }
-                    self.unmatched.push(line);
-                }
-                Err(_) => {
-                    let _ = self.child.kill();
-                    panic!(
-                        "no line {what} in {TIMEOUT:?}; seen:\n{}",
-                        self.seen.join("\n")
-                    );
-                }
-            }
-        }
-    }
-
-    /// The pid of process `name`'s next start.
-    /// Takes the lines printed so far into `seen`, for a failure's message.
-    fn drain(&mut self) {
-        while let Ok(line) = self.lines.try_recv() {
-            self.seen.push(line);
-        }
-    }
-
-    fn started(&mut self, name: &str) -> u32 {
-        let prefix = format!("tacto: [{name}] started, pid ");
-        let line = self.wait_for(&prefix, |l| l.starts_with(&prefix));
-        line[prefix.len()..].parse().unwrap()
-    }
-
-    fn signal(&self, signal: i32) {
-        // SAFETY: `kill` sends a signal to the process this test started and has not waited
-        // for yet, so its pid still names it.
-        unsafe { libc::kill(self.child.id() as libc::pid_t, signal) };
-    }
-
-    /// Waits for the launch to end; kills it if it does not within the timeout.
-    fn wait(&mut self) -> ExitStatus {
-        let deadline = Instant::now() + TIMEOUT;
-        while Instant::now() < deadline {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                // The rest of its output, for the checks and messages after.
-                while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(5)) {
-                    self.seen.push(line);
-                }
-                return status;
-            }
-            thread::sleep(Duration::from_millis(50));
-        }
-        let _ = self.child.kill();
-        panic!(
-            "the launch did not end in {TIMEOUT:?}; seen:\n{}",
-            self.seen.join("\n")
-        );
-    }
-}
-
-impl Drop for Launch {
-    /// A test that failed half-way leaves no launch behind: SIGKILL to the launch, whose
-    /// children die with it (`PR_SET_PDEATHSIG`). A no-op once it has been waited for.
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// True while `pid` names a process running one of our launch's children.
-fn is_launched_process(pid: u32) -> bool {
-    std::fs::read(format!("/proc/{pid}/cmdline"))
-        .is_ok_and(|cmdline| cmdline.windows(14).any(|w| w == b"launch-process"))
+    let namespace = support::launch::namespace(test);
+    support::launch::write_file(
+        test,
+        &format!(
+            "topology = \"{topology}\"\nnamespace = \"{namespace}\"\ncrunch = 0\ngrace_s = 10\n{processes}"
+        ),
+    )
 }
 
 /// A sensor in one process, the command node it feeds in the other.
@@ -194,10 +71,10 @@ executor = "events"
 #[test]
 fn samples_flow_from_one_process_to_the_other_and_ctrl_c_stops_both() {
     let mut launch = launch("flow", TWO);
-    let source = launch.started("source");
-    let sink = launch.started("sink");
+    let source = launch.next_started("source");
+    let sink = launch.next_started("sink");
     // The sink's command node runs only on samples from the other process.
-    launch.wait_for("of the sink receiving", |l| {
+    launch.take("of the sink receiving", |l| {
         l.starts_with("[sink] receiving: ")
     });
     launch.signal(libc::SIGINT);
@@ -231,9 +108,9 @@ fn samples_flow_from_one_process_to_the_other_and_ctrl_c_stops_both() {
 fn over_dds_samples_flow_between_the_processes_and_each_reports_its_cpu() {
     let env = dds_env(120);
     let mut launch = launch_with("dds", &format!("transport = \"dds\"\n{TWO}"), &env);
-    launch.started("source");
-    launch.started("sink");
-    launch.wait_for("of the sink receiving", |l| {
+    launch.next_started("source");
+    launch.next_started("sink");
+    launch.take("of the sink receiving", |l| {
         l.starts_with("[sink] receiving: ")
     });
     launch.signal(libc::SIGINT);
@@ -283,9 +160,9 @@ fn over_shm_and_dds_samples_flow_between_the_processes() {
     let env = dds_env(153);
     let file = format!("transport = \"shm+dds\"\n{TWO}");
     let mut launch = launch_with("shm_dds", &file, &env);
-    launch.started("source");
-    launch.started("sink");
-    launch.wait_for("of the sink receiving", |l| {
+    launch.next_started("source");
+    launch.next_started("sink");
+    launch.take("of the sink receiving", |l| {
         l.starts_with("[sink] receiving: ")
     });
     // Two seconds of samples: 80 at the sensor's 25 ms.
@@ -353,11 +230,11 @@ executor = "events"
         &format!("transport = \"dds\"\n{file}"),
         &env,
     );
-    launch.started("one");
-    launch.started("rest");
+    launch.next_started("one");
+    launch.next_started("rest");
     for name in ["one", "rest"] {
         let all = format!("[{name}] hearing all 20 topics");
-        launch.wait_for(&all, |l| l == all);
+        launch.take(&all, |l| l == all);
     }
     launch.signal(libc::SIGINT);
     assert_eq!(
@@ -396,7 +273,7 @@ fn nobleo_one_process_per_node_over_shm_hears_every_topic_with_the_limit_raised(
     );
     for i in 0..10 {
         let all = format!("[p{i}] hearing all 20 topics");
-        launch.wait_for(&all, |l| l == all);
+        launch.take(&all, |l| l == all);
     }
     launch.signal(libc::SIGINT);
     assert_eq!(
@@ -431,10 +308,10 @@ executor = "callback"
 restart = "never"
 "#,
     );
-    let kept = launch.started("kept");
-    let dropped = launch.started("dropped");
-    launch.wait_for("of kept running", |l| l.starts_with("[kept] running "));
-    launch.wait_for("of dropped running", |l| {
+    let kept = launch.next_started("kept");
+    let dropped = launch.next_started("dropped");
+    launch.take("of kept running", |l| l.starts_with("[kept] running "));
+    launch.take("of dropped running", |l| {
         l.starts_with("[dropped] running ")
     });
     for pid in [kept, dropped] {
@@ -442,15 +319,15 @@ restart = "never"
         // for it (it has not ended), so the id is still its own.
         assert_eq!(unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) }, 0);
     }
-    launch.wait_for("of kept restarting", |l| {
+    launch.take("of kept restarting", |l| {
         l == "tacto: [kept] failed (signal: 9 (SIGKILL)); restarting (1 of 1)"
     });
-    launch.wait_for("of dropped not restarted", |l| {
+    launch.take("of dropped not restarted", |l| {
         l == "tacto: [dropped] failed (signal: 9 (SIGKILL)); not restarted (restart = never)"
     });
-    let again = launch.started("kept");
+    let again = launch.next_started("kept");
     assert_ne!(again, kept);
-    launch.wait_for("of kept running again", |l| {
+    launch.take("of kept running again", |l| {
         l.starts_with("[kept] running ")
     });
     launch.signal(libc::SIGTERM);
@@ -563,9 +440,8 @@ fn bench_over_a_launch_file_runs_its_processes_on_each_executor_and_adds_them_up
 #[test]
 fn an_exec_process_gets_its_ros_arguments_and_its_lines_are_passed_on() {
     // sh prints the arguments it was given after its script: what a node would get.
-    let path = std::env::temp_dir().join(format!("tacto-launch-exec-{}.toml", std::process::id()));
-    std::fs::write(
-        &path,
+    let path = support::launch::write_file(
+        "exec",
         r#"
 [[process]]
 name = "shell"
@@ -577,10 +453,9 @@ namespace = "robot1"
 parameters = { rate = 10.0 }
 remaps = [{ from = "chatter", to = "out" }]
 "#,
-    )
-    .unwrap();
-    let mut launch = Launch::start(&path, &[]);
-    launch.started("shell");
+    );
+    let mut launch = start(&path, &[]);
+    launch.next_started("shell");
     let status = launch.wait();
     assert!(status.success(), "{}", launch.seen.join("\n"));
     for line in [
@@ -651,8 +526,8 @@ fn the_gyro_odometer_example_launched_with_its_params_and_remaps_fuses_what_rclp
     const CYCLES: usize = 30;
     support::built_example("gyro_odometer");
     let file = support::repo_root().join("crates/tacto-dds/examples/gyro_odometer.launch.toml");
-    let mut launch = Launch::start(&file, &dds_env(DOMAIN));
-    launch.started("gyro_odometer");
+    let mut launch = start(&file, &dds_env(DOMAIN));
+    launch.next_started("gyro_odometer");
 
     // The params file's values, as ros2 param reads them.
     let node = "/localization/twist_estimator/gyro_odometer";

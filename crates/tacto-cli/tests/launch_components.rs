@@ -6,181 +6,36 @@
 mod support;
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
-use std::thread;
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use support::dds_env;
+use support::launch::{Launch, is_launched_process, namespace};
 
 /// Longer than any wait of a working launch, even on a loaded 2-core machine (rclpy included).
 const TIMEOUT: Duration = Duration::from_secs(90);
-
-/// A running `tacto launch` and every line it printed, stdout and stderr together.
-struct Launch {
-    child: Child,
-    lines: mpsc::Receiver<String>,
-    seen: Vec<String>,
-}
 
 /// Writes `text` into a launch file named for `test` and starts `tacto launch` on it with
 /// `args` (NAME:=VALUE) and `env`.
 fn launch(test: &str, text: &str, args: &[&str], env: &[(&str, String)]) -> (Launch, PathBuf) {
     let path = file(test, text);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tacto"))
-        .arg("launch")
-        .arg(&path)
-        .args(args)
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        // What would change an rclpy process's network or RMW behind the test's back.
-        .env_remove("ROS_LOCALHOST_ONLY")
-        .env_remove("ROS_STATIC_PEERS")
-        .env_remove("FASTRTPS_DEFAULT_PROFILES_FILE")
-        .env_remove("FASTDDS_DEFAULT_PROFILES_FILE")
-        .env_remove("_ROS_WHEELS_BOOTSTRAP_COMPLETE")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (send, lines) = mpsc::channel();
-    forward(child.stdout.take().unwrap(), send.clone());
-    forward(child.stderr.take().unwrap(), send);
-    let launch = Launch {
-        child,
-        lines,
-        seen: Vec::new(),
-    };
+    let launch = Launch::spawn(support::launch::command(&path, args, env), TIMEOUT);
     (launch, path)
 }
 
+/// A launch file of `text`, named for `test`.
 fn file(test: &str, text: &str) -> PathBuf {
-    let path = std::env::temp_dir().join(format!(
-        "tacto-launch-components-{test}-{}.toml",
-        std::process::id()
-    ));
-    std::fs::write(&path, text).unwrap();
-    path
+    support::launch::write_file(&format!("components-{test}"), text)
 }
 
-/// A namespace of the test's own, so that parallel tests never share a topic.
-fn namespace(test: &str) -> String {
-    format!("{test}_{}", std::process::id())
-}
-
-fn forward(pipe: impl Read + Send + 'static, send: mpsc::Sender<String>) {
-    thread::spawn(move || {
-        for line in BufReader::new(pipe).lines() {
-            let Ok(line) = line else { break };
-            if send.send(line).is_err() {
-                break;
-            }
-        }
-    });
-}
-
-impl Launch {
-    /// Waits for a line that satisfies `wanted` (looking at the lines seen so far first).
-    fn wait_for(&mut self, what: &str, wanted: impl Fn(&str) -> bool) -> String {
-        if let Some(line) = self.seen.iter().find(|l| wanted(l)) {
-            return line.clone();
-        }
-        self.wait_new(what, wanted)
-    }
-
-    /// Waits for a line not printed yet that satisfies `wanted`.
-    fn wait_new(&mut self, what: &str, wanted: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    self.seen.push(line.clone());
-                    if wanted(&line) {
-                        return line;
-                    }
-                }
-                Err(_) => {
-                    let _ = self.child.kill();
-                    panic!(
-                        "no line {what} in {TIMEOUT:?}; seen:\n{}",
-                        self.seen.join("\n")
-                    );
-                }
-            }
-        }
-    }
-
-    /// The pid of process `name`'s start number `nth` (from 0).
-    fn started(&mut self, name: &str, nth: usize) -> u32 {
-        let prefix = format!("tacto: [{name}] started, pid ");
-        let pid_of = |seen: &[String]| {
-            (seen.iter().filter(|l| l.starts_with(&prefix)))
-                .nth(nth)
-                .map(|l| l[prefix.len()..].parse::<u32>().unwrap())
-        };
-        loop {
-            if let Some(pid) = pid_of(&self.seen) {
-                return pid;
-            }
-            self.wait_new(&prefix, |l| l.starts_with(&prefix));
-        }
-    }
-
-    fn signal(&self, signal: i32) {
-        // SAFETY: `kill` sends a signal to the process this test started and has not waited
-        // for yet, so its pid still names it.
-        unsafe { libc::kill(self.child.id() as libc::pid_t, signal) };
-    }
-
-    /// Waits for the launch to end; kills it if it does not within the timeout.
-    fn wait(&mut self) -> ExitStatus {
-        let deadline = Instant::now() + TIMEOUT;
-        while Instant::now() < deadline {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(5)) {
-                    self.seen.push(line);
-                }
-                return status;
-            }
-            thread::sleep(Duration::from_millis(50));
-        }
-        let _ = self.child.kill();
-        panic!(
-            "the launch did not end in {TIMEOUT:?}; seen:\n{}",
-            self.seen.join("\n")
-        );
-    }
-
-    /// Ctrl-C, and the launch's exit code once it has stopped everything.
-    fn interrupt(&mut self) -> Option<i32> {
-        self.signal(libc::SIGINT);
-        self.wait().code()
-    }
-
-    /// What the listener `node` heard, by the talker's count, in the order heard.
-    fn heard(&self, node: &str) -> Vec<u64> {
-        let prefix = format!("{node} heard: hello ");
-        (self.seen.iter())
-            .filter_map(|l| l.split_once("] ").map(|(_, rest)| rest))
-            .filter_map(|l| l.strip_prefix(&prefix)?.parse().ok())
-            .collect()
-    }
-}
-
-impl Drop for Launch {
-    /// A test that failed half-way leaves no launch behind: its children die with it.
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// True while `pid` names a running child of a launch.
-fn is_launched_process(pid: u32) -> bool {
-    std::fs::read(format!("/proc/{pid}/cmdline"))
-        .is_ok_and(|cmdline| cmdline.windows(14).any(|w| w == b"launch-process"))
+/// What the listener `node` heard in `seen`, by the talker's count, in the order heard.
+fn heard(seen: &[String], node: &str) -> Vec<u64> {
+    let prefix = format!("{node} heard: hello ");
+    (seen.iter())
+        .filter_map(|l| l.split_once("] ").map(|(_, rest)| rest))
+        .filter_map(|l| l.strip_prefix(&prefix)?.parse().ok())
+        .collect()
 }
 
 /// The talker's messages the listener heard in one run: every count from the first heard to
@@ -216,7 +71,7 @@ fn the_same_components_in_one_process_and_in_two_give_the_same_traffic() {
         let last = format!("{node} heard: hello {LAST}");
         launch.wait_for(&last, |l| l.ends_with(&last));
         assert_eq!(launch.interrupt(), Some(130), "{}", launch.seen.join("\n"));
-        let heard = launch.heard(&node);
+        let heard = heard(&launch.seen, &node);
         assert!(
             contiguous_to(&heard, LAST),
             "{placement}: {heard:?}\n{}",
@@ -444,20 +299,9 @@ fn a_binary_of_ones_own_hosts_its_components_beside_the_shipped_ones() {
     );
     assert!(!stderr.contains("started"), "{stderr}");
     // The example's binary has it, and tacto's too.
-    let mut child = Command::new(component_system())
-        .arg(&path)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("cargo test builds the component_system example");
-    let (send, lines) = mpsc::channel();
-    forward(child.stdout.take().unwrap(), send.clone());
-    forward(child.stderr.take().unwrap(), send);
-    let mut launch = Launch {
-        child,
-        lines,
-        seen: Vec::new(),
-    };
+    let mut command = Command::new(component_system());
+    command.arg(&path);
+    let mut launch = Launch::spawn(command, TIMEOUT);
     let loud = format!("[shouter] /{ns}/Listener heard: HELLO ");
     launch.wait_for("of the listener hearing the shouter", |l| {
         l.starts_with(&loud)

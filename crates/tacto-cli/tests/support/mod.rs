@@ -1,11 +1,13 @@
 //! What this crate's tests share: the built `tacto` command in a DDS domain of the test's own
-//! on loopback, the built examples of tacto-dds and tacto-launch, and (as [`dds`]) tacto-dds' test peers: rclpy
-//! nodes on Fast DDS or on rmw_cyclonedds, and loopback participants.
+//! on loopback, the built examples of tacto-dds and tacto-launch, a running `tacto launch` (as
+//! [`launch`]), and (as [`dds`]) tacto-dds' test peers: rclpy nodes on Fast DDS or on
+//! rmw_cyclonedds, and loopback participants.
 
 #![allow(dead_code)] // each test file uses its own part of this module
 
 #[path = "../../../tacto-dds/tests/support/mod.rs"]
 pub mod dds;
+pub mod launch;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
