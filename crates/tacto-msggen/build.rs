@@ -4,10 +4,10 @@
 //! knows them wherever it runs.
 
 use std::fmt::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn main() {
-    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let crates = manifest_dir().join("..");
     let mut entries = Vec::new();
     for root in [
         crates.join("tacto-msgs/interfaces"),
@@ -55,4 +55,18 @@ fn main() {
     let out = Path::new(&std::env::var_os("OUT_DIR").expect("OUT_DIR in a build script"))
         .join("shipped.rs");
     std::fs::write(&out, code).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
+}
+
+/// This package's folder, as Cargo gives it to the build script when it runs. Not
+/// `env!("CARGO_MANIFEST_DIR")`: that is baked in when the script is compiled, and a script
+/// binary reused from a target directory shared between checkouts would read the other
+/// checkout's files.
+fn manifest_dir() -> PathBuf {
+    match std::env::var_os("CARGO_MANIFEST_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => panic!(
+            "CARGO_MANIFEST_DIR is not set: this build script expects Cargo to run it, which \
+             sets it to the package's folder"
+        ),
+    }
 }

@@ -49,7 +49,7 @@ const TEST_PACKAGES: [(&str, &str); 3] = [
 ];
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = manifest_dir();
     let mut generator = tacto_msggen::Generator::new();
     for package in PACKAGES {
         generator = generator.package(root.join("interfaces").join(package));
@@ -66,7 +66,7 @@ fn main() {
             panic!("{error}");
         }
     }
-    write_message_list(root);
+    write_message_list(&root);
 }
 
 /// Writes the expressions `every_message!(path, ...)` with the Rust path of every message type
@@ -89,6 +89,9 @@ fn write_message_list(root: &Path) {
                 .map(|(p, dir)| (root.join(dir), format!("crate::test_interfaces::{p}"))),
         );
     for (dir, module) in folders {
+        // The generators name the folders they read, but not the core packages' (generated in
+        // tacto), whose files this list names too.
+        println!("cargo::rerun-if-changed={}", dir.display());
         for (kind, suffixes) in [
             ("msg", &[""][..]),
             ("srv", &["_Request", "_Response"][..]),
@@ -152,5 +155,19 @@ fn write_message_list(root: &Path) {
         let out = Path::new(&out_dir).join(file);
         std::fs::write(&out, list)
             .unwrap_or_else(|e| panic!("cannot write {}: {e}", out.display()));
+    }
+}
+
+/// This package's folder, as Cargo gives it to the build script when it runs. Not
+/// `env!("CARGO_MANIFEST_DIR")`: that is baked in when the script is compiled, and a script
+/// binary reused from a target directory shared between checkouts would read the other
+/// checkout's files.
+fn manifest_dir() -> PathBuf {
+    match std::env::var_os("CARGO_MANIFEST_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => panic!(
+            "CARGO_MANIFEST_DIR is not set: this build script expects Cargo to run it, which \
+             sets it to the package's folder"
+        ),
     }
 }
