@@ -325,6 +325,18 @@ fn time_left(timeout: Duration) -> impl Fn() -> Duration {
     }
 }
 
+/// A `CancelGoal` answer as the client reports it: its code, and the goals now canceling.
+fn canceling(response: &wire::CancelGoalResponse) -> (CancelCode, Vec<GoalInfo>) {
+    let code = CancelCode::from_id(response.return_code);
+    let goals = (response.goals_canceling.iter())
+        .map(|info| GoalInfo {
+            id: GoalId::from_bytes(info.goal_id.uuid),
+            stamp: Time::from(info.stamp),
+        })
+        .collect();
+    (code, goals)
+}
+
 /// Why a goal could not be sent.
 #[derive(Debug, thiserror::Error)]
 pub enum SendGoalError {
@@ -643,13 +655,7 @@ impl<A: ActionType> ActionClient<A> {
             push(state, ActionEvent::Feedback { goal, feedback });
         }
         while let Some((_, response)) = self.cancel_goal.take_response() {
-            let code = CancelCode::from_id(response.return_code);
-            let goals = (response.goals_canceling.iter())
-                .map(|info| GoalInfo {
-                    id: GoalId::from_bytes(info.goal_id.uuid),
-                    stamp: Time::from(info.stamp),
-                })
-                .collect();
+            let (code, goals) = canceling(&response);
             push(state, ActionEvent::Canceling { code, goals });
         }
         while let Some((request, response)) = self.get_result.take_response() {
@@ -763,14 +769,7 @@ impl<A: ActionType> ActionClient<A> {
             },
         };
         let response = self.cancel_goal.call(request, timeout)?;
-        let code = CancelCode::from_id(response.return_code);
-        let goals = (response.goals_canceling.iter())
-            .map(|info| GoalInfo {
-                id: GoalId::from_bytes(info.goal_id.uuid),
-                stamp: Time::from(info.stamp),
-            })
-            .collect();
-        Ok((code, goals))
+        Ok(canceling(&response))
     }
 
     /// The action's resolved name, e.g. `/fibonacci`.
