@@ -237,8 +237,10 @@ fn stamp_text(stamp: Time) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
 
+    use tacto::logging::{self, Record, Severity};
     use tacto::{Context, Executor, History, WaitSetExecutor};
     use tacto_component::Style;
     use tacto_msgs::geometry_msgs::msg::{Twist, TwistWithCovarianceStamped};
@@ -359,6 +361,104 @@ mod tests {
         let speeds: Vec<f64> = twist.take_all().map(|s| s.twist.twist.linear.x).collect();
         assert!(!speeds.is_empty());
         assert!(speeds.iter().all(|&v| v == 0.0), "{speeds:?}");
+    }
+
+    #[test]
+    fn a_command_during_a_drive_is_refused_with_a_warning_and_the_drive_goes_on_unchanged() {
+        // The simulator's warnings, wherever its logger's records go.
+        let warnings = Arc::new(Mutex::new(Vec::new()));
+        let keep = warnings.clone();
+        let _sink = logging::add_sink(move |record: &Record| {
+            if &*record.name == "VehicleSimulator" && record.severity == Severity::Warn {
+                keep.lock().unwrap().push(record.message.clone());
+            }
+        });
+        let ctx = Context::new();
+        let parameters = ["imu_rate_hz:=200", "imu_per_twist:=2", "drive_cycles:=10"];
+        let mut executor = simulator(&ctx, &parameters).unwrap();
+        let mut probe = ctx.node("probe").unwrap();
+        let command = probe.publisher::<Twist>("drive_command").create().unwrap();
+        let imu = probe
+            .subscription::<Imu>("imu")
+            .history(ALL)
+            .create()
+            .unwrap();
+        let twist = probe
+            .subscription::<TwistWithCovarianceStamped>("vehicle/twist_with_covariance")
+            .history(ALL)
+            .create()
+            .unwrap();
+        let mut drive = Twist::default();
+        (drive.linear.x, drive.angular.z) = (4.0, 0.8);
+        command.publish(drive);
+
+        // Until the drive's first twist, in short spins: the drive is then under way, a few
+        // cycles in at most of its 10, and does not advance while the executor does not spin.
+        // Twists as (speed, stamp in ns), IMU samples as their yaw rates.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let (mut twists, mut rates) = (Vec::<(f64, i64)>::new(), Vec::new());
+        // A spin of `for_ms`, and what the probes took meanwhile.
+        let spin = |executor: &mut WaitSetExecutor, for_ms: u64| {
+            executor.spin_for(Duration::from_millis(for_ms)).unwrap();
+            let twists: Vec<(f64, i64)> = (twist.take_all())
+                .map(|s| (s.twist.twist.linear.x, nanos(&s.header.stamp)))
+                .collect();
+            let rates: Vec<f64> = imu.take_all().map(|s| s.angular_velocity.z).collect();
+            (twists, rates)
+        };
+        while !twists.iter().any(|&(vx, _)| vx != 0.0) {
+            assert!(Instant::now() < deadline, "the drive did not start");
+            let (taken, taken_rates) = spin(&mut executor, 5);
+            twists.extend(taken);
+            rates.extend(taken_rates);
+        }
+        let mut other = Twist::default();
+        (other.linear.x, other.angular.z) = (1.5, -0.3);
+        command.publish(other);
+        // The drive's twists (from `start`, `driven` of them) and how many came after.
+        let drive_of = |twists: &[(f64, i64)]| {
+            let start = (twists.iter())
+                .position(|&(vx, _)| vx != 0.0)
+                .unwrap_or(twists.len());
+            let driven = (twists[start..].iter())
+                .take_while(|&&(vx, _)| vx != 0.0)
+                .count();
+            (start, driven, twists.len() - start - driven)
+        };
+        // Until 5 twists after the drive's last: the refused command, had it been kept, would
+        // be driven from the first of them.
+        while drive_of(&twists).2 < 5 {
+            assert!(Instant::now() < deadline, "the drive did not end");
+            let (taken, taken_rates) = spin(&mut executor, 50);
+            twists.extend(taken);
+            rates.extend(taken_rates);
+        }
+        logging::flush();
+
+        let refusal = "drive command (speed 1.5, yaw rate -0.3) refused: a drive is under way";
+        let warned = warnings.lock().unwrap().clone();
+        assert_eq!(
+            warned.iter().filter(|w| *w == refusal).count(),
+            1,
+            "{warned:?}"
+        );
+        // The first drive, all of it as if nothing had come: 4 / 20 · (c + 1) for its 10
+        // cycles, stamps two IMU periods apart, then standing still, the command not driven.
+        let (start, driven, _) = drive_of(&twists);
+        let (drive, after) = twists[start..].split_at(driven);
+        let speeds: Vec<f64> = drive.iter().map(|&(vx, _)| vx).collect();
+        let ramp: Vec<f64> = (1..=10).map(|c| 4.0 * (c as f64 / 20.0)).collect();
+        assert_eq!(speeds, ramp);
+        assert!(after.iter().all(|&(vx, _)| vx == 0.0), "{twists:?}");
+        for pair in drive.windows(2) {
+            assert_eq!(pair[1].1 - pair[0].1, 10_000_000, "two IMU periods of 5 ms");
+        }
+        // 0.8 · (1 + 0.125 · (g mod 5 − 2)) for the drive's 20 IMU samples, and no other.
+        let rates: Vec<f64> = rates.into_iter().filter(|&w| w != 0.0).collect();
+        let rippled: Vec<f64> = (0..20)
+            .map(|g| 0.8 * (1.0 + 0.125 * ((g % 5) as f64 - 2.0)))
+            .collect();
+        assert_eq!(rates, rippled);
     }
 
     #[test]
