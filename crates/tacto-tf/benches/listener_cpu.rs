@@ -149,24 +149,33 @@ fn cpu_time() -> Duration {
     Duration::from_micros(micros(usage.ru_utime) + micros(usage.ru_stime))
 }
 
-/// CPU time so far of the transport's own threads (Cyclone's receive, timed-event, garbage
-/// and delivery threads), from each thread's `schedstat` (nanoseconds): the part of a phase
-/// that no listener design changes.
-fn transport_time() -> Duration {
-    const CYCLONE: [&str; 6] = ["recv", "tev", "gc", "dq.", "lease", "xmit"];
+/// Cyclone's threads (receive, timed events, garbage, delivery): the part of a phase that no
+/// listener design changes.
+const CYCLONE: [&str; 6] = ["recv", "tev", "gc", "dq.", "lease", "xmit"];
+/// tacto's listener's thread.
+const LISTENER: [&str; 1] = ["tf_listener"];
+
+/// CPU time so far of this process's threads whose names start with one of `names`, and the
+/// times they were scheduled in, from each thread's `schedstat`.
+fn threads_time(names: &[&str]) -> (Duration, u64) {
     let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
-        return Duration::ZERO;
+        return (Duration::ZERO, 0);
     };
-    let nanos = tasks
+    let (nanos, runs) = tasks
         .filter_map(Result::ok)
         .filter(|task| {
             let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
-            CYCLONE.iter().any(|name| comm.trim().starts_with(name))
+            names.iter().any(|name| comm.trim().starts_with(name))
         })
         .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
-        .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
-        .sum();
-    Duration::from_nanos(nanos)
+        .filter_map(|stat| {
+            let mut fields = stat.split_whitespace();
+            let nanos = fields.next()?.parse::<u64>().ok()?;
+            let runs = fields.nth(1)?.parse::<u64>().ok()?;
+            Some((nanos, runs))
+        })
+        .fold((0, 0), |(n, r), (nanos, runs)| (n + nanos, r + runs));
+    (Duration::from_nanos(nanos), runs)
 }
 
 #[derive(Default, Clone, Copy)]
@@ -174,6 +183,9 @@ struct Phase {
     cpu: Duration,
     /// Of `cpu`, the transport's threads'.
     transport: Duration,
+    /// Of `cpu`, the listener's thread's, and the times it was scheduled in.
+    listener: Duration,
+    listener_runs: u64,
     seconds: u64,
     lookup_wakeups: u64,
     tf_wakeups: u64,
@@ -189,9 +201,15 @@ impl Phase {
         self.transport.as_secs_f64() * 1e3 / self.seconds as f64
     }
 
+    fn listener_per_second(&self) -> f64 {
+        self.listener.as_secs_f64() * 1e3 / self.seconds as f64
+    }
+
     fn add(&mut self, other: &Phase) {
         self.cpu += other.cpu;
         self.transport += other.transport;
+        self.listener += other.listener;
+        self.listener_runs += other.listener_runs;
         self.seconds += other.seconds;
         self.lookup_wakeups += other.lookup_wakeups;
         self.tf_wakeups += other.tf_wakeups;
@@ -226,7 +244,8 @@ fn phase(
         executor
     });
     let start_cpu = cpu_time();
-    let start_transport = transport_time();
+    let start_transport = threads_time(&CYCLONE).0;
+    let start_listener = threads_time(&LISTENER);
     let spinning: Vec<_> = listeners
         .drain(..)
         .map(|mut e| {
@@ -246,7 +265,9 @@ fn phase(
     let cpu = cpu_time() - start_cpu;
     Phase {
         cpu,
-        transport: transport_time().saturating_sub(start_transport),
+        transport: threads_time(&CYCLONE).0.saturating_sub(start_transport),
+        listener: threads_time(&LISTENER).0.saturating_sub(start_listener.0),
+        listener_runs: threads_time(&LISTENER).1.saturating_sub(start_listener.1),
         seconds,
         lookup_wakeups: executor.map_or(0, |e| e.stats().wakeups),
         tf_wakeups,
@@ -417,11 +438,13 @@ fn main() {
          {seconds} s per phase, {rounds} round(s)"
     );
     println!(
-        "{:>12} {:>9} {:>10} {:>9} {:>22} {:>8} {:>10} {:>8}",
+        "{:>12} {:>9} {:>10} {:>9} {:>9} {:>9} {:>22} {:>8} {:>10} {:>8}",
         "phase",
         "CPU ms/s",
         "transport",
+        "listener",
         "the rest",
+        "lst runs",
         "ratio to tf2_ros",
         "lookups",
         "lookup wk",
@@ -434,10 +457,12 @@ fn main() {
         }
         let each: Vec<String> = ratios.iter().map(|r| format!("{:.3}", r[i])).collect();
         println!(
-            "{name:>12} {:>9.2} {:>10.2} {:>9.2} {:>22} {:>8} {:>10} {:>8}",
+            "{name:>12} {:>9.2} {:>10.2} {:>9.2} {:>9.2} {:>9} {:>22} {:>8} {:>10} {:>8}",
             total.per_second(),
             total.transport_per_second(),
-            total.per_second() - total.transport_per_second(),
+            total.listener_per_second(),
+            total.per_second() - total.transport_per_second() - total.listener_per_second(),
+            total.listener_runs,
             each.join(" "),
             total.lookups_ok,
             total.lookup_wakeups,

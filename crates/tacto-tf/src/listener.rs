@@ -20,7 +20,8 @@ use tacto::{Context, GuardCondition, History, Node, Qos, Subscription, Time};
 use tacto_msgs::geometry_msgs::msg::TransformStamped;
 use tacto_msgs::tf2_msgs::msg::TFMessage;
 
-use crate::buffer::{Buffer, BufferLimits};
+use crate::buffer::{Buffer, BufferLimits, KnownFrames};
+use crate::cache::FrameId;
 use crate::error::{RejectedTransform, TfError};
 use crate::sleeper::Sleeper;
 use crate::wire::{LinkRef, TfWire};
@@ -215,8 +216,9 @@ struct Shared {
     /// As `TFMessage`: transient local, it must get what publishers of this process of that
     /// type kept (they keep it for their own type only).
     tf_static: Subscription<TFMessage>,
-    /// Held by the drain running now; a drain that finds it held leaves the work to it.
-    draining: Mutex<()>,
+    /// Held by the drain running now; a drain that finds it held leaves the work to it. It
+    /// holds what the drains remember of `/tf`'s frames.
+    draining: Mutex<KnownFrames>,
     messages: AtomicU64,
     transforms: AtomicU64,
     refused: AtomicU64,
@@ -303,7 +305,7 @@ impl Listener {
             buffer: Buffer::with_limits(options.limits),
             tf,
             tf_static,
-            draining: Mutex::new(()),
+            draining: Mutex::default(),
             messages: AtomicU64::new(0),
             transforms: AtomicU64::new(0),
             refused: AtomicU64::new(0),
@@ -462,26 +464,33 @@ impl Listener {
 
 impl Shared {
     fn drain(&self) -> bool {
-        let _draining = match self.draining.try_lock() {
+        let mut known = match self.draining.try_lock() {
             Ok(guard) => guard,
             // A drain that panicked left nothing half done: each insertion is whole.
             Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
             Err(TryLockError::WouldBlock) => return false,
         };
         for sample in self.tf_static.take_all() {
-            self.take_in(sample.transforms.iter().map(LinkRef::from), true);
+            self.take_in(sample.transforms.iter().map(LinkRef::from), true, &mut []);
         }
         for sample in self.tf.take_all() {
-            self.take_in(sample.links(), false);
+            self.take_in(sample.links(), false, known.ids_for(&sample));
         }
         // Under the drain's lock: one drain at a time moves the timer.
         self.sleeper.drained();
         true
     }
 
-    fn take_in<'a>(&self, message: impl Iterator<Item = LinkRef<'a>>, is_static: bool) {
+    /// Takes a message's transforms into the buffer; `ids` are their frames' ids where known
+    /// (see [`KnownFrames`]).
+    fn take_in<'a>(
+        &self,
+        message: impl Iterator<Item = LinkRef<'a>>,
+        is_static: bool,
+        ids: &mut [Option<(FrameId, FrameId)>],
+    ) {
         self.messages.fetch_add(1, Ordering::Relaxed);
-        let taken = (self.buffer).set_links(message, LISTENER_AUTHORITY, is_static);
+        let taken = (self.buffer).set_links(message, LISTENER_AUTHORITY, is_static, ids);
         self.transforms.fetch_add(taken.accepted, Ordering::Relaxed);
         if let Some(refusal) = taken.last_refusal {
             self.refused.fetch_add(taken.refused, Ordering::Relaxed);

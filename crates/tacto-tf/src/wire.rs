@@ -71,6 +71,29 @@ impl TfWire {
         })
     }
 
+    /// True if the message's frames are `names`, link by link as `layout` places them.
+    pub(crate) fn frames_are(&self, names: &str, layout: &[(Range<usize>, Range<usize>)]) -> bool {
+        self.names == names
+            && self.links.len() == layout.len()
+            && (self.links.iter().zip(layout))
+                .all(|(link, (frame, child))| link.frame == *frame && link.child == *child)
+    }
+
+    /// Copies the message's frame names and their places into `names` and `layout`.
+    pub(crate) fn copy_frames(
+        &self,
+        names: &mut String,
+        layout: &mut Vec<(Range<usize>, Range<usize>)>,
+    ) {
+        names.clone_from(&self.names);
+        layout.clear();
+        layout.extend(
+            self.links
+                .iter()
+                .map(|l| (l.frame.clone(), l.child.clone())),
+        );
+    }
+
     /// The message as `TFMessage`.
     fn to_message(&self) -> TFMessage {
         let transforms = (self.links())
