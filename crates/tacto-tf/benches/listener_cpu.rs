@@ -26,9 +26,11 @@
 //!   listener's subscriptions then have an arrival hook, which DDS calls on each `/tf`
 //!   message.
 //! - **`tf2_ros`**: each node has a listener of its own, as each rclcpp node holding a
-//!   `tf2_ros::TransformListener` does: a `/tf` subscription whose callback inserts every
-//!   message into the node's buffer, on an executor thread of its own (tf2_ros's
-//!   `spin_thread`), the node's lookups in that buffer.
+//!   `tf2_ros::TransformListener` does: a node with `/tf` and `/tf_static` subscriptions
+//!   whose callbacks set every transform of every message into the node's buffer, on an
+//!   executor thread of its own (tf2_ros's `spin_thread`), the node's lookups in that buffer.
+//!   No more: the same decoding as any subscription of `TFMessage`, one `set_transform` a
+//!   transform as tf2's `setTransform` takes its mutex for each.
 //! - **`shm`** (not the DDS comparison): as `tacto`, `/tf` coming from a broadcaster process
 //!   over shared memory (iceoryx2) instead of DDS; the DDS broadcaster is stopped meanwhile.
 //!
@@ -334,16 +336,23 @@ fn tf2_ros(seconds: u64) -> Phase {
     let mut executors = Vec::new();
     for (i, buffer) in buffers.iter().enumerate() {
         let mut node = ctx.node(&format!("transform_listener_impl_{i}")).unwrap();
-        let buffer = buffer.clone();
-        // tf2_ros's DynamicListenerQoS: reliable, volatile, keep last 100.
-        (node.subscription::<TFMessage>("/tf"))
-            .qos(Qos::default().history(History::KeepLast(100)))
-            .callback(move |msg| {
-                for t in &msg.transforms {
-                    let _ = buffer.set_transform(t, LISTENER_AUTHORITY, false);
-                }
-            })
-            .unwrap();
+        // As tf2_ros's TransformListener: both topics, each message's transforms set one by
+        // one into the node's buffer. DynamicListenerQoS: reliable, volatile, keep last 100;
+        // StaticListenerQoS: the same, transient local (no static broadcaster here: idle).
+        for (topic, qos, is_static) in [
+            ("/tf", Qos::default(), false),
+            ("/tf_static", Qos::default().transient_local(), true),
+        ] {
+            let buffer = buffer.clone();
+            (node.subscription::<TFMessage>(topic))
+                .qos(qos.history(History::KeepLast(100)))
+                .callback(move |msg| {
+                    for t in &msg.transforms {
+                        let _ = buffer.set_transform(t, LISTENER_AUTHORITY, is_static);
+                    }
+                })
+                .unwrap();
+        }
         let mut executor = WaitSetExecutor::new().unwrap();
         executor.add(node).unwrap();
         executors.push(executor);
