@@ -4,9 +4,9 @@
 //! tf2_ros's `TransformListener` spins a node of its own on a thread of its own and runs a
 //! callback for every `/tf` message, in every node that holds one. Here the two topics are
 //! subscriptions that no trigger names: their samples wait in bounded histories, and the
-//! buffer takes them in when someone looks something up through the listener, and on a slow
-//! period of the listener's own thread, so that unread samples are not overwritten. One
-//! listener serves a whole process ([`Listener::of`]).
+//! buffer takes them in when someone looks something up through the listener, and on the
+//! listener's own thread when no lookup did for a while, so that unread samples are not
+//! overwritten. One listener serves a whole process ([`Listener::of`]).
 
 use std::fmt;
 use std::sync::atomic::AtomicBool;
@@ -41,8 +41,9 @@ pub struct ListenerOptions {
     /// The most `/tf` messages per second expected, all publishers together (default 1000:
     /// ten broadcasters at 100 Hz).
     pub tf_rate: f64,
-    /// How often the listener's thread takes what arrived into the buffer when no lookup
-    /// did (default 100 ms).
+    /// How long the listener's thread lets what arrived wait when no lookup takes it into
+    /// the buffer (default 100 ms): it drains when no drain happened for three quarters of
+    /// this to all of it.
     pub drain_period: Duration,
     /// The margin over the expected count between two drains (default 2: a burst of twice
     /// the rate, or a drain late by a period).
@@ -159,11 +160,14 @@ pub struct ListenerStats {
 ///   [`can_transform`](Self::can_transform) and their `_full` forms, [`drain`](Self::drain)),
 ///   unless another thread is draining just then: that drain is not waited for, the lookup
 ///   answers from the buffer as it is;
-/// - every [`drain_period`](ListenerOptions::drain_period) on the listener's thread, so that
-///   `/tf`'s bounded history does not overwrite unread messages (see [`ListenerOptions`]).
+/// - on the listener's thread when no drain took `/tf` in for a
+///   [`drain_period`](ListenerOptions::drain_period), so that `/tf`'s bounded history does
+///   not overwrite unread messages (see [`ListenerOptions`]). The thread sleeps on a timer
+///   that each drain pushes back (moving it by more than a quarter period only), so while
+///   lookups drain often enough it never wakes.
 ///
-/// A drain takes the buffer's write lock once per transform, so a lookup on another thread
-/// waits at most for one insertion. `/tf_static` is drained before `/tf`.
+/// A drain takes the buffer's write lock once per message, so a lookup on another thread
+/// waits at most for one message's insertions. `/tf_static` is drained before `/tf`.
 ///
 /// Transforms the buffer refuses (a NaN, a quaternion far from unit length, a frame that is
 /// its own parent, ...) are counted ([`refused`](Self::refused)) and the last one kept

@@ -2,12 +2,11 @@
 //! a drain period, pushed back by every drain, and an fd that wakes it to stop or to watch
 //! other fds.
 //!
-//! A thread that woke every period whatever happened would cost a process a wake-up each
-//! time, which is most of what a listener costs when lookups drain anyway. Pushing a sleeping
-//! thread's deadline back costs a system call, so a drain moves the timer only when that
-//! moves it by more than a quarter period: at most four calls a period however often lookups
-//! drain, and the thread sleeps for good while they drain at least every three quarters of a
-//! period.
+//! A thread that woke every period whatever happened would cost a wake-up each period even
+//! while lookups drain anyway. Pushing a sleeping thread's deadline back costs a system call,
+//! so a drain moves the timer only when that moves it by more than a quarter period: at most
+//! four calls a period however often lookups drain, and the thread sleeps for good while
+//! they drain more often than every three quarters of a period.
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
