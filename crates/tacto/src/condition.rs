@@ -215,14 +215,14 @@ impl ArrivalHook {
     }
 
     /// To call when the [`wake_fd`](Self::wake_fd) is readable: consumes its readiness and,
-    /// if samples arrived and the hook is armed, calls the function, on this thread. Returns
-    /// the samples that arrived (0 on a spurious wake-up, or without a wake fd).
-    pub fn on_readable(&self) -> usize {
-        let arrived = self.shared.watched.get().map_or(0, Watched::drain);
-        if arrived > 0 {
-            self.shared.arrived();
+    /// if the hook is armed, calls the function, on this thread. Readable means samples
+    /// arrived, even if someone has taken them since: the function is told of the arrival,
+    /// as a transport that calls it would have told it.
+    pub fn on_readable(&self) {
+        if let Some(watched) = self.shared.watched.get() {
+            watched.drain();
         }
-        arrived
+        self.shared.arrived();
     }
 
     /// From now on, arrivals call nothing.
@@ -252,9 +252,11 @@ struct Watched {
 }
 
 impl Watched {
-    /// Consumes the fd's readiness; the samples that arrived.
-    fn drain(&self) -> usize {
-        self.input.upgrade().map_or(0, |input| input.on_wake_fd())
+    /// Consumes the fd's readiness.
+    fn drain(&self) {
+        if let Some(input) = self.input.upgrade() {
+            input.on_wake_fd();
+        }
     }
 }
 
