@@ -642,20 +642,22 @@ fn run(shared: &Weak<Shared>, sleeper: &Sleeper, waiters: &Waiters) {
             (watched.iter())
                 .filter_map(|h| Some(PollFd::from_borrowed_fd(h.wake_fd()?, PollFlags::IN))),
         );
-        match poll(&mut fds, None) {
-            Ok(_) | Err(rustix::io::Errno::INTR) => {}
-            // Not seen in practice (the fds are the listener's own): drain each period on.
-            Err(_) => thread::sleep(Duration::from_millis(100)),
-        }
+        let polled = poll(&mut fds, None);
         let ready: Vec<bool> = fds.iter().map(|fd| !fd.revents().is_empty()).collect();
         drop(fds);
         if sleeper.is_stopped() {
             return;
         }
+        // Not seen in practice (the fds are the listener's own): a drain each period, as if
+        // the timer expired each time.
+        let failed = !matches!(polled, Ok(_) | Err(rustix::io::Errno::INTR));
+        if failed {
+            thread::sleep(sleeper.period());
+        }
         if ready[0] {
             sleeper.take_pokes();
         }
-        if ready[1] && sleeper.take_expiry() {
+        if failed || (ready[1] && sleeper.take_expiry()) {
             let Some(shared) = shared.upgrade() else {
                 return;
             };

@@ -113,6 +113,11 @@ impl Sleeper {
         let _ = rustix::io::read(&self.control, &mut count);
     }
 
+    /// The drain period.
+    pub(crate) fn period(&self) -> Duration {
+        Duration::from_nanos(u64::try_from(self.period).unwrap_or(0))
+    }
+
     /// Tells the thread to end.
     pub(crate) fn stop(&self) {
         self.stopped.store(true, Ordering::SeqCst);
