@@ -2,7 +2,8 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::ops::Range;
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
 use nalgebra::{Quaternion, Vector3};
@@ -14,6 +15,7 @@ use crate::cache::{FrameCache, FrameId, Inserted, Miss, Sample, TimeCache};
 use crate::error::{ErrorKind, RejectReason, RejectedTransform, TfError};
 use crate::math::{self, Rigid};
 use crate::time_text::{c_float, display, seconds};
+use crate::wire::{LinkRef, TfWire};
 
 /// tf2's default cache time (`BUFFER_CORE_DEFAULT_CACHE_TIME`): ten seconds.
 pub const DEFAULT_CACHE_TIME: Duration = Duration::from_secs(10);
@@ -186,8 +188,56 @@ impl Buffer {
             // Set once the parent's id is known.
             parent: 0,
         };
-        self.write()
-            .insert(frame, child, sample, authority, is_static, &self.limits)
+        let mut tree = self.write();
+        let authority = tree.authority(authority);
+        tree.insert(frame, child, sample, &authority, is_static, &self.limits)
+    }
+
+    /// [`set_transform`](Self::set_transform) of each transform of a message, under one
+    /// taking of the write lock: the listener's path. Returns how many were accepted, and
+    /// the refused ones' count and the last of them.
+    ///
+    /// `ids[i]`, if there is one, holds the (child, parent) ids of link `i`: used if known,
+    /// else filled in once found (see [`KnownFrames`]).
+    pub(crate) fn set_links<'a>(
+        &self,
+        links: impl Iterator<Item = LinkRef<'a>>,
+        authority: &str,
+        is_static: bool,
+        ids: &mut [Option<(FrameId, FrameId)>],
+    ) -> Taken {
+        let mut taken = Taken::default();
+        let mut tree = self.write();
+        let authority = tree.authority(authority);
+        for (i, link) in links.enumerate() {
+            let (frame, child) = (strip_slash(link.frame), strip_slash(link.child));
+            let (v, q) = (&link.transform.translation, &link.transform.rotation);
+            let known = ids.get_mut(i);
+            let result = check_transform(frame, child, v, q, &authority).and_then(|()| {
+                let sample = Sample {
+                    stamp: link.stamp,
+                    rotation: Quaternion::new(q.w, q.x, q.y, q.z),
+                    translation: Vector3::new(v.x, v.y, v.z),
+                    parent: 0,
+                };
+                let found = match known {
+                    Some(Some(found)) => *found,
+                    Some(slot) => {
+                        *slot.insert(tree.resolve(frame, child, &authority, &self.limits)?)
+                    }
+                    None => tree.resolve(frame, child, &authority, &self.limits)?,
+                };
+                tree.store(found, child, sample, &authority, is_static, &self.limits)
+            });
+            match result {
+                Ok(()) => taken.accepted += 1,
+                Err(refusal) => {
+                    taken.refused += 1;
+                    taken.last_refusal = Some(refusal);
+                }
+            }
+        }
+        taken
     }
 
     /// The transform that takes data in `source` to `target`, at `time` (zero: the latest
@@ -365,11 +415,46 @@ impl Buffer {
     }
 }
 
+/// The frame ids of the links of the last `/tf` message a listener took in: the next message
+/// of a broadcaster names the same frames in the same order, so it compares its names with
+/// these once, and [`Buffer::set_links`] then finds each link's frames without hashing their
+/// names. Frames are never forgotten, so ids stay valid.
+#[derive(Debug, Default)]
+pub(crate) struct KnownFrames {
+    /// The message's frame names, as [`TfWire`] has them.
+    names: String,
+    layout: Vec<(Range<usize>, Range<usize>)>,
+    /// Link `i`'s (child, parent) ids, once found.
+    ids: Vec<Option<(FrameId, FrameId)>>,
+}
+
+impl KnownFrames {
+    /// The ids of `message`'s links, known if the last message named the same frames,
+    /// unknown (to be found) if not.
+    pub(crate) fn ids_for(&mut self, message: &TfWire) -> &mut [Option<(FrameId, FrameId)>] {
+        if !message.frames_are(&self.names, &self.layout) {
+            message.copy_frames(&mut self.names, &mut self.layout);
+            self.ids.clear();
+            self.ids.resize(self.layout.len(), None);
+        }
+        &mut self.ids
+    }
+}
+
+/// What [`Buffer::set_links`] did with a message's transforms.
+#[derive(Debug, Default)]
+pub(crate) struct Taken {
+    pub(crate) accepted: u64,
+    pub(crate) refused: u64,
+    pub(crate) last_refusal: Option<RejectedTransform>,
+}
+
 fn strip_slash(frame: &str) -> &str {
     frame.strip_prefix('/').unwrap_or(frame)
 }
 
 /// tf2's checks in `setTransformImpl`, in its order, with its log texts.
+#[inline]
 fn check_transform(
     frame: &str,
     child: &str,
@@ -377,70 +462,73 @@ fn check_transform(
     q: &geometry::Quaternion,
     authority: &str,
 ) -> Result<(), RejectedTransform> {
-    if child == frame {
-        return Err(RejectedTransform::new(
-            RejectReason::SelfTransform,
-            format!(
-                "TF_SELF_TRANSFORM: Ignoring transform from authority \"{authority}\" with \
-                 frame_id and  child_frame_id \"{child}\" because they are the same"
-            ),
-        ));
-    }
-    if child.is_empty() {
-        return Err(RejectedTransform::new(
-            RejectReason::NoChildFrameId,
-            format!(
-                "TF_NO_CHILD_FRAME_ID: Ignoring transform from authority \"{authority}\" \
-                 because child_frame_id not set "
-            ),
-        ));
-    }
-    if frame.is_empty() {
-        return Err(RejectedTransform::new(
-            RejectReason::NoFrameId,
-            format!(
-                "TF_NO_FRAME_ID: Ignoring transform with child_frame_id \"{child}\"  from \
-                 authority \"{authority}\" because frame_id not set"
-            ),
-        ));
-    }
-    if [v.x, v.y, v.z, q.x, q.y, q.z, q.w]
+    let reason = if child == frame {
+        RejectReason::SelfTransform
+    } else if child.is_empty() {
+        RejectReason::NoChildFrameId
+    } else if frame.is_empty() {
+        RejectReason::NoFrameId
+    } else if [v.x, v.y, v.z, q.x, q.y, q.z, q.w]
         .iter()
         .any(|x| x.is_nan())
     {
-        return Err(RejectedTransform::new(
-            RejectReason::NanInput,
-            format!(
-                "TF_NAN_INPUT: Ignoring transform for child_frame_id \"{child}\" from authority \
-                 \"{authority}\" because of a nan value in the transform ({} {} {}) ({} {} {} {})",
-                c_float(v.x),
-                c_float(v.y),
-                c_float(v.z),
-                c_float(q.x),
-                c_float(q.y),
-                c_float(q.z),
-                c_float(q.w)
-            ),
-        ));
-    }
-    let norm2 = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z;
-    // False for a NaN too, as tf2's `valid`.
-    let valid = (norm2 - 1.0).abs() < QUATERNION_TOLERANCE;
-    if !valid {
-        return Err(RejectedTransform::new(
-            RejectReason::DenormalizedQuaternion,
-            format!(
-                "TF_DENORMALIZED_QUATERNION: Ignoring transform for child_frame_id \"{child}\" \
-                 from authority \"{authority}\" because of an invalid quaternion in the \
-                 transform ({} {} {} {})",
-                c_float(q.x),
-                c_float(q.y),
-                c_float(q.z),
-                c_float(q.w)
-            ),
-        ));
-    }
-    Ok(())
+        RejectReason::NanInput
+    } else if (q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z - 1.0).abs() < QUATERNION_TOLERANCE {
+        return Ok(());
+    } else {
+        // False for a NaN too, as tf2's `valid`.
+        RejectReason::DenormalizedQuaternion
+    };
+    Err(refusal(reason, child, v, q, authority))
+}
+
+/// tf2's log text of a refusal by [`check_transform`]. Out of line: the texts' formatting
+/// would otherwise make the check's frame large, on the path of every transform.
+#[cold]
+#[inline(never)]
+fn refusal(
+    reason: RejectReason,
+    child: &str,
+    v: &geometry::Vector3,
+    q: &geometry::Quaternion,
+    authority: &str,
+) -> RejectedTransform {
+    let text = match reason {
+        RejectReason::SelfTransform => format!(
+            "TF_SELF_TRANSFORM: Ignoring transform from authority \"{authority}\" with \
+             frame_id and  child_frame_id \"{child}\" because they are the same"
+        ),
+        RejectReason::NoChildFrameId => format!(
+            "TF_NO_CHILD_FRAME_ID: Ignoring transform from authority \"{authority}\" \
+             because child_frame_id not set "
+        ),
+        RejectReason::NoFrameId => format!(
+            "TF_NO_FRAME_ID: Ignoring transform with child_frame_id \"{child}\"  from \
+             authority \"{authority}\" because frame_id not set"
+        ),
+        RejectReason::NanInput => format!(
+            "TF_NAN_INPUT: Ignoring transform for child_frame_id \"{child}\" from authority \
+             \"{authority}\" because of a nan value in the transform ({} {} {}) ({} {} {} {})",
+            c_float(v.x),
+            c_float(v.y),
+            c_float(v.z),
+            c_float(q.x),
+            c_float(q.y),
+            c_float(q.z),
+            c_float(q.w)
+        ),
+        // The quaternion: the last check.
+        _ => format!(
+            "TF_DENORMALIZED_QUATERNION: Ignoring transform for child_frame_id \"{child}\" \
+             from authority \"{authority}\" because of an invalid quaternion in the \
+             transform ({} {} {} {})",
+            c_float(q.x),
+            c_float(q.y),
+            c_float(q.z),
+            c_float(q.w)
+        ),
+    };
+    RejectedTransform::new(reason, text)
 }
 
 /// A lookup's answer as the message tf2 builds, its rotation through tf2's matrix.
@@ -615,8 +703,11 @@ struct Tree {
     names: Vec<String>,
     /// Caches by id: `None` for id 0 and for frames that are only parents.
     caches: Vec<Option<FrameCache>>,
-    /// Who last set each frame's transform.
-    authorities: Vec<Option<String>>,
+    /// Who last set each frame's transform. Shared: a frame set again by the same sender
+    /// checks it with a comparison of pointers.
+    authorities: Vec<Option<Arc<str>>>,
+    /// The last sender named, whose copy the next transform of the same sender shares.
+    last_authority: Option<Arc<str>>,
     refused: u64,
     evicted: u64,
 }
@@ -628,6 +719,7 @@ impl Tree {
             names: vec!["NO_PARENT".to_owned()],
             caches: vec![None],
             authorities: vec![None],
+            last_authority: None,
             refused: 0,
             evicted: 0,
         }
@@ -646,10 +738,8 @@ impl Tree {
         self.caches.get(id as usize).and_then(Option::as_ref)
     }
 
-    fn id_or_insert(&mut self, frame: &str) -> FrameId {
-        if let Some(&id) = self.ids.get(frame) {
-            return id;
-        }
+    /// Adds a frame the tree does not know yet.
+    fn add_frame(&mut self, frame: &str) -> FrameId {
         // The caller has checked the frame bound, far below u32::MAX.
         let id = self.names.len() as FrameId;
         self.ids.insert(frame.to_owned(), id);
@@ -659,20 +749,40 @@ impl Tree {
         id
     }
 
+    /// `authority` as the tree keeps it: the copy it has if it is the last sender named.
+    fn authority(&mut self, authority: &str) -> Arc<str> {
+        match &self.last_authority {
+            Some(last) if **last == *authority => last.clone(),
+            _ => self.last_authority.insert(Arc::from(authority)).clone(),
+        }
+    }
+
+    /// tf2's `insertData` after its checks: the frames' ids, then the sample.
     fn insert(
         &mut self,
         frame: &str,
         child: &str,
-        mut sample: Sample,
-        authority: &str,
+        sample: Sample,
+        authority: &Arc<str>,
         is_static: bool,
         limits: &BufferLimits,
     ) -> Result<(), RejectedTransform> {
+        let ids = self.resolve(frame, child, authority, limits)?;
+        self.store(ids, child, sample, authority, is_static, limits)
+    }
+
+    /// The (child, parent) ids of a transform's frames, new ones added: refused past the
+    /// frame bound.
+    fn resolve(
+        &mut self,
+        frame: &str,
+        child: &str,
+        authority: &str,
+        limits: &BufferLimits,
+    ) -> Result<(FrameId, FrameId), RejectedTransform> {
+        let (child_id, frame_id) = (self.ids.get(child).copied(), self.ids.get(frame).copied());
         // `check_transform` has made them different, so each new one is one more frame.
-        let new_frames = [frame, child]
-            .iter()
-            .filter(|f| !self.ids.contains_key(**f))
-            .count();
+        let new_frames = usize::from(child_id.is_none()) + usize::from(frame_id.is_none());
         if self.names.len() - 1 + new_frames > limits.max_frames {
             self.refused += 1;
             return Err(RejectedTransform::new(
@@ -686,8 +796,22 @@ impl Tree {
             ));
         }
         // Child first, then parent: the order tf2 numbers them in.
-        let child_id = self.id_or_insert(child);
-        sample.parent = self.id_or_insert(frame);
+        let child_id = child_id.unwrap_or_else(|| self.add_frame(child));
+        let frame_id = frame_id.unwrap_or_else(|| self.add_frame(frame));
+        Ok((child_id, frame_id))
+    }
+
+    /// Stores `sample` of the frame `child` (its id and its parent's in `ids`).
+    fn store(
+        &mut self,
+        (child_id, parent): (FrameId, FrameId),
+        child: &str,
+        mut sample: Sample,
+        authority: &Arc<str>,
+        is_static: bool,
+        limits: &BufferLimits,
+    ) -> Result<(), RejectedTransform> {
+        sample.parent = parent;
         let max_age = i64::try_from(limits.cache_time.as_nanos()).unwrap_or(i64::MAX);
         let slot = &mut self.caches[child_id as usize];
         let cache = match slot {
@@ -716,8 +840,8 @@ impl Tree {
             }
         }
         let recorded = &mut self.authorities[child_id as usize];
-        if recorded.as_deref() != Some(authority) {
-            *recorded = Some(authority.to_owned());
+        if !recorded.as_ref().is_some_and(|r| Arc::ptr_eq(r, authority)) {
+            *recorded = Some(authority.clone());
         }
         Ok(())
     }
@@ -1016,9 +1140,9 @@ impl Tree {
                 Some(FrameInfo {
                     name: self.name(id).to_owned(),
                     parent: self.name(sample.parent).to_owned(),
-                    authority: self.authorities[id as usize]
-                        .clone()
-                        .unwrap_or_else(|| "no recorded authority".to_owned()),
+                    authority: (self.authorities[id as usize].as_deref())
+                        .unwrap_or("no recorded authority")
+                        .to_owned(),
                     samples: cache.len(),
                     most_recent: cache.latest(),
                     oldest: cache.oldest(),

@@ -48,8 +48,10 @@ mod error;
 mod listener;
 mod math;
 mod ready;
+mod sleeper;
 mod time_text;
 mod transform_ready;
+mod wire;
 
 pub use broadcaster::{StaticFramesFull, StaticTransformBroadcaster, TransformBroadcaster};
 pub use buffer::{Buffer, BufferLimits, BufferStats, DEFAULT_CACHE_TIME, FrameInfo};

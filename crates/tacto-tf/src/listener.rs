@@ -4,13 +4,14 @@
 //! tf2_ros's `TransformListener` spins a node of its own on a thread of its own and runs a
 //! callback for every `/tf` message, in every node that holds one. Here the two topics are
 //! subscriptions that no trigger names: their samples wait in bounded histories, and the
-//! buffer takes them in when someone looks something up through the listener, and on a slow
-//! period of the listener's own thread, so that unread samples are not overwritten. One
-//! listener serves a whole process ([`Listener::of`]).
+//! buffer takes them in when someone looks something up through the listener, and on the
+//! listener's own thread when no lookup did for a while, so that unread samples are not
+//! overwritten. One listener serves a whole process ([`Listener::of`]).
 
 use std::fmt;
+use std::sync::atomic::AtomicBool;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError, TryLockError, Weak};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, TryLockError, Weak};
 use std::thread;
 use std::time::Duration;
 
@@ -19,8 +20,11 @@ use tacto::{Context, GuardCondition, History, Node, Qos, Subscription, Time};
 use tacto_msgs::geometry_msgs::msg::TransformStamped;
 use tacto_msgs::tf2_msgs::msg::TFMessage;
 
-use crate::buffer::{Buffer, BufferLimits};
+use crate::buffer::{Buffer, BufferLimits, KnownFrames};
+use crate::cache::FrameId;
 use crate::error::{RejectedTransform, TfError};
+use crate::sleeper::Sleeper;
+use crate::wire::{LinkRef, TfWire};
 
 /// The authority the buffer records for transforms heard on the wire: tf2_ros's listener
 /// records this text, ROS 2 giving a subscriber no name of the node that published.
@@ -37,8 +41,9 @@ pub struct ListenerOptions {
     /// The most `/tf` messages per second expected, all publishers together (default 1000:
     /// ten broadcasters at 100 Hz).
     pub tf_rate: f64,
-    /// How often the listener's thread takes what arrived into the buffer when no lookup
-    /// did (default 100 ms).
+    /// How long the listener's thread lets what arrived wait when no lookup takes it into
+    /// the buffer (default 100 ms): it drains when no drain happened for three quarters of
+    /// this to all of it.
     pub drain_period: Duration,
     /// The margin over the expected count between two drains (default 2: a burst of twice
     /// the rate, or a drain late by a period).
@@ -155,11 +160,14 @@ pub struct ListenerStats {
 ///   [`can_transform`](Self::can_transform) and their `_full` forms, [`drain`](Self::drain)),
 ///   unless another thread is draining just then: that drain is not waited for, the lookup
 ///   answers from the buffer as it is;
-/// - every [`drain_period`](ListenerOptions::drain_period) on the listener's thread, so that
-///   `/tf`'s bounded history does not overwrite unread messages (see [`ListenerOptions`]).
+/// - on the listener's thread when no drain took `/tf` in for a
+///   [`drain_period`](ListenerOptions::drain_period), so that `/tf`'s bounded history does
+///   not overwrite unread messages (see [`ListenerOptions`]). The thread sleeps on a timer
+///   that each drain pushes back (moving it by more than a quarter period only), so while
+///   lookups drain often enough it never wakes.
 ///
-/// A drain takes the buffer's write lock once per transform, so a lookup on another thread
-/// waits at most for one insertion. `/tf_static` is drained before `/tf`.
+/// A drain takes the buffer's write lock once per message, so a lookup on another thread
+/// waits at most for one message's insertions. `/tf_static` is drained before `/tf`.
 ///
 /// Transforms the buffer refuses (a NaN, a quaternion far from unit length, a frame that is
 /// its own parent, ...) are counted ([`refused`](Self::refused)) and the last one kept
@@ -208,27 +216,28 @@ impl fmt::Debug for Listener {
 
 struct Shared {
     buffer: Buffer,
-    tf: Subscription<TFMessage>,
+    tf: Subscription<TfWire>,
+    /// As `TFMessage`: transient local, it must get what publishers of this process of that
+    /// type kept (they keep it for their own type only).
     tf_static: Subscription<TFMessage>,
-    /// Held by the drain running now; a drain that finds it held leaves the work to it.
-    draining: Mutex<()>,
+    /// Held by the drain running now; a drain that finds it held leaves the work to it. It
+    /// holds what the drains remember of `/tf`'s frames.
+    draining: Mutex<KnownFrames>,
     messages: AtomicU64,
     transforms: AtomicU64,
     refused: AtomicU64,
     last_refusal: Mutex<Option<RejectedTransform>>,
     /// The conditions raised when `/tf` or `/tf_static` brings data.
     waiters: Arc<Waiters>,
-    /// Tells the thread to stop.
-    stop: Arc<(Mutex<bool>, Condvar)>,
+    /// The thread's timer, which drains push back, and the thread's stop.
+    sleeper: Arc<Sleeper>,
     /// The node the subscriptions are announced under; kept for its name on the graph.
     _node: Mutex<Node>,
 }
 
 impl Drop for Shared {
     fn drop(&mut self) {
-        let (stopped, wake) = &*self.stop;
-        *stopped.lock().unwrap_or_else(PoisonError::into_inner) = true;
-        wake.notify_all();
+        self.sleeper.stop();
     }
 }
 
@@ -275,7 +284,7 @@ impl Listener {
         let subscription_error =
             |e: tacto::SubscriptionCreateError| ListenerError::Subscription(e.to_string());
         // tf2_ros's DynamicListenerQoS (reliable, volatile), its depth from the options.
-        let tf = (node.subscription::<TFMessage>("/tf"))
+        let tf = (node.subscription::<TfWire>("/tf"))
             .qos(Qos::default().history(History::KeepLast(tf_history)))
             .create()
             .map_err(subscription_error)?;
@@ -287,25 +296,33 @@ impl Listener {
             .qos(static_qos)
             .create()
             .map_err(subscription_error)?;
-        let stop = Arc::new((Mutex::new(false), Condvar::new()));
+        let thread_error = |e: &dyn fmt::Display| ListenerError::Thread(e.to_string());
+        let sleeper = Arc::new(Sleeper::new(options.drain_period).map_err(|e| thread_error(&e))?);
+        let waiters = Arc::new(Waiters {
+            list: Mutex::default(),
+            armed: AtomicBool::new(false),
+            hooks: OnceLock::new(),
+            next: AtomicU64::new(0),
+            sleeper: sleeper.clone(),
+        });
         let shared = Arc::new(Shared {
             buffer: Buffer::with_limits(options.limits),
             tf,
             tf_static,
-            draining: Mutex::new(()),
+            draining: Mutex::default(),
             messages: AtomicU64::new(0),
             transforms: AtomicU64::new(0),
             refused: AtomicU64::new(0),
             last_refusal: Mutex::new(None),
-            waiters: Arc::default(),
-            stop: stop.clone(),
+            waiters: waiters.clone(),
+            sleeper: sleeper.clone(),
             _node: Mutex::new(node),
         });
         let weak = Arc::downgrade(&shared);
         thread::Builder::new()
             .name("tf_listener".into())
-            .spawn(move || drain_periodically(&weak, &stop, options.drain_period))
-            .map_err(|e| ListenerError::Thread(e.to_string()))?;
+            .spawn(move || run(&weak, &sleeper, &waiters))
+            .map_err(|e| thread_error(&e))?;
         Ok(shared)
     }
 
@@ -396,9 +413,11 @@ impl Listener {
     /// be run by the condition's trigger when one may have come, and to look again.
     ///
     /// While no waker of the listener is armed, an arrival costs one atomic load more and
-    /// wakes nothing. The first waker installs an [`ArrivalHook`] on both subscriptions,
-    /// which a transport that cannot call a function on arrival refuses (shared memory wakes
-    /// through an fd only: [`HookError::Transport`]).
+    /// wakes nothing. The first waker installs an [`ArrivalHook`] on both subscriptions
+    /// (refused only if the transport refuses: [`HookError::Transport`]). A transport that
+    /// calls it on arrival (DDS) raises the conditions on its receive thread; one that wakes
+    /// through an fd (shared memory) has the listener's thread watch that fd while a waker is
+    /// armed, and only then, and raise them there.
     ///
     /// # Examples
     /// ```
@@ -427,15 +446,10 @@ impl Listener {
             // Serialised: two first wakers at once must not install twice.
             let _installing = waiters.list.lock().unwrap_or_else(PoisonError::into_inner);
             if waiters.hooks.get().is_none() {
-                let hook = |sub: &Subscription<TFMessage>| {
-                    let weak = Arc::downgrade(waiters);
-                    sub.on_arrival(move || {
-                        if let Some(waiters) = weak.upgrade() {
-                            waiters.raise_all();
-                        }
-                    })
-                };
-                let hooks = [hook(&self.shared.tf_static)?, hook(&self.shared.tf)?];
+                let hooks = [
+                    raising(&self.shared.tf_static, waiters)?,
+                    raising(&self.shared.tf, waiters)?,
+                ];
                 let _ = waiters.hooks.set(hooks);
             }
         }
@@ -454,55 +468,103 @@ impl Listener {
 
 impl Shared {
     fn drain(&self) -> bool {
-        let _draining = match self.draining.try_lock() {
+        let mut known = match self.draining.try_lock() {
             Ok(guard) => guard,
             // A drain that panicked left nothing half done: each insertion is whole.
             Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
             Err(TryLockError::WouldBlock) => return false,
         };
         for sample in self.tf_static.take_all() {
-            self.take_in(&sample.transforms, true);
+            self.take_in(sample.transforms.iter().map(LinkRef::from), true, &mut []);
         }
         for sample in self.tf.take_all() {
-            self.take_in(&sample.transforms, false);
+            self.take_in(sample.links(), false, known.ids_for(&sample));
         }
+        // Under the drain's lock: one drain at a time moves the timer.
+        self.sleeper.drained();
         true
     }
 
-    fn take_in(&self, transforms: &[TransformStamped], is_static: bool) {
+    /// Takes a message's transforms into the buffer; `ids` are their frames' ids where known
+    /// (see [`KnownFrames`]).
+    fn take_in<'a>(
+        &self,
+        message: impl Iterator<Item = LinkRef<'a>>,
+        is_static: bool,
+        ids: &mut [Option<(FrameId, FrameId)>],
+    ) {
         self.messages.fetch_add(1, Ordering::Relaxed);
-        for transform in transforms {
-            match (self.buffer).set_transform(transform, LISTENER_AUTHORITY, is_static) {
-                Ok(()) => {
-                    self.transforms.fetch_add(1, Ordering::Relaxed);
-                }
-                Err(refusal) => {
-                    self.refused.fetch_add(1, Ordering::Relaxed);
-                    *self
-                        .last_refusal
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner) = Some(refusal);
-                }
-            }
+        let taken = (self.buffer).set_links(message, LISTENER_AUTHORITY, is_static, ids);
+        self.transforms.fetch_add(taken.accepted, Ordering::Relaxed);
+        if let Some(refusal) = taken.last_refusal {
+            self.refused.fetch_add(taken.refused, Ordering::Relaxed);
+            *self
+                .last_refusal
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = Some(refusal);
         }
     }
 }
 
+/// A hook on `subscription` that raises the conditions of the armed wakers.
+fn raising<T: tacto::Message>(
+    subscription: &Subscription<T>,
+    waiters: &Arc<Waiters>,
+) -> Result<ArrivalHook, HookError> {
+    let waiters = Arc::downgrade(waiters);
+    subscription.on_arrival(move || {
+        if let Some(waiters) = waiters.upgrade() {
+            waiters.raise_all();
+        }
+    })
+}
+
 /// The conditions of the armed [`TfWaker`]s of a listener.
-#[derive(Default)]
 struct Waiters {
     list: Mutex<Vec<(u64, GuardCondition)>>,
+    /// `list` is not empty; read by the listener's thread, which then watches the hooks' fds.
+    armed: AtomicBool,
     /// On `/tf_static` and `/tf`; armed while `list` is not empty.
     hooks: OnceLock<[ArrivalHook; 2]>,
     next: AtomicU64,
+    /// Told when `armed` changes and a hook announces through an fd, which the listener's
+    /// thread then starts or stops watching.
+    sleeper: Arc<Sleeper>,
 }
 
 impl Waiters {
-    /// On an arrival while armed, on the delivering thread.
+    /// On an arrival while armed, on the delivering thread (or the listener's, for a hook
+    /// that announces through an fd).
     fn raise_all(&self) {
         let list = self.list.lock().unwrap_or_else(PoisonError::into_inner);
         for (_, condition) in list.iter() {
             condition.trigger();
+        }
+    }
+
+    fn list(&self) -> std::sync::MutexGuard<'_, Vec<(u64, GuardCondition)>> {
+        self.list.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The hooks that announce through an fd, which the listener's thread watches while
+    /// armed.
+    fn watched(&self) -> impl Iterator<Item = &ArrivalHook> {
+        let hooks = self.hooks.get().map_or(&[][..], |hooks| &hooks[..]);
+        hooks.iter().filter(|hook| hook.wake_fd().is_some())
+    }
+
+    /// `list` became empty or not empty: the hooks follow, and the listener's thread if it
+    /// watches their fds.
+    fn set_armed(&self, armed: bool) {
+        self.armed.store(armed, Ordering::SeqCst);
+        if let Some(hooks) = self.hooks.get() {
+            match armed {
+                true => hooks.iter().for_each(ArrivalHook::arm),
+                false => hooks.iter().for_each(ArrivalHook::disarm),
+            }
+        }
+        if self.watched().next().is_some() {
+            self.sleeper.poke();
         }
     }
 }
@@ -528,41 +590,29 @@ impl TfWaker {
     /// From now on, each arrival on `/tf` or `/tf_static` raises the condition. Arm before
     /// looking at the buffer, so that what arrives after the look is not missed.
     pub fn arm(&self) {
-        let mut list = self
-            .waiters
-            .list
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut list = self.waiters.list();
         if !list.iter().any(|(id, _)| *id == self.id) {
             list.push((self.id, self.condition.clone()));
-        }
-        if let Some(hooks) = self.waiters.hooks.get() {
-            hooks.iter().for_each(ArrivalHook::arm);
+            if list.len() == 1 {
+                self.waiters.set_armed(true);
+            }
         }
     }
 
     /// From now on, arrivals do not raise the condition; when no waker of the listener is
     /// armed, they call nothing.
     pub fn disarm(&self) {
-        let mut list = self
-            .waiters
-            .list
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut list = self.waiters.list();
+        let before = list.len();
         list.retain(|(id, _)| *id != self.id);
-        if let (true, Some(hooks)) = (list.is_empty(), self.waiters.hooks.get()) {
-            hooks.iter().for_each(ArrivalHook::disarm);
+        if before == 1 && list.is_empty() {
+            self.waiters.set_armed(false);
         }
     }
 
     /// True while armed.
     pub fn is_armed(&self) -> bool {
-        let list = self
-            .waiters
-            .list
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        list.iter().any(|(id, _)| *id == self.id)
+        self.waiters.list().iter().any(|(id, _)| *id == self.id)
     }
 }
 
@@ -572,25 +622,51 @@ impl Drop for TfWaker {
     }
 }
 
-/// The listener's thread: a drain each `period`, until told to stop or the listener is gone.
-fn drain_periodically(shared: &Weak<Shared>, stop: &(Mutex<bool>, Condvar), period: Duration) {
-    let (stopped, wake) = stop;
-    let mut stopped = stopped.lock().unwrap_or_else(PoisonError::into_inner);
-    while !*stopped {
-        stopped = (wake.wait_timeout(stopped, period))
-            .unwrap_or_else(PoisonError::into_inner)
-            .0;
-        if *stopped {
+/// The listener's thread, until told to stop or the listener is gone: a drain when no drain
+/// took `/tf` in for a drain period (the sleeper's timer), and while a waker is armed, the
+/// hooks of a transport that announces through an fd (shared memory) run when it is readable.
+fn run(shared: &Weak<Shared>, sleeper: &Sleeper, waiters: &Waiters) {
+    use rustix::event::{PollFd, PollFlags, poll};
+
+    loop {
+        let watched: Vec<&ArrivalHook> = match waiters.armed.load(Ordering::SeqCst) {
+            true => waiters.watched().collect(),
+            false => Vec::new(),
+        };
+        let mut fds = vec![
+            PollFd::from_borrowed_fd(sleeper.control_fd(), PollFlags::IN),
+            PollFd::from_borrowed_fd(sleeper.timer_fd(), PollFlags::IN),
+        ];
+        // The hooks' fds are theirs for as long as `waiters` holds them, which outlives this.
+        fds.extend(
+            (watched.iter())
+                .filter_map(|h| Some(PollFd::from_borrowed_fd(h.wake_fd()?, PollFlags::IN))),
+        );
+        let polled = poll(&mut fds, None);
+        let ready: Vec<bool> = fds.iter().map(|fd| !fd.revents().is_empty()).collect();
+        drop(fds);
+        if sleeper.is_stopped() {
             return;
         }
-        let Some(shared) = shared.upgrade() else {
-            return;
-        };
-        // Not under the stop lock: the last handle may be dropped meanwhile, and its drop
-        // takes that lock.
-        drop(stopped);
-        shared.drain();
-        drop(shared);
-        stopped = stop.0.lock().unwrap_or_else(PoisonError::into_inner);
+        // Not seen in practice (the fds are the listener's own): a drain each period, as if
+        // the timer expired each time.
+        let failed = !matches!(polled, Ok(_) | Err(rustix::io::Errno::INTR));
+        if failed {
+            thread::sleep(sleeper.period());
+        }
+        if ready[0] {
+            sleeper.take_pokes();
+        }
+        if failed || (ready[1] && sleeper.take_expiry()) {
+            let Some(shared) = shared.upgrade() else {
+                return;
+            };
+            if !shared.drain() {
+                sleeper.expired_while_draining();
+            }
+        }
+        for (hook, _) in watched.iter().zip(&ready[2..]).filter(|(_, ready)| **ready) {
+            hook.on_readable();
+        }
     }
 }

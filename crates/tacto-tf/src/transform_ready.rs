@@ -108,8 +108,10 @@ impl<T: Message> TransformReady<T> {
     /// Waits with `queue`'s rules for the samples of `subscription` (of `node`), whose frame
     /// and stamp `header` gives, to be transformable in `listener`'s buffer.
     ///
-    /// Refused if the listener cannot be told of arrivals ([`ReadyError::Hook`]: a
-    /// shared-memory transport).
+    /// Refused if the listener's transport refuses to announce arrivals
+    /// ([`ReadyError::Hook`]). Over shared memory, the listener's thread watches the
+    /// transport's wake-up fd while messages wait, and raises the condition from there (see
+    /// [`Listener::waker`]).
     pub fn new(
         node: &mut Node,
         subscription: Subscription<T>,

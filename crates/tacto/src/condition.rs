@@ -17,8 +17,9 @@
 //! it when nothing waits any more.
 
 use std::fmt;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
 
 use crate::subscription::{Input, Listener};
 use crate::transport::LinkError;
@@ -153,6 +154,13 @@ impl Input for ConditionShared {
 /// thread that delivers the sample (the publisher's, or the transport's receive thread), so it
 /// must be quick and must not block: raise a [`GuardCondition`], set a flag. Clones share the
 /// hook; it stays installed while the subscription lives.
+///
+/// A transport that cannot call a function (shared memory: a reader wakes through an fd)
+/// announces its arrivals through [`wake_fd`](Self::wake_fd) instead: whoever holds the hook
+/// watches that fd while the hook is armed and calls [`on_readable`](Self::on_readable)
+/// when it is readable, which calls the function. Arrivals in the process still call it
+/// directly. Nothing watches the fd while the hook is disarmed, so then an arrival wakes no
+/// thread at all.
 #[derive(Clone)]
 pub struct ArrivalHook {
     shared: Arc<HookShared>,
@@ -172,6 +180,7 @@ impl ArrivalHook {
             shared: Arc::new(HookShared {
                 armed: AtomicBool::new(false),
                 call,
+                watched: OnceLock::new(),
             }),
         }
     }
@@ -180,9 +189,40 @@ impl ArrivalHook {
         &self.shared
     }
 
-    /// From now on, each arrival calls the function.
+    /// Has the transport's arrivals announced through `fd` (a copy of the reader's wake-up
+    /// fd), drained by `input`, instead of by a call.
+    pub(crate) fn watch(&self, fd: OwnedFd, input: Weak<dyn Input>) {
+        let _ = self.shared.watched.set(Watched { fd, input });
+    }
+
+    /// From now on, each arrival calls the function. Arrivals before are not announced,
+    /// through the [fd](Self::wake_fd) either: arming consumes its readiness.
     pub fn arm(&self) {
-        self.shared.armed.store(true, Ordering::SeqCst);
+        let was_armed = self.shared.armed.swap(true, Ordering::SeqCst);
+        // A sample whose readiness this consumes arrived before the arming code's look at
+        // the history, which follows: it is seen there.
+        if let (false, Some(watched)) = (was_armed, self.shared.watched.get()) {
+            watched.drain();
+        }
+    }
+
+    /// The fd through which the subscription's transport announces arrivals, if it cannot
+    /// call the function itself (shared memory): readable while samples may have arrived
+    /// since the last [`on_readable`](Self::on_readable). Watch it (level-triggered) while
+    /// the hook is armed. `None` when every arrival calls the function directly.
+    pub fn wake_fd(&self) -> Option<BorrowedFd<'_>> {
+        self.shared.watched.get().map(|watched| watched.fd.as_fd())
+    }
+
+    /// To call when the [`wake_fd`](Self::wake_fd) is readable: consumes its readiness and,
+    /// if the hook is armed, calls the function, on this thread. Readable means samples
+    /// arrived, even if someone has taken them since: the function is told of the arrival,
+    /// as a transport that calls it would have told it.
+    pub fn on_readable(&self) {
+        if let Some(watched) = self.shared.watched.get() {
+            watched.drain();
+        }
+        self.shared.arrived();
     }
 
     /// From now on, arrivals call nothing.
@@ -199,6 +239,25 @@ impl ArrivalHook {
 pub(crate) struct HookShared {
     armed: AtomicBool,
     call: Box<dyn Fn() + Send + Sync>,
+    /// Set for a transport that wakes through an fd.
+    watched: OnceLock<Watched>,
+}
+
+/// A transport's wake-up fd that a hook's holder watches.
+struct Watched {
+    /// A copy of the reader's fd: readable as the reader's is, owned by the hook.
+    fd: OwnedFd,
+    /// The subscription, which drains the reader's fd; weak, as it owns the hook.
+    input: Weak<dyn Input>,
+}
+
+impl Watched {
+    /// Consumes the fd's readiness.
+    fn drain(&self) {
+        if let Some(input) = self.input.upgrade() {
+            input.on_wake_fd();
+        }
+    }
 }
 
 impl HookShared {
@@ -222,8 +281,8 @@ pub enum HookError {
         "the subscription already announces its arrivals (a trigger names it, or it has a hook)"
     )]
     AlreadyAnnounced,
-    /// The subscription's transport cannot call a function on arrival: a shared-memory
-    /// reader wakes only through an fd, which an executor's poller watches.
-    #[error("the subscription's transport cannot call a hook on arrival: {0}")]
+    /// The subscription's transport refused to announce arrivals (by a call, or through its
+    /// wake-up fd): its own words.
+    #[error("the subscription's transport cannot announce arrivals to a hook: {0}")]
     Transport(String),
 }

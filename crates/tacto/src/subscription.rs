@@ -7,7 +7,7 @@
 use std::fmt;
 use std::os::fd::BorrowedFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
 
 use crate::condition::{ArrivalHook, HookError, HookShared};
 use crate::context::TopicError;
@@ -294,18 +294,24 @@ impl<T: Message> Inbox<T> {
         }
     }
 
-    /// Installs `hook`, and has the transport's reader call it too.
-    fn install_hook(&self, hook: &ArrivalHook) -> Result<(), HookError> {
+    /// Installs `hook`, and has the transport's reader call it too, or announce arrivals
+    /// through its wake-up fd, which the hook hands on; `me` is this inbox.
+    fn install_hook(&self, hook: &ArrivalHook, me: Weak<dyn Input>) -> Result<(), HookError> {
         if self.listener.get().is_some() || self.hook.get().is_some() {
             return Err(HookError::AlreadyAnnounced);
         }
-        // The transport first: a transport that cannot call back leaves the subscription as
-        // it was, free to be named by a trigger.
+        // The transport first: a transport that refuses leaves the subscription as it was,
+        // free to be named by a trigger.
         if let Some(remote) = &self.remote {
-            let hook = hook.shared().clone();
-            remote
-                .on_data(Arc::new(move || hook.arrived()))
-                .map_err(|error| HookError::Transport(error.to_string()))?;
+            let refused = |error: &dyn fmt::Display| HookError::Transport(error.to_string());
+            match remote.wake_fd().map_err(|e| refused(&e))? {
+                Some(fd) => hook.watch(fd.try_clone_to_owned().map_err(|e| refused(&e))?, me),
+                None => {
+                    let shared = hook.shared().clone();
+                    (remote.on_data(Arc::new(move || shared.arrived())))
+                        .map_err(|e| refused(&e))?;
+                }
+            }
         }
         self.hook
             .set(hook.shared().clone())
@@ -717,11 +723,15 @@ impl<T: Message> Subscription<T> {
     /// [`GuardCondition::trigger`](crate::GuardCondition::trigger). Disarmed, the hook costs
     /// an arrival one atomic load.
     ///
+    /// A transport that wakes through an fd (shared memory) calls nothing on arrival: it
+    /// announces arrivals through the hook's [`wake_fd`](ArrivalHook::wake_fd), which the
+    /// caller watches while the hook is armed, calling
+    /// [`on_readable`](ArrivalHook::on_readable) when it is readable.
+    ///
     /// Refused for a subscription that a trigger names, or that has a hook already
-    /// ([`HookError::AlreadyAnnounced`]), and for a transport that cannot call a function on
-    /// arrival ([`HookError::Transport`]: shared memory wakes through an fd only); a
-    /// subscription with a hook cannot be named by a trigger afterwards
-    /// ([`AddError::InputAlreadyTriggering`](crate::AddError::InputAlreadyTriggering)).
+    /// ([`HookError::AlreadyAnnounced`]), and if the transport refuses
+    /// ([`HookError::Transport`]); a subscription with a hook cannot be named by a trigger
+    /// afterwards ([`AddError::InputAlreadyTriggering`](crate::AddError::InputAlreadyTriggering)).
     ///
     /// # Examples
     /// ```
@@ -747,7 +757,8 @@ impl<T: Message> Subscription<T> {
         call: impl Fn() + Send + Sync + 'static,
     ) -> Result<ArrivalHook, HookError> {
         let hook = ArrivalHook::new(Box::new(call));
-        self.inbox.install_hook(&hook)?;
+        let input: Arc<dyn Input> = self.inbox.clone();
+        self.inbox.install_hook(&hook, Arc::downgrade(&input))?;
         Ok(hook)
     }
 
