@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::{Figure, Outcome, Ran, Scale, Section, SectionReport, plot};
+use crate::seeds::{Figure, Outcome, Ran, Scale, Section, SectionReport, plot};
 use crate::result::RunResult;
 use crate::run::{RunError, run_in_child};
 use crate::system::RunConfig;
