@@ -1,28 +1,29 @@
-//! *events-executor*: the ROS 2 events-executor benchmark suite (built on iRobot's
-//! ros2-performance), its pub/sub case by payload in one process: one publisher node and one
-//! subscriber node, ros2-performance's `stampedNNN` message types from 10 B to 4 MiB, CPU and
-//! latency (mean, p99, max) per executor and payload, and the resident set's growth over each
-//! run.
+//! Pub/sub by payload in one process: one publisher node and one subscriber node,
+//! ros2-performance's `stampedNNN` message types from 10 B to 4 MiB, CPU and latency (mean,
+//! p99, max) per executor and payload, and the resident set's growth over each run.
 //!
 //! Each case is a ros2-performance topology file written for the run (the format `tacto bench`
 //! reads) and run as `tacto bench FILE.json` runs it: each executor in a process of its own.
-//! Not yet here: the two-process cases (shared memory, DDS), services, actions, the 10-minute
-//! runs with RSS once a second, and memory scaling.
+//! With `--rclcpp DIR`, rclcpp's own benchmark program runs the same file after tacto's
+//! executors at each payload, on its single-threaded and events executors (see
+//! [`irobot`](crate::seeds::irobot)): extra rows, alternating with tacto's payload by payload.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::seeds::{Figure, Outcome, Ran, Scale, Section, SectionReport, plot};
+use super::{Part, PartRan, insert_distribution, ms};
 use crate::result::RunResult;
 use crate::run::{RunError, run_in_child};
+use crate::seeds::irobot::{Irobot, IrobotRun, RclcppExecutor};
+use crate::seeds::{Figure, Scale, plot};
 use crate::system::RunConfig;
 use tacto_launch::executors::ExecutorKind;
 use tacto_launch::interrupt::Interrupt;
 
 /// ros2-performance's message types of the suite's sizes: its name and payload bytes.
-const PAYLOADS: [(&str, u64); 7] = [
+pub(super) const PAYLOADS: [(&str, u64); 7] = [
     ("stamped10b", 10),
     ("stamped100b", 100),
     ("stamped1kb", 1024),
@@ -35,13 +36,6 @@ const PAYLOADS: [(&str, u64); 7] = [
 const QUICK_PAYLOADS: [usize; 3] = [0, 3, 6];
 /// The publisher's period.
 const PERIOD_MS: u64 = 10;
-
-const SEED: &str = "The ROS 2 events-executor benchmark suite (rclcpp's EventsExecutor \
-                    against cm_executors' EventsCBGExecutor, on iRobot's ros2-performance): \
-                    CPU and latency by payload for pub/sub in one and several processes, \
-                    services, actions, 10-minute runs with memory, and memory scaling, \
-                    measured on an x86 developer laptop; its suite is not public and its \
-                    figures are read from plots, so none are quoted here.";
 
 /// The topology file of one pub/sub case: a publisher of `msg_type` every [`PERIOD_MS`], one
 /// subscriber.
@@ -64,8 +58,19 @@ struct Case {
     result: RunResult,
 }
 
-/// Runs every payload on every executor.
-pub(super) fn run(scale: Scale, interrupt: &Interrupt) -> Ran {
+/// One rclcpp executor at one payload.
+struct RclcppCase {
+    executor: RclcppExecutor,
+    bytes: u64,
+    run: IrobotRun,
+}
+
+/// Runs every payload on every executor, and on rclcpp's if `irobot` is found.
+pub(super) fn run(
+    scale: Scale,
+    irobot: Result<&Irobot, &String>,
+    interrupt: &Interrupt,
+) -> PartRan {
     let warmup = Duration::from_secs_f64(scale.pick(2.0, 0.5));
     let duration = Duration::from_secs_f64(scale.pick(10.0, 1.0));
     let payloads: Vec<(&str, u64)> = match scale.quick {
@@ -74,6 +79,7 @@ pub(super) fn run(scale: Scale, interrupt: &Interrupt) -> Ran {
     };
     let total = payloads.len() * ExecutorKind::ALL.len();
     let mut cases = Vec::new();
+    let mut rclcpp = Vec::new();
     let mut errors = Vec::new();
     let mut done = 0;
     for (msg_type, bytes) in &payloads {
@@ -103,33 +109,68 @@ pub(super) fn run(scale: Scale, interrupt: &Interrupt) -> Ran {
                 }),
                 Err(RunError::Interrupted { .. }) => {
                     let _ = std::fs::remove_file(&file);
-                    return Ran::Interrupted;
+                    return PartRan::Interrupted;
                 }
                 Err(e) => errors.push(format!("{msg_type} on {executor}: {e}")),
             }
         }
         // Written above for these runs only.
         let _ = std::fs::remove_file(&file);
-    }
-    if cases.is_empty() {
-        return Ran::Report(SectionReport::without_figures(
-            Section::EventsExecutor,
-            SEED,
-            Outcome::Failed {
-                reason: errors.join("; "),
-            },
-        ));
+        let Ok(irobot) = irobot else { continue };
+        // Whole seconds: the benchmark's -t.
+        let seconds = (warmup + duration).as_secs_f64().ceil() as u64;
+        for executor in RclcppExecutor::ALL {
+            eprintln!("[{msg_type}] {}", executor.name());
+            let name = format!("pubsub_{msg_type}");
+            match irobot.run(
+                &name,
+                &topology(msg_type),
+                executor,
+                seconds,
+                warmup,
+                interrupt,
+            ) {
+                Ok(Some(run)) => rclcpp.push(RclcppCase {
+                    executor,
+                    bytes: *bytes,
+                    run,
+                }),
+                Ok(None) => return PartRan::Interrupted,
+                Err(e) => errors.push(format!("{msg_type} on {}: {e}", executor.name())),
+            }
+        }
     }
     let mut notes = vec![format!(
-        "One publisher every {PERIOD_MS} ms and one subscriber in one process, on each \
-         executor in a process of its own: {} s measured after {} s of warm-up per run. The \
-         seed's rates are not given with its plots: {PERIOD_MS} ms is ros2-performance's \
+        "Pub/sub in one process: one publisher every {PERIOD_MS} ms and one subscriber, on \
+         each executor in a process of its own: {} s measured after {} s of warm-up per run. \
+         The seed's rates are not given with its plots: {PERIOD_MS} ms is ros2-performance's \
          usual period. Latency is publish to take, from the stamp the message carries.",
         duration.as_secs_f64(),
         warmup.as_secs_f64()
     )];
-    notes.extend(errors);
-    Ran::Report(report(&cases, notes))
+    match irobot {
+        Ok(_) => notes.push(format!(
+            "rclcpp rows: irobot_benchmark (ros2-performance) on the same topology file, \
+             `-x 1` (SingleThreadedExecutor) and `-x 3` (EventsExecutor), `--ipc on`, run \
+             right after tacto's executors at each payload, in a network namespace of its \
+             own; CPU read from /proc over the same window after the same warm-up; its mean \
+             and max latency are over its whole run ({} s, warm-up included), it has no p99.",
+            (warmup + duration).as_secs_f64().ceil()
+        )),
+        Err(reason) => notes.push(format!("rclcpp beside tacto: skipped: {reason}")),
+    }
+    notes.extend(
+        errors
+            .iter()
+            .map(|e| format!("pub/sub in one process: failed: {e}")),
+    );
+    if cases.is_empty() {
+        return PartRan::Part(Part {
+            notes,
+            ..Part::default()
+        });
+    }
+    PartRan::Part(report(&cases, &rclcpp, notes))
 }
 
 /// Where a case's topology file is written.
@@ -140,77 +181,116 @@ fn topology_file(msg_type: &str) -> PathBuf {
     ))
 }
 
-/// The section from the cases that ran.
-fn report(cases: &[Case], mut notes: Vec<String>) -> SectionReport {
+/// The part from the cases that ran.
+fn report(cases: &[Case], rclcpp: &[RclcppCase], mut notes: Vec<String>) -> Part {
     let mut numbers = BTreeMap::new();
     let mut table = String::from(
-        "| payload | executor | CPU, % core | latency mean, ms | p99 | max | lost | RSS growth \
-         over the run, % |\n|---|---|---|---|---|---|---|---|\n",
+        "**Pub/sub in one process**\n\n| payload | executor | CPU, % core | latency mean, ms | \
+         p99 | max | lost | RSS growth over the run, % |\n|---|---|---|---|---|---|---|---|\n",
     );
-    for case in cases {
-        let r = &case.result;
-        let key = format!("{}.{}", case.executor, case.bytes);
-        let latency = r.topics.first().map(|t| &t.latency_ms);
-        let growth = match r.rss_start_kb {
-            0 => 0.0,
-            start => (r.rss_end_kb as f64 - start as f64) / start as f64 * 100.0,
-        };
-        numbers.insert(format!("{key}.cpu_pct_core"), r.cpu_pct_core);
-        numbers.insert(format!("{key}.rss_growth_pct"), growth);
-        if let Some(l) = latency.filter(|l| l.n > 0) {
-            numbers.insert(format!("{key}.latency_mean_ms"), l.mean);
-            numbers.insert(format!("{key}.latency_p99_ms"), l.p99);
-            numbers.insert(format!("{key}.latency_max_ms"), l.max);
-        }
-        if r.overloaded {
-            notes.push(format!(
-                "{} B on {} fell behind ({}): not comparable",
-                case.bytes,
+    let mut payloads: Vec<u64> = cases.iter().map(|c| c.bytes).collect();
+    payloads.dedup();
+    for &bytes in &payloads {
+        for case in cases.iter().filter(|c| c.bytes == bytes) {
+            let r = &case.result;
+            let key = format!("{}.{}", case.executor, case.bytes);
+            let latency = r.topics.first().map(|t| &t.latency_ms).filter(|l| l.n > 0);
+            let growth = match r.rss_start_kb {
+                0 => 0.0,
+                start => (r.rss_end_kb as f64 - start as f64) / start as f64 * 100.0,
+            };
+            numbers.insert(format!("{key}.cpu_pct_core"), r.cpu_pct_core);
+            numbers.insert(format!("{key}.rss_growth_pct"), growth);
+            if let Some(l) = latency {
+                insert_distribution(&mut numbers, &key, "latency", l);
+            }
+            if r.overloaded {
+                notes.push(format!(
+                    "{} B on {} fell behind ({}): not comparable",
+                    case.bytes,
+                    case.executor,
+                    r.overload.join("; ")
+                ));
+            }
+            let _ = writeln!(
+                table,
+                "| {} | {} | {:.2} | {} | {} | {} | {} | {growth:+.2} |",
+                crate::payload::bytes(case.bytes as usize),
                 case.executor,
-                r.overload.join("; ")
-            ));
+                r.cpu_pct_core,
+                ms(latency.map(|l| l.mean)),
+                ms(latency.map(|l| l.p99)),
+                ms(latency.map(|l| l.max)),
+                r.drops_total,
+            );
         }
-        let ms = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.3}"));
-        let _ = writeln!(
-            table,
-            "| {} | {} | {:.2} | {} | {} | {} | {} | {growth:+.2} |",
-            crate::payload::bytes(case.bytes as usize),
-            case.executor,
-            r.cpu_pct_core,
-            ms(latency.filter(|l| l.n > 0).map(|l| l.mean)),
-            ms(latency.filter(|l| l.n > 0).map(|l| l.p99)),
-            ms(latency.filter(|l| l.n > 0).map(|l| l.max)),
-            r.drops_total,
-        );
+        for case in rclcpp.iter().filter(|c| c.bytes == bytes) {
+            let key = format!("{}.{}", case.executor.name(), case.bytes);
+            numbers.insert(format!("{key}.cpu_pct_core"), case.run.cpu_pct_core);
+            numbers.insert(format!("{key}.latency_mean_ms"), case.run.mean_ms);
+            numbers.insert(format!("{key}.latency_max_ms"), case.run.max_ms);
+            let _ = writeln!(
+                table,
+                "| {} | {} | {:.2} | {:.3} | - | {:.3} | {} | - |",
+                crate::payload::bytes(case.bytes as usize),
+                case.executor.name(),
+                case.run.cpu_pct_core,
+                case.run.mean_ms,
+                case.run.max_ms,
+                case.run.lost,
+            );
+        }
     }
-    let by_executor = |pick: &dyn Fn(&Case) -> Option<f64>| -> Vec<(String, Vec<(f64, f64)>)> {
-        (ExecutorKind::ALL.into_iter())
-            .map(|executor| {
-                let points = (cases.iter())
-                    .filter(|c| c.executor == executor)
-                    .filter_map(|c| Some((c.bytes as f64, pick(c)?)))
-                    .collect();
-                (executor.name().to_owned(), points)
-            })
+    table.push('\n');
+    let by_executor = |pick: &dyn Fn(&Case) -> Option<f64>,
+                       rclcpp_pick: &dyn Fn(&IrobotRun) -> f64|
+     -> Vec<(String, Vec<(f64, f64)>)> {
+        let tacto = (ExecutorKind::ALL.into_iter()).map(|executor| {
+            let points = (cases.iter())
+                .filter(|c| c.executor == executor)
+                .filter_map(|c| Some((c.bytes as f64, pick(c)?)))
+                .collect();
+            (executor.name().to_owned(), points)
+        });
+        let theirs = RclcppExecutor::ALL.into_iter().map(|executor| {
+            let points = (rclcpp.iter())
+                .filter(|c| c.executor == executor)
+                .map(|c| (c.bytes as f64, rclcpp_pick(&c.run)))
+                .collect();
+            (executor.name().to_owned(), points)
+        });
+        (tacto.chain(theirs))
             .filter(|(_, points): &(String, Vec<(f64, f64)>)| !points.is_empty())
             .collect()
     };
-    let cpu = by_executor(&|c| Some(c.result.cpu_pct_core));
-    let latency = by_executor(&|c| {
-        (c.result.topics.first())
-            .filter(|t| t.latency_ms.n > 0)
-            .map(|t| t.latency_ms.mean)
-    });
-    // The verdict the suite's question asks: which executor is cheapest at each payload.
-    let mut payloads: Vec<u64> = cases.iter().map(|c| c.bytes).collect();
-    payloads.dedup();
+    let cpu = by_executor(&|c| Some(c.result.cpu_pct_core), &|r| r.cpu_pct_core);
+    let latency = by_executor(
+        &|c| {
+            (c.result.topics.first())
+                .filter(|t| t.latency_ms.n > 0)
+                .map(|t| t.latency_ms.mean)
+        },
+        &|r| r.mean_ms,
+    );
+    // The suite's question: which executor is cheapest at each payload; and, with rclcpp,
+    // tacto's cheapest against rclcpp's.
     let cheapest: Vec<String> = (payloads.iter())
         .filter_map(|&bytes| {
             let best = (cases.iter())
                 .filter(|c| c.bytes == bytes)
                 .min_by(|a, b| a.result.cpu_pct_core.total_cmp(&b.result.cpu_pct_core))?;
+            let theirs = (rclcpp.iter())
+                .filter(|c| c.bytes == bytes)
+                .min_by(|a, b| a.run.cpu_pct_core.total_cmp(&b.run.cpu_pct_core));
+            let against = theirs.map_or_else(String::new, |theirs| {
+                format!(
+                    " ({:.2}× the CPU of {})",
+                    best.result.cpu_pct_core / theirs.run.cpu_pct_core.max(1e-9),
+                    theirs.executor.name()
+                )
+            });
             Some(format!(
-                "{} at {}",
+                "{} at {}{against}",
                 best.executor,
                 crate::payload::bytes(bytes as usize)
             ))
@@ -220,20 +300,16 @@ fn report(cases: &[Case], mut notes: Vec<String>) -> SectionReport {
         .filter(|(k, _)| k.ends_with(".rss_growth_pct"))
         .map(|(_, &v)| v)
         .fold(f64::NEG_INFINITY, f64::max);
-    let verdict = format!(
-        "not comparable with the seed's figures (not published as numbers, rclcpp not run \
-         here); least CPU: {}; largest RSS growth over a run: {most_growth:+.2}% (target < 1% \
-         over 10 minutes)",
+    let verdict = vec![format!(
+        "pub/sub in one process, least CPU: {}; largest RSS growth over a run: \
+         {most_growth:+.2}%",
         cheapest.join(", ")
-    );
-    SectionReport {
-        section: Section::EventsExecutor,
-        outcome: Outcome::Ran,
-        seed: SEED.into(),
-        verdict,
+    )];
+    Part {
         numbers,
         table,
         notes,
+        verdict,
         figures: vec![
             Figure {
                 file: "events-pubsub-cpu.svg".into(),
@@ -301,25 +377,46 @@ mod tests {
                 ..Default::default()
             },
         };
-        let section = report(
+        let rclcpp = RclcppCase {
+            executor: RclcppExecutor::Events,
+            bytes: 10,
+            run: IrobotRun {
+                cpu_pct_core: 4.0,
+                rss_kb: 20_000,
+                received: 1000,
+                lost: 0,
+                mean_ms: 0.05,
+                max_ms: 0.2,
+            },
+        };
+        let part = report(
             &[
                 case(ExecutorKind::Callback, 10, 2.0, 1000),
                 case(ExecutorKind::WaitSet, 10, 1.0, 1020),
             ],
+            &[rclcpp],
             Vec::new(),
         );
-        assert_eq!(section.numbers["wait-set.10.rss_growth_pct"], 2.0);
-        assert_eq!(section.numbers["callback.10.latency_p99_ms"], 0.2);
+        assert_eq!(part.numbers["wait-set.10.rss_growth_pct"], 2.0);
+        assert_eq!(part.numbers["callback.10.latency_p99_ms"], 0.2);
+        assert_eq!(part.numbers["rclcpp-events.10.cpu_pct_core"], 4.0);
+        let verdict = part.verdict.join("; ");
         assert!(
-            section.verdict.contains("least CPU: wait-set at 10 B")
-                && section.verdict.contains("+2.00%"),
+            verdict.contains("least CPU: wait-set at 10 B (0.25× the CPU of rclcpp-events)")
+                && verdict.contains("+2.00%"),
+            "{verdict}"
+        );
+        assert!(
+            (part.table).contains("| 10 B | wait-set | 1.00 | 0.100 | 0.200 | 0.300 |"),
             "{}",
-            section.verdict
+            part.table
         );
         assert!(
-            section
-                .table
-                .contains("| 10 B | wait-set | 1.00 | 0.100 | 0.200 | 0.300 |")
+            (part.table).contains("| 10 B | rclcpp-events | 4.00 | 0.050 | - | 0.200 | 0 | - |"),
+            "{}",
+            part.table
         );
+        // tacto's executors and rclcpp's, each a line.
+        assert_eq!(part.figures[0].svg.matches("<polyline").count(), 3);
     }
 }
