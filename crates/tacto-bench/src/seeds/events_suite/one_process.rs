@@ -279,13 +279,14 @@ fn report(cases: &[Case], rclcpp: &[RclcppCase], mut notes: Vec<String>) -> Part
             let best = (cases.iter())
                 .filter(|c| c.bytes == bytes)
                 .min_by(|a, b| a.result.cpu_pct_core.total_cmp(&b.result.cpu_pct_core))?;
+            // A CPU read as 0 (a run too short for the clock) is no ratio.
             let theirs = (rclcpp.iter())
-                .filter(|c| c.bytes == bytes)
+                .filter(|c| c.bytes == bytes && c.run.cpu_pct_core > 0.0)
                 .min_by(|a, b| a.run.cpu_pct_core.total_cmp(&b.run.cpu_pct_core));
             let against = theirs.map_or_else(String::new, |theirs| {
                 format!(
                     " ({:.2}× the CPU of {})",
-                    best.result.cpu_pct_core / theirs.run.cpu_pct_core.max(1e-9),
+                    best.result.cpu_pct_core / theirs.run.cpu_pct_core,
                     theirs.executor.name()
                 )
             });
