@@ -1,4 +1,5 @@
-//! A measured child process: run to its end (or killed on a signal), its output collected, and,
+//! A measured child process: run to its end (or killed on a signal), its error output collected,
+//! and,
 //! when asked, its CPU time and resident set read from `/proc` once a second as it runs: the
 //! figures of a program that does not report its own (rclcpp's benchmark), or the memory of a
 //! long run second by second.
@@ -29,8 +30,6 @@ pub(crate) struct Reading {
 pub(crate) struct Ended {
     /// How.
     pub status: ExitStatus,
-    /// What it printed.
-    pub stdout: String,
     /// Its error output.
     pub stderr: String,
     /// Its readings, once a second (none unless asked for).
@@ -72,32 +71,20 @@ pub(crate) fn run(
     let program = command.get_program().to_string_lossy().into_owned();
     let mut child = command
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
+        // What it prints is its progress: its figures are in files, or read here.
+        .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| ChildError::Failed(format!("cannot start {program}: {e}")))?;
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
-        pipe.map(|mut pipe| {
-            thread::spawn(move || {
-                let mut bytes = Vec::new();
-                // What was read before an error is all there is.
-                let _ = pipe.read_to_end(&mut bytes);
-                String::from_utf8_lossy(&bytes).into_owned()
-            })
+    // Drained on a thread of its own, so that a full pipe never blocks the child.
+    let stderr = child.stderr.take().map(|mut pipe| {
+        thread::spawn(move || {
+            let mut bytes = Vec::new();
+            // What was read before an error is all there is.
+            let _ = pipe.read_to_end(&mut bytes);
+            String::from_utf8_lossy(&bytes).into_owned()
         })
-    };
-    let stdout = drain(
-        child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let stderr = drain(
-        child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
+    });
     let started = Instant::now();
     let mut readings = Vec::new();
     let mut next = started;
@@ -126,13 +113,9 @@ pub(crate) fn run(
             Err(e) => return Err(ChildError::Failed(format!("waiting for {program}: {e}"))),
         }
     };
-    let text = |reader: Option<thread::JoinHandle<String>>| {
-        reader.and_then(|r| r.join().ok()).unwrap_or_default()
-    };
     Ok(Ended {
         status,
-        stdout: text(stdout),
-        stderr: text(stderr),
+        stderr: stderr.and_then(|r| r.join().ok()).unwrap_or_default(),
         readings,
     })
 }
@@ -221,7 +204,7 @@ mod tests {
         command.args(["-c", "echo out; echo err >&2; sleep 2.2"]);
         let ended = run(command, true, &Interrupt::install().unwrap()).unwrap();
         assert!(ended.status.success());
-        assert_eq!((ended.stdout.trim(), ended.last_words()), ("out", "err"));
+        assert_eq!(ended.last_words(), "err");
         assert!(
             (2..=4).contains(&ended.readings.len()),
             "{:?}",
