@@ -292,6 +292,23 @@ fn the_events_executor_suite_gives_every_parts_numbers_and_plots_or_says_why_not
         }
     }
 
+    // ros2-performance's own topologies, beside rclcpp only.
+    match &rclcpp {
+        Some(_) => {
+            plots.push("events-topologies-cpu.svg");
+            for executor in ["wait-set", "events", "rclcpp-single", "rclcpp-events"] {
+                for what in ["cpu_pct_core", "latency_mean_ms", "latency_max_ms"] {
+                    has(format!("topology.mont_blanc.{executor}.{what}"));
+                }
+            }
+            has("topology.mont_blanc.best_over_rclcpp_best".into());
+        }
+        None => assert_eq!(
+            skipped(notes, "ros2-performance topologies beside rclcpp"),
+            Some("no --rclcpp DIR given")
+        ),
+    }
+
     // Pub/sub in two processes: shared memory, and DDS where a network namespace can be made.
     let dds = skipped(notes, "pub/sub over DDS").is_none();
     if dds {

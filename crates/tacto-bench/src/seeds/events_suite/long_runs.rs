@@ -69,7 +69,7 @@ fn report(ran: &[Ran], notes: Vec<String>) -> Part {
     let mut numbers = BTreeMap::new();
     let mut table = String::from(
         "**Long runs**\n\n| load | process | CPU, % core (both) | RSS at the start, kB | at the \
-         end, kB | growth, % | answered | unanswered or lost |\n|---|---|---|---|---|---|---|---|\n",
+         end, kB | growth, % | received or answered | lost |\n|---|---|---|---|---|---|---|---|\n",
     );
     let mut series = Vec::new();
     let mut worst: Option<(f64, String)> = None;

@@ -5,6 +5,7 @@
 //! | part | what runs | file |
 //! |---|---|---|
 //! | pub/sub in one process | a publisher every 10 ms and a subscriber of ros2-performance's `stamped10b` … `stamped4mb`, every executor; with `--rclcpp`, `irobot_benchmark` on the same topology file beside it, alternating | [`one_process`] |
+//! | ros2-performance topologies | `mont_blanc` and `sierra_nevada` on tacto's executors and, through `irobot_benchmark`, rclcpp's (only with `--rclcpp`) | [`topologies`] |
 //! | pub/sub in two processes | the same, publisher and subscriber in a process each, over shared memory and over DDS | [`two_processes`] |
 //! | services and actions | an AddTwoInts call every 10 ms, a Fibonacci goal every 100 ms: round trips, in one process and in two (shared memory, DDS) | [`round_trips`] |
 //! | long runs | pub/sub, services and actions in two processes for 10 minutes each, resident set once a second | [`long_runs`] |
@@ -24,6 +25,7 @@ mod memory_scaling;
 mod one_process;
 pub(super) mod placed;
 mod round_trips;
+mod topologies;
 mod two_processes;
 
 use std::collections::BTreeMap;
@@ -70,9 +72,12 @@ pub(super) fn run(scale: Scale, rclcpp: Option<&Path>, interrupt: &Interrupt) ->
         None => Err("no --rclcpp DIR given".to_owned()),
         Some(found) => found,
     };
-    let parts: [(&str, &dyn Fn() -> PartRan); 5] = [
+    let parts: [(&str, &dyn Fn() -> PartRan); 6] = [
         ("pub/sub in one process", &|| {
             one_process::run(scale, irobot.as_ref(), interrupt)
+        }),
+        ("ros2-performance topologies beside rclcpp", &|| {
+            topologies::run(scale, irobot.as_ref(), interrupt)
         }),
         ("pub/sub in two processes", &|| {
             two_processes::run(scale, interrupt)

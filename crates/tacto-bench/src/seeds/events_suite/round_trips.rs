@@ -2,7 +2,7 @@
 //! goal every 100 ms (send to acceptance, the goal service's round trip; and send to result,
 //! ten steps of the server's timer later), in one process and in two (shared memory, DDS), on
 //! every executor a launch file can place them on: CPU of the processes, round trips (mean,
-//! p99, max) and the calls or goals unanswered.
+//! p99, max) and the calls or goals lost.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -106,7 +106,7 @@ fn report(ran: &[Ran], mut notes: Vec<String>) -> Part {
     let mut numbers = BTreeMap::new();
     let mut table = String::from(
         "**Services and actions**\n\n| load | placement | executor | CPU, % core | round trip \
-         mean, ms | p99 | max | action: to result, mean ms | answered | unanswered \
+         mean, ms | p99 | max | action: to result, mean ms | answered | lost \
          |\n|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in ran {
