@@ -11,9 +11,10 @@
 //! | long runs | pub/sub, services and actions in two processes for 10 minutes each, resident set once a second | [`long_runs`] |
 //! | memory scaling | RSS against 1 to 100 nodes (and as many topics) in one process | [`memory_scaling`] |
 //!
-//! Every case but the one-process pub/sub (a topology `tacto bench` runs) is a launch file of
-//! the suite's [components]: the nodes are placed in one process or two, on one executor and
-//! transport, as a user's nodes are ([`placed`]). A part that cannot run here (DDS without a
+//! The one-process pub/sub, the topologies and memory scaling are topology files that `tacto
+//! bench` runs on each executor; every other case is a launch file of the suite's
+//! [components]: the nodes are placed in one process or two, on one executor and transport, as
+//! a user's nodes are ([`placed`]). A part that cannot run here (DDS without a
 //! network namespace, rclcpp without `--rclcpp`) is reported skipped with the reason in the
 //! section's notes (`<part>: skipped: <reason>`); one that fails, with its error
 //! (`<part>: failed: <reason>`); the others still run.
