@@ -43,7 +43,7 @@ impl Ended {
         let first = self.readings.iter().find(|r| r.at_s >= from_s)?;
         let last = self.readings.last()?;
         (last.at_s > first.at_s)
-            .then(|| (last.cpu_s - first.cpu_s) / (last.at_s - first.at_s) * 100.0)
+            .then(|| ((last.cpu_s - first.cpu_s) / (last.at_s - first.at_s) * 100.0).max(0.0))
     }
 
     /// Its stderr's last line: what a failing program says last is its error.
@@ -121,15 +121,15 @@ pub(crate) fn run(
 }
 
 /// Process `pid`'s CPU time (s) and resident set (kB), from `/proc`; `None` once it is gone.
-/// The CPU time is the sum of its threads' `schedstat` (nanoseconds), or, where the kernel
-/// keeps none, `stat`'s user and system time (clock ticks, 10 ms: too coarse for a process
-/// that uses 1% of a core over a few seconds).
+/// The CPU time is the larger of two readings: `stat`'s user and system time, which counts
+/// every thread the process ever had but in clock ticks (10 ms: coarse for a process that uses
+/// 1% of a core over a few seconds), and the sum of its live threads' `schedstat`, in
+/// nanoseconds but without the threads that have ended.
 fn read_proc(pid: u32) -> Option<(f64, u64)> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let cpu = threads_cpu(pid).or_else(|| {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        cpu_of_stat(&stat)
-    })?;
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let ticks = cpu_of_stat(&stat)?;
+    let cpu = threads_cpu(pid).map_or(ticks, |threads| threads.max(ticks));
     Some((cpu, rss_of_status(&status)?))
 }
 

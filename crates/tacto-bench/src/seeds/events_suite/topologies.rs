@@ -138,7 +138,7 @@ pub(super) fn run(
     PartRan::Part(report(&rows, notes))
 }
 
-fn report(rows: &[(&str, Row)], notes: Vec<String>) -> Part {
+fn report(rows: &[(&str, Row)], mut notes: Vec<String>) -> Part {
     let mut numbers = BTreeMap::new();
     let mut table = String::from(
         "**ros2-performance topologies, beside rclcpp**\n\n| topology | executor | CPU, % core | \
@@ -176,7 +176,17 @@ fn report(rows: &[(&str, Row)], notes: Vec<String>) -> Part {
                 .filter(|row| row.cpu() > 0.0)
                 .min_by(|a, b| a.cpu().total_cmp(&b.cpu()))
         };
-        if let (Some(ours), Some(theirs)) = (of(true), of(false)) {
+        let (ours, theirs) = (of(true), of(false));
+        if ours.is_none() || theirs.is_none() {
+            notes.push(format!(
+                "{topology}: tacto against rclcpp not compared: no run of {} with its CPU read",
+                match ours {
+                    None => "tacto",
+                    Some(_) => "rclcpp",
+                }
+            ));
+        }
+        if let (Some(ours), Some(theirs)) = (ours, theirs) {
             let ratio = ours.cpu() / theirs.cpu();
             numbers.insert(format!("topology.{topology}.best_over_rclcpp_best"), ratio);
             verdict.push(format!(
