@@ -26,7 +26,8 @@ const TOPOLOGIES: [(&str, &str, &str); 2] = [
 
 /// One run: tacto's or rclcpp's.
 enum Row {
-    Tacto(ExecutorKind, RunResult),
+    /// Boxed: a run's result is large beside rclcpp's figures.
+    Tacto(ExecutorKind, Box<RunResult>),
     Rclcpp(RclcppExecutor, IrobotRun),
 }
 
@@ -120,7 +121,7 @@ pub(super) fn run(
                 node_parameters: 0,
             };
             match run_in_child(name, &config, key, Duration::ZERO, interrupt) {
-                Ok(result) => rows.push((key, Row::Tacto(executor, result))),
+                Ok(result) => rows.push((key, Row::Tacto(executor, Box::new(result)))),
                 Err(RunError::Interrupted { .. }) => return PartRan::Interrupted,
                 Err(e) => notes.push(format!("{key} on {executor}: failed: {e}")),
             }
@@ -243,11 +244,11 @@ mod tests {
         let tacto = |executor, cpu_pct_core| {
             Row::Tacto(
                 executor,
-                RunResult {
+                Box::new(RunResult {
                     cpu_pct_core,
                     topics: vec![topic(1.0, 10), topic(4.0, 30)],
                     ..Default::default()
-                },
+                }),
             )
         };
         let rclcpp = |executor, cpu_pct_core| {
