@@ -158,8 +158,10 @@ pub(super) fn placeable(executor: ExecutorKind) -> bool {
     executor != ExecutorKind::Prioritized
 }
 
-/// The launch file of `case`, its measuring node writing to `figures`.
-pub(super) fn launch_file(case: &Case, figures: &Path) -> String {
+/// The launch file of `case`, its measuring node writing to `figures`, every node in
+/// `namespace`: shared memory is the host's, so two runs at once (or a run beside anything else
+/// on the host) must not meet on one topic or service.
+pub(super) fn launch_file(case: &Case, figures: &Path, namespace: &str) -> String {
     let mut toml = format!("transport = \"{}\"\n", case.transport.name());
     if case.transport == Transport::Shm {
         // Two ports per topic at most, shallow histories: slots for a 4 MiB topic stay about
@@ -191,7 +193,7 @@ pub(super) fn launch_file(case: &Case, figures: &Path) -> String {
                 .map(|(name, value)| format!("{name} = {value}"))
                 .collect();
             toml += &format!(
-                "\n[[process.node]]\ncomponent = \"{component}\"\nparameters = {{ {} }}\n",
+                "\n[[process.node]]\ncomponent = \"{component}\"\nnamespace = \"{namespace}\"\nparameters = {{ {} }}\n",
                 parameters.join(", ")
             );
         }
@@ -203,16 +205,16 @@ pub(super) fn launch_file(case: &Case, figures: &Path) -> String {
 /// for DDS).
 pub(super) fn run(case: &Case, interrupt: &Interrupt) -> Result<Measured, CaseError> {
     static CASES: AtomicUsize = AtomicUsize::new(0);
-    let stem = std::env::temp_dir().join(format!(
-        "tacto-seeds-case-{}-{}",
-        std::process::id(),
-        CASES.fetch_add(1, Ordering::Relaxed)
-    ));
+    let (pid, n) = (std::process::id(), CASES.fetch_add(1, Ordering::Relaxed));
+    let stem = std::env::temp_dir().join(format!("tacto-seeds-case-{pid}-{n}"));
     let with = |end: &str| PathBuf::from(format!("{}{end}", stem.display()));
     let (file, figures, json) = (with(".toml"), with("-figures.json"), with("-bench.json"));
     let failed = |reason: String| CaseError::Failed(reason);
-    std::fs::write(&file, launch_file(case, &figures))
-        .map_err(|e| failed(format!("cannot write {}: {e}", file.display())))?;
+    std::fs::write(
+        &file,
+        launch_file(case, &figures, &format!("seeds_{pid}_{n}")),
+    )
+    .map_err(|e| failed(format!("cannot write {}: {e}", file.display())))?;
     let ran = bench(case, &file, &json, interrupt);
     let read = ran.and_then(|()| {
         let text = std::fs::read_to_string(&json)
@@ -306,7 +308,7 @@ mod tests {
                         warmup: Duration::from_secs(2),
                         duration: Duration::from_secs(10),
                     };
-                    let text = launch_file(&case, figures);
+                    let text = launch_file(&case, figures, "seeds_1_2");
                     let path = std::env::temp_dir()
                         .join(format!("tacto-seeds-case-test-{}.toml", std::process::id()));
                     std::fs::write(&path, &text).unwrap();
@@ -316,6 +318,16 @@ mod tests {
                     assert_eq!(loaded.processes.len(), processes, "{text}");
                     assert!(text.contains("figures = \"/tmp/figures.json\""), "{text}");
                     assert!(text.contains("warmup_s = 2.0"), "{text}");
+                    for process in &loaded.processes {
+                        let tacto_launch::ProcessKind::Components(components) = &process.kind
+                        else {
+                            panic!("{text}")
+                        };
+                        assert!(
+                            (components.nodes.iter()).all(|n| n.namespace == "/seeds_1_2"),
+                            "{text}"
+                        );
+                    }
                 }
             }
         }
