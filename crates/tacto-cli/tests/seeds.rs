@@ -342,3 +342,199 @@ fn a_folder_without_rclcpp_leaves_its_columns_not_measured_with_the_reason() {
         report.rclcpp
     );
 }
+
+/// The note a part left when it could not run `what`, if it left one: `<what>: skipped:
+/// <reason>`, the reason said.
+fn skipped<'a>(notes: &'a [String], what: &str) -> Option<&'a str> {
+    let prefix = format!("{what}: skipped: ");
+    let reason = notes.iter().find_map(|n| n.strip_prefix(&prefix))?;
+    assert!(!reason.trim().is_empty(), "{what} skipped without a reason");
+    Some(reason)
+}
+
+#[test]
+fn the_events_executor_suite_gives_every_parts_numbers_and_plots_or_says_why_not() {
+    let dir = scratch("events");
+    let json = scratch("events.json");
+    let rclcpp = rclcpp_install();
+    let mut args = vec![
+        "bench".to_owned(),
+        "seeds".into(),
+        "--quick".into(),
+        "--only".into(),
+        "events-executor".into(),
+        "--json".into(),
+        json.display().to_string(),
+        "--out".into(),
+        dir.display().to_string(),
+    ];
+    if let Some(rclcpp) = &rclcpp {
+        args.extend(["--rclcpp".into(), rclcpp.display().to_string()]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = tacto(&args);
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: SeedsReport = serde_json::from_str(&std::fs::read_to_string(&json).unwrap())
+        .expect("the JSON is a seeds report");
+    let _ = std::fs::remove_file(&json);
+    let [section] = &report.sections[..] else {
+        panic!("one section: {:?}", report.sections)
+    };
+    assert_eq!(section.outcome, Outcome::Ran);
+    let notes = &section.notes;
+    assert!(
+        !notes.iter().any(|n| n.contains(": failed: ")),
+        "no part failed: {notes:#?}"
+    );
+    let has = |key: String| {
+        assert!(
+            section.numbers.get(&key).is_some_and(|v| v.is_finite()),
+            "measured {key}: {:?}",
+            section.numbers.keys().collect::<Vec<_>>()
+        );
+    };
+    let mut plots = vec![
+        "events-pubsub-cpu.svg",
+        "events-pubsub-latency.svg",
+        "events-pubsub-shm-cpu.svg",
+        "events-pubsub-shm-latency.svg",
+        "events-round-trips-latency.svg",
+        "events-round-trips-cpu.svg",
+        "events-long-rss.svg",
+        "events-memory-scaling.svg",
+    ];
+
+    // Pub/sub in one process, and rclcpp's rows beside it.
+    for bytes in [10, 10240, 4194304] {
+        for executor in ExecutorKind::ALL {
+            for what in [
+                "cpu_pct_core",
+                "latency_mean_ms",
+                "latency_p99_ms",
+                "latency_max_ms",
+            ] {
+                has(format!("{executor}.{bytes}.{what}"));
+            }
+            has(format!("{executor}.{bytes}.rss_growth_pct"));
+        }
+        match &rclcpp {
+            Some(_) => {
+                for executor in ["rclcpp-single", "rclcpp-events"] {
+                    for what in ["cpu_pct_core", "latency_mean_ms", "latency_max_ms"] {
+                        has(format!("{executor}.{bytes}.{what}"));
+                    }
+                }
+            }
+            None => assert_eq!(
+                skipped(notes, "rclcpp beside tacto"),
+                Some("no --rclcpp DIR given")
+            ),
+        }
+    }
+
+    // ros2-performance's own topologies, beside rclcpp only.
+    match &rclcpp {
+        Some(_) => {
+            plots.push("events-topologies-cpu.svg");
+            for executor in ["wait-set", "events", "rclcpp-single", "rclcpp-events"] {
+                for what in ["cpu_pct_core", "latency_mean_ms", "latency_max_ms"] {
+                    has(format!("topology.mont_blanc.{executor}.{what}"));
+                }
+            }
+            has("topology.mont_blanc.best_over_rclcpp_best".into());
+        }
+        None => assert_eq!(
+            skipped(notes, "ros2-performance topologies beside rclcpp"),
+            Some("no --rclcpp DIR given")
+        ),
+    }
+
+    // Pub/sub in two processes: shared memory, and DDS where a network namespace can be made.
+    let dds = skipped(notes, "pub/sub over DDS").is_none();
+    if dds {
+        plots.extend(["events-pubsub-dds-cpu.svg", "events-pubsub-dds-latency.svg"]);
+    }
+    let transports: &[&str] = if dds { &["shm", "dds"] } else { &["shm"] };
+    for transport in transports {
+        for executor in ["wait-set", "events"] {
+            for bytes in [10, 102400] {
+                let key = format!("{transport}.{executor}.{bytes}");
+                for what in [
+                    "cpu_pct_core",
+                    "lost",
+                    "latency_mean_ms",
+                    "latency_p99_ms",
+                    "latency_max_ms",
+                ] {
+                    has(format!("{key}.{what}"));
+                }
+            }
+        }
+    }
+
+    // Services and actions, in one process and in two.
+    let dds = skipped(notes, "services and actions over DDS").is_none();
+    let placements: &[&str] = if dds {
+        &["one-process", "shm", "dds"]
+    } else {
+        &["one-process", "shm"]
+    };
+    for load in ["service", "action"] {
+        for placement in placements {
+            let key = format!("{load}.{placement}.wait-set");
+            for what in [
+                "cpu_pct_core",
+                "answered",
+                "lost",
+                "latency_mean_ms",
+                "latency_p99_ms",
+                "latency_max_ms",
+            ] {
+                has(format!("{key}.{what}"));
+            }
+            if load == "action" {
+                has(format!("{key}.result_mean_ms"));
+            }
+        }
+    }
+
+    // Long runs, each process's memory once a second.
+    for load in ["pubsub", "service", "action"] {
+        has(format!("long.{load}.cpu_pct_core"));
+        has(format!("long.{load}.rss_growth_pct"));
+        for process in ["serving", "measuring"] {
+            has(format!("long.{load}.{process}.rss_growth_pct"));
+        }
+    }
+
+    // Memory scaling.
+    for executor in ["wait-set", "events"] {
+        for nodes in [1, 10] {
+            has(format!("scaling.{executor}.{nodes}.rss_kb"));
+        }
+        has(format!("scaling.{executor}.kb_per_node"));
+    }
+
+    let files: Vec<&str> = section.figures.iter().map(|f| f.file.as_str()).collect();
+    for plot in &plots {
+        assert!(files.contains(plot), "{plot} in {files:?}");
+        let svg = std::fs::read_to_string(dir.join(plot)).unwrap();
+        assert!(svg.starts_with("<svg"), "{plot}: {svg}");
+    }
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    for part in [
+        "**Pub/sub in one process**",
+        "**Pub/sub in two processes**",
+        "**Services and actions**",
+        "**Long runs**",
+        "**Memory scaling**",
+    ] {
+        assert!(md.contains(part), "{part}: {md}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

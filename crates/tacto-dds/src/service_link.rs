@@ -334,7 +334,9 @@ struct Described(*mut cyclors::dds_builtintopic_endpoint_t);
 
 impl Described {
     fn new(endpoint: *mut cyclors::dds_builtintopic_endpoint_t) -> Option<Described> {
-        (!endpoint.is_null()).then_some(Described(endpoint))
+        // `then`, not `then_some`: a `Described` of null made eagerly would be dropped, and
+        // freeing null crashes Cyclone (a client gone while its reply was being sent).
+        (!endpoint.is_null()).then(|| Described(endpoint))
     }
 
     fn participant(&self) -> [u8; 16] {
@@ -485,5 +487,15 @@ impl ClientLink for DdsClientLink {
             sequence,
         };
         write_cdr(self.requests.handle, &frame(id, cdr)).map_err(link_error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_description_is_made_of_null_and_nothing_is_freed() {
+        assert!(Described::new(std::ptr::null_mut()).is_none());
     }
 }

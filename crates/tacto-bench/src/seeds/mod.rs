@@ -27,6 +27,7 @@
 //! ```
 
 mod events_suite;
+mod irobot;
 mod let_nobleo;
 pub mod plot;
 mod rclcpp;
@@ -367,7 +368,9 @@ pub fn command(options: &Options, interrupt: &Interrupt) -> Result<SeedsReport, 
             Section::ReferenceSystem => reference_system::run(scale, &peer, interrupt),
             Section::LetNobleo => let_nobleo::run(scale, interrupt),
             Section::ZeroCopy => zero_copy::run(scale, interrupt),
-            Section::EventsExecutor => events_suite::run(scale, interrupt),
+            Section::EventsExecutor => {
+                events_suite::run(scale, options.rclcpp.as_deref(), interrupt)
+            }
         };
         match ran {
             Ran::Report(section) => {

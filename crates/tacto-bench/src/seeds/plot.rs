@@ -180,6 +180,72 @@ pub fn lines(
     )
 }
 
+/// A line chart on linear axes, both from 0: each series is a line through its `(x, y)` points
+/// (RSS against time, or against the number of nodes). `x_label` and `y_label` name the axes.
+pub fn xy(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[(String, Vec<(f64, f64)>)],
+) -> String {
+    const H: f64 = 300.0;
+    let points = || series.iter().flat_map(|(_, p)| p.iter().copied());
+    let x1 = nice_ceiling(points().map(|p| p.0).fold(0.0, f64::max));
+    let y1 = nice_ceiling(points().map(|p| p.1).fold(0.0, f64::max));
+    let x = |v: f64| LEFT + WIDTH * (v / x1).clamp(0.0, 1.0);
+    let y = |v: f64| TOP + H * (1.0 - (v / y1).clamp(0.0, 1.0));
+    let mut body = String::new();
+    for tick in 0..=4 {
+        let (vx, vy) = (x1 * f64::from(tick) / 4.0, y1 * f64::from(tick) / 4.0);
+        let _ = writeln!(
+            body,
+            r##"<line x1="{px:.1}" y1="{TOP}" x2="{px:.1}" y2="{b}" stroke="#eee"/><text x="{px:.1}" y="{ty}" text-anchor="middle">{vx}</text>"##,
+            px = x(vx),
+            b = TOP + H,
+            ty = TOP + H + 16.0,
+            vx = trim(vx),
+        );
+        let _ = writeln!(
+            body,
+            r##"<line x1="{LEFT}" y1="{py:.1}" x2="{r}" y2="{py:.1}" stroke="#eee"/><text x="{tx}" y="{py:.1}" text-anchor="end">{vy}</text>"##,
+            py = y(vy),
+            r = LEFT + WIDTH,
+            tx = LEFT - 6.0,
+            vy = trim(vy),
+        );
+    }
+    for (i, (name, points)) in series.iter().enumerate() {
+        let color = COLORS_LINES[i % COLORS_LINES.len()];
+        let drawn: Vec<String> = (points.iter())
+            .map(|&(px, py)| format!("{:.1},{:.1}", x(px), y(py)))
+            .collect();
+        let _ = writeln!(
+            body,
+            r##"<polyline fill="none" stroke="{color}" stroke-width="2" points="{}"/><text x="{lx}" y="{ly}" fill="{color}">{}</text>"##,
+            drawn.join(" "),
+            escape(name),
+            lx = LEFT + WIDTH + 10.0,
+            ly = TOP + 14.0 + 16.0 * i as f64,
+        );
+    }
+    format!(
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">
+<rect width="100%" height="100%" fill="white"/>
+<text x="10" y="22" font-size="15" font-weight="bold">{title}</text>
+<rect x="{LEFT}" y="{TOP}" width="{WIDTH}" height="{H}" fill="none" stroke="#999"/>
+{body}<text x="{LEFT}" y="{ay}" fill="#555">{x_label}</text><text x="10" y="{yy}" fill="#555">{y_label}</text>
+</svg>
+"##,
+        w = LEFT + WIDTH + 190.0,
+        h = TOP + H + 50.0,
+        ay = TOP + H + 38.0,
+        yy = TOP - 6.0,
+        title = escape(title),
+        x_label = escape(x_label),
+        y_label = escape(y_label),
+    )
+}
+
 /// Colours of a line chart's series, in order.
 const COLORS_LINES: [&str; 6] = [
     "#4c78a8", "#f58518", "#54a24b", "#b279a2", "#e45756", "#72b7b2",
@@ -278,6 +344,24 @@ mod tests {
             .next()
             .unwrap();
         assert_eq!(points.split(' ').count(), 1, "{points}");
+    }
+
+    #[test]
+    fn a_linear_chart_starts_both_axes_at_zero_and_ends_them_round() {
+        let svg = xy(
+            "RSS over time",
+            "s",
+            "MB",
+            &[
+                ("a".into(), vec![(0.0, 10.0), (600.0, 10.5)]),
+                ("b".into(), vec![(0.0, 30.0), (600.0, 31.0)]),
+            ],
+        );
+        assert_eq!(svg.matches("<polyline").count(), 2, "{svg}");
+        // x ends at 1000 (600 rounded up), y at 50 (31 rounded up); both start at 0.
+        for tick in [">1000<", ">500<", ">50<", ">25<", ">0<"] {
+            assert!(svg.contains(tick), "{tick}: {svg}");
+        }
     }
 
     #[test]

@@ -29,7 +29,7 @@ const SEED_REDUCTION_PCT: [f64; 2] = [90.0, 98.0];
 /// The paths, DDS first: the others are compared with it.
 const PATHS: [Path; 3] = [Path::Dds, Path::Shm, Path::Flat];
 /// The DDS domain inside the namespace, where it is alone: rcl's default.
-const NAMESPACED_DOMAIN: &str = "0";
+pub(super) const NAMESPACED_DOMAIN: &str = "0";
 
 const SEED: &str = "RTI's zero-copy results: latency down 90% for small and 98% for large \
                     payloads against the default ROS 2 path (measured on RTI's hardware, \
@@ -99,7 +99,7 @@ fn no_shared_memory() -> Option<String> {
 const IN_NAMESPACE: &str = "ip link set lo up && exec \"$@\"";
 
 /// A command that runs `args` in a new user and network namespace with its loopback up.
-fn namespaced<I: IntoIterator<Item = S>, S: AsRef<std::ffi::OsStr>>(
+pub(super) fn namespaced<I: IntoIterator<Item = S>, S: AsRef<std::ffi::OsStr>>(
     program: &FilePath,
     args: I,
 ) -> Command {
@@ -114,7 +114,7 @@ fn namespaced<I: IntoIterator<Item = S>, S: AsRef<std::ffi::OsStr>>(
 }
 
 /// Why no network namespace can be made here, if none can.
-fn namespace_refused() -> Option<String> {
+pub(super) fn namespace_refused() -> Option<String> {
     let output = namespaced(FilePath::new("true"), std::iter::empty::<&str>())
         .stdin(Stdio::null())
         .output();

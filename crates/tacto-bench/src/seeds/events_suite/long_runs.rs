@@ -1,0 +1,189 @@
+//! Long runs: pub/sub, services and actions for 10 minutes each, in two processes over shared
+//! memory on the wait-set executor, each process's resident set read once a second: the
+//! seed's question (it found memory growing in every rclcpp executor) asked of tacto. Growth is
+//! from the window's first second to its last, after the warm-up; the target is under 1%.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use super::placed::{self, Case, CaseError, Load, Transport};
+use super::{Part, PartRan, growth_pct};
+use crate::seeds::{Figure, Scale, plot};
+use tacto_launch::executors::ExecutorKind;
+use tacto_launch::interrupt::Interrupt;
+
+/// The target the issue sets: less than this growth over a long run, %.
+const TARGET_PCT: f64 = 1.0;
+/// The pub/sub load's message: 10 KiB every 10 ms.
+const MSG_TYPE: &str = "stamped10kb";
+/// The executor of every long run: tacto's polling executor, the one its users are pointed to.
+const EXECUTOR: ExecutorKind = ExecutorKind::WaitSet;
+
+/// One load's run.
+struct Ran {
+    load: Load,
+    measured: placed::Measured,
+}
+
+/// Runs each load for the long window.
+pub(super) fn run(scale: Scale, interrupt: &Interrupt) -> PartRan {
+    let warmup = Duration::from_secs_f64(scale.pick(10.0, 1.0));
+    let duration = Duration::from_secs_f64(scale.pick(600.0, 3.0));
+    let mut notes = vec![format!(
+        "Long runs: pub/sub ({MSG_TYPE} every 10 ms), services (a call every 10 ms) and \
+         actions (a goal every 100 ms), each in two processes over shared memory on the \
+         {EXECUTOR} executor, {} s measured after {} s of warm-up, each process's resident \
+         set read once a second (VmRSS). Growth is from the window's first reading to its \
+         last.",
+        duration.as_secs_f64(),
+        warmup.as_secs_f64()
+    )];
+    let mut ran = Vec::new();
+    for load in [Load::PubSub(MSG_TYPE), Load::Service, Load::Action] {
+        eprintln!(
+            "  {} for {} s on {EXECUTOR}",
+            load.name(),
+            duration.as_secs_f64()
+        );
+        let case = Case {
+            load,
+            executor: EXECUTOR,
+            transport: Transport::Shm,
+            processes: 2,
+            warmup,
+            duration,
+        };
+        match placed::run(&case, interrupt) {
+            Ok(measured) => ran.push(Ran { load, measured }),
+            Err(CaseError::Interrupted) => return PartRan::Interrupted,
+            Err(CaseError::Failed(reason)) => {
+                notes.push(format!("long run of {}: failed: {reason}", load.name()))
+            }
+        }
+    }
+    PartRan::Part(report(&ran, notes))
+}
+
+fn report(ran: &[Ran], notes: Vec<String>) -> Part {
+    let mut numbers = BTreeMap::new();
+    let mut table = String::from(
+        "**Long runs**\n\n| load | process | CPU, % core (both) | RSS at the start, kB | at the \
+         end, kB | growth, % | received or answered | lost |\n|---|---|---|---|---|---|---|---|\n",
+    );
+    let mut series = Vec::new();
+    let mut worst: Option<(f64, String)> = None;
+    for r in ran {
+        let load = r.load.name();
+        numbers.insert(format!("long.{load}.cpu_pct_core"), r.measured.cpu_pct_core);
+        numbers.insert(
+            format!("long.{load}.answered"),
+            r.measured.tally.measured as f64,
+        );
+        let mut most: Option<f64> = None;
+        for process in &r.measured.processes {
+            let rss = &process.rss_kb_per_s;
+            let Some(growth) = growth_pct(rss) else {
+                continue;
+            };
+            numbers.insert(
+                format!("long.{load}.{}.rss_growth_pct", process.name),
+                growth,
+            );
+            most = Some(most.map_or(growth, |m: f64| m.max(growth)));
+            let _ = writeln!(
+                table,
+                "| {load} | {} | {:.2} | {} | {} | {growth:+.2} | {} | {} |",
+                process.name,
+                r.measured.cpu_pct_core,
+                rss.first().copied().unwrap_or_default(),
+                rss.last().copied().unwrap_or_default(),
+                r.measured.tally.measured,
+                r.measured.tally.lost,
+            );
+            let points = (rss.iter().enumerate())
+                .map(|(s, &kb)| ((s + 1) as f64, kb as f64 / 1024.0))
+                .collect();
+            series.push((format!("{load} {}", process.name), points));
+            if worst.as_ref().is_none_or(|(w, _)| growth > *w) {
+                worst = Some((growth, format!("{load}, {}", process.name)));
+            }
+        }
+        if let Some(most) = most {
+            numbers.insert(format!("long.{load}.rss_growth_pct"), most);
+        }
+    }
+    table.push('\n');
+    let verdict = match worst {
+        Some((growth, which)) => vec![format!(
+            "long runs: {}: largest RSS growth {growth:+.2}% ({which}; target < {TARGET_PCT}%)",
+            match growth < TARGET_PCT {
+                true => "met",
+                false => "not met",
+            }
+        )],
+        None => Vec::new(),
+    };
+    Part {
+        numbers,
+        table,
+        notes,
+        verdict,
+        figures: vec![Figure {
+            file: "events-long-rss.svg".into(),
+            title: "long runs: each process's resident set over time".into(),
+            svg: plot::xy(
+                "long runs: resident set (MB) over the window",
+                "seconds into the window",
+                "MB",
+                &series,
+            ),
+        }],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::ProcessResult;
+    use crate::seeds::events_suite::components::Tally;
+
+    #[test]
+    fn the_worst_growth_of_any_process_is_judged_against_one_percent() {
+        let process = |name: &str, rss_kb_per_s: Vec<u64>| ProcessResult {
+            name: name.into(),
+            rss_kb_per_s,
+            ..Default::default()
+        };
+        let run = |load, processes| Ran {
+            load,
+            measured: placed::Measured {
+                cpu_pct_core: 1.0,
+                processes,
+                tally: Tally::default(),
+                overload: Vec::new(),
+            },
+        };
+        let part = report(
+            &[
+                run(
+                    Load::Service,
+                    vec![
+                        process("serving", vec![1000, 1000, 1005]),
+                        process("measuring", vec![2000, 2000, 2000]),
+                    ],
+                ),
+                run(Load::Action, vec![process("serving", vec![1000, 1020])]),
+            ],
+            Vec::new(),
+        );
+        assert_eq!(part.numbers["long.service.serving.rss_growth_pct"], 0.5);
+        assert_eq!(part.numbers["long.service.rss_growth_pct"], 0.5);
+        assert_eq!(part.numbers["long.action.rss_growth_pct"], 2.0);
+        assert_eq!(
+            part.verdict,
+            ["long runs: not met: largest RSS growth +2.00% (action, serving; target < 1%)"]
+        );
+        assert_eq!(part.figures[0].svg.matches("<polyline").count(), 3);
+    }
+}
