@@ -101,6 +101,8 @@ impl<'a, A: ActionType> ActionClientBuilder<'a, A> {
                 results: HashMap::new(),
                 to_ask: VecDeque::new(),
                 events: VecDeque::new(),
+                early: VecDeque::new(),
+                early_dropped: 0,
             }),
             max_goals: self.max_goals,
             foreign_feedback: AtomicU64::new(0),
@@ -152,6 +154,20 @@ pub enum ActionEvent<A: ActionType> {
         /// The goals now canceling.
         goals: Vec<GoalInfo>,
     },
+}
+
+impl<A: ActionType> ActionEvent<A> {
+    /// The one goal the event is about; `None` for a cancel answer.
+    fn goal(&self) -> Option<GoalId> {
+        match self {
+            ActionEvent::Accepted { goal, .. }
+            | ActionEvent::Rejected { goal }
+            | ActionEvent::Feedback { goal, .. }
+            | ActionEvent::Status { goal, .. }
+            | ActionEvent::Result { goal, .. } => Some(*goal),
+            ActionEvent::Canceling { .. } => None,
+        }
+    }
 }
 
 /// A goal's end, from [`ActionClient::send_goal_and_wait`].
@@ -378,7 +394,18 @@ struct State<A: ActionType> {
     to_ask: VecDeque<GoalId>,
     /// Events made by the last drain, not yet taken.
     events: VecDeque<ActionEvent<A>>,
+    /// Feedback and status changes of goals sent and not answered yet, oldest first: feedback
+    /// travels on a topic and the answer on a service, so feedback can arrive first. Held
+    /// until the answer, and queued after it (or passed over if the goal was rejected); at
+    /// most [`EARLY`], past which the oldest is dropped and counted in
+    /// [`ActionClient::dropped_feedback`].
+    early: VecDeque<ActionEvent<A>>,
+    /// Early events dropped because `early` was full.
+    early_dropped: u64,
 }
+
+/// Events of goals not answered yet that a client holds (see `State::early`).
+const EARLY: usize = 64;
 
 /// Sends goals to one action server and follows them: rclcpp_action's `Client`.
 ///
@@ -592,9 +619,10 @@ impl<A: ActionType> ActionClient<A> {
         self.lock().goals.len()
     }
 
-    /// Feedback messages dropped because the queue was full, since creation.
+    /// Feedback messages dropped because the queue was full, since creation: the
+    /// subscription's, and the one holding what arrived before its goal's answer.
     pub fn dropped_feedback(&self) -> u64 {
-        self.feedback.dropped()
+        self.feedback.dropped() + self.lock().early_dropped
     }
 
     /// Feedback messages of goals this client does not follow (another client's), passed
@@ -617,12 +645,20 @@ impl<A: ActionType> ActionClient<A> {
     /// status, feedback, cancel answers, results. Bounded by the queues it drains.
     fn drain(&self, state: &mut State<A>) {
         let push = |state: &mut State<A>, event| state.events.push_back(event);
+        let hold = |state: &mut State<A>, event| {
+            if state.early.len() == EARLY {
+                state.early.pop_front();
+                state.early_dropped += 1;
+            }
+            state.early.push_back(event);
+        };
         while let Some((request, response)) = self.send_goal.take_response() {
             let Some(goal) = state.sent.remove(&request.sequence) else {
                 continue;
             };
             if !response.accepted {
                 state.goals.remove(&goal);
+                state.early.retain(|event| event.goal() != Some(goal));
                 push(state, ActionEvent::Rejected { goal });
                 continue;
             }
@@ -630,6 +666,20 @@ impl<A: ActionType> ActionClient<A> {
             state.goals.insert(goal, GoalStatus::Accepted);
             push(state, ActionEvent::Accepted { goal, stamp });
             state.to_ask.push_back(goal);
+            // What arrived before the answer follows it, in arrival order.
+            while let Some(place) = state.early.iter().position(|e| e.goal() == Some(goal)) {
+                let Some(event) = state.early.remove(place) else {
+                    break;
+                };
+                match event {
+                    ActionEvent::Status { status, .. } => {
+                        if state.goals.insert(goal, status) != Some(status) {
+                            push(state, event);
+                        }
+                    }
+                    event => push(state, event),
+                }
+            }
         }
         self.ask_results(state);
         while let Some(sample) = self.status.take() {
@@ -639,7 +689,10 @@ impl<A: ActionType> ActionClient<A> {
                     continue;
                 };
                 let now = GoalStatus::from_id(status.status).unwrap_or(GoalStatus::Unknown);
-                if *seen != now {
+                if *seen == GoalStatus::Unknown {
+                    // Sent, not answered yet.
+                    hold(state, ActionEvent::Status { goal, status: now });
+                } else if *seen != now {
                     *seen = now;
                     push(state, ActionEvent::Status { goal, status: now });
                 }
@@ -652,7 +705,11 @@ impl<A: ActionType> ActionClient<A> {
                 continue;
             }
             let feedback = sample.feedback.clone();
-            push(state, ActionEvent::Feedback { goal, feedback });
+            let event = ActionEvent::Feedback { goal, feedback };
+            match state.goals.get(&goal) {
+                Some(GoalStatus::Unknown) => hold(state, event),
+                _ => push(state, event),
+            }
         }
         while let Some((_, response)) = self.cancel_goal.take_response() {
             let (code, goals) = canceling(&response);
