@@ -149,21 +149,8 @@ pub fn lines(
             unit = escape(y_unit),
         );
     }
-    for (i, (name, points)) in series.iter().enumerate() {
-        let color = COLORS_LINES[i % COLORS_LINES.len()];
-        let drawn: Vec<String> = (points.iter())
-            .filter(|(px, py)| *px > 0.0 && *py > 0.0)
-            .map(|&(px, py)| format!("{:.1},{:.1}", x(px), y(py)))
-            .collect();
-        let _ = writeln!(
-            body,
-            r##"<polyline fill="none" stroke="{color}" stroke-width="2" points="{}"/><text x="{lx}" y="{ly}" fill="{color}">{}</text>"##,
-            drawn.join(" "),
-            escape(name),
-            lx = LEFT + WIDTH + 10.0,
-            ly = TOP + 14.0 + 16.0 * i as f64,
-        );
-    }
+    // Log axes have no place for zero or below.
+    draw_series(&mut body, series, |px, py| px > 0.0 && py > 0.0, x, y);
     format!(
         r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">
 <rect width="100%" height="100%" fill="white"/>
@@ -214,20 +201,7 @@ pub fn xy(
             vy = trim(vy),
         );
     }
-    for (i, (name, points)) in series.iter().enumerate() {
-        let color = COLORS_LINES[i % COLORS_LINES.len()];
-        let drawn: Vec<String> = (points.iter())
-            .map(|&(px, py)| format!("{:.1},{:.1}", x(px), y(py)))
-            .collect();
-        let _ = writeln!(
-            body,
-            r##"<polyline fill="none" stroke="{color}" stroke-width="2" points="{}"/><text x="{lx}" y="{ly}" fill="{color}">{}</text>"##,
-            drawn.join(" "),
-            escape(name),
-            lx = LEFT + WIDTH + 10.0,
-            ly = TOP + 14.0 + 16.0 * i as f64,
-        );
-    }
+    draw_series(&mut body, series, |_, _| true, x, y);
     format!(
         r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">
 <rect width="100%" height="100%" fill="white"/>
@@ -250,6 +224,32 @@ pub fn xy(
 const COLORS_LINES: [&str; 6] = [
     "#4c78a8", "#f58518", "#54a24b", "#b279a2", "#e45756", "#72b7b2",
 ];
+
+/// Draws each series of a line chart as a polyline through the points `keep` accepts, placed
+/// by `x` and `y`, with its name beside the chart, in [`COLORS_LINES`] order.
+fn draw_series(
+    body: &mut String,
+    series: &[(String, Vec<(f64, f64)>)],
+    keep: impl Fn(f64, f64) -> bool,
+    x: impl Fn(f64) -> f64,
+    y: impl Fn(f64) -> f64,
+) {
+    for (i, (name, points)) in series.iter().enumerate() {
+        let color = COLORS_LINES[i % COLORS_LINES.len()];
+        let drawn: Vec<String> = (points.iter())
+            .filter(|&&(px, py)| keep(px, py))
+            .map(|&(px, py)| format!("{:.1},{:.1}", x(px), y(py)))
+            .collect();
+        let _ = writeln!(
+            body,
+            r##"<polyline fill="none" stroke="{color}" stroke-width="2" points="{}"/><text x="{lx}" y="{ly}" fill="{color}">{}</text>"##,
+            drawn.join(" "),
+            escape(name),
+            lx = LEFT + WIDTH + 10.0,
+            ly = TOP + 14.0 + 16.0 * i as f64,
+        );
+    }
+}
 
 /// 10 to the `power` bytes, in SI units: 10 B, 1 kB, 10 MB.
 fn bytes_decade(power: i32) -> String {
