@@ -1,10 +1,9 @@
 //! Process-wide measurements from the OS: CPU time, resident memory, thread wake-ups.
 //!
-//! Wake-ups are the voluntary context switches of every thread of the process, read from
-//! `/proc/self/task/*/status`: each one is a thread that blocked (in `epoll_wait`, a condvar, a
-//! sleep) and was woken again, which is what costs a runtime most of its CPU. Threads that
-//! exit during the window take their count with them, so a run keeps its threads alive until
-//! its window ends.
+//! Wake-ups are the voluntary context switches of the process (`getrusage`'s `ru_nvcsw`): each
+//! one is a thread that blocked (in `epoll_wait`, a condvar, a sleep) and was woken again, which
+//! is what costs a runtime most of its CPU. The kernel keeps the count of threads that have
+//! exited, so the counter only grows however threads come and go during a window.
 
 use std::fs;
 use std::time::{Duration, Instant};
@@ -25,7 +24,7 @@ impl Snapshot {
             at: Instant::now(),
             cpu: process_cpu(),
             rss_kb: rss_kb(),
-            wakeups: wakeups(),
+            wakeups: rusage().map_or(0, |u| u.ru_nvcsw as u64),
         }
     }
 }
@@ -71,28 +70,24 @@ impl Usage {
 
 /// User + system CPU time of the whole process.
 pub fn process_cpu() -> Duration {
-    let mut usage = std::mem::MaybeUninit::<libc::rusage>::uninit();
-    // SAFETY: `getrusage` fills the struct it is given, which lives for the call; on success
-    // every field is written.
-    let usage = unsafe {
-        if libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) != 0 {
-            return Duration::ZERO;
-        }
-        usage.assume_init()
+    let Some(usage) = rusage() else {
+        return Duration::ZERO;
     };
     let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
     tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
-/// The voluntary context switches of all threads alive now.
-fn wakeups() -> u64 {
-    let Ok(tasks) = fs::read_dir("/proc/self/task") else {
-        return 0;
-    };
-    tasks
-        .flatten()
-        .filter_map(|t| status_kb(t.path().join("status"), "voluntary_ctxt_switches:"))
-        .sum()
+/// The whole process's resource usage, threads that have exited included.
+fn rusage() -> Option<libc::rusage> {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::uninit();
+    // SAFETY: `getrusage` fills the struct it is given, which lives for the call; on success
+    // every field is written.
+    unsafe {
+        if libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) != 0 {
+            return None;
+        }
+        Some(usage.assume_init())
+    }
 }
 
 /// A numeric field of a `/proc` status file (`VmRSS:   1234 kB` → 1234).
@@ -117,5 +112,19 @@ mod tests {
         assert!(end.wakeups >= start.wakeups + 10);
         assert!(usage.wakeups_per_s > 0.0);
         assert!(usage.rss_end_kb > 0 && usage.rss_peak_kb >= usage.rss_end_kb);
+    }
+
+    #[test]
+    fn a_thread_that_exits_during_the_window_keeps_its_wake_ups() {
+        let start = Snapshot::now();
+        std::thread::spawn(|| {
+            for _ in 0..10 {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        })
+        .join()
+        .unwrap();
+        let end = Snapshot::now();
+        assert!(end.wakeups >= start.wakeups + 10);
     }
 }
