@@ -27,6 +27,10 @@ duration. They talk DDS: each run gets `--domain` (default 77) and stays on loop
 `--floor` adds a row for the machine itself: this script waiting on an absolute timerfd every
 100 ms, the planner's period, for as long as a run, with nothing else to do. Its period's
 standard deviation is the wake-up jitter that no executor on this machine can go below.
+
+`--fifo PRIORITY` runs every run, the floor's included, at that SCHED_FIFO priority (root, or
+CAP_SYS_NICE): nothing of normal priority then delays a wake-up, so what remains is the
+runtime's own spread and the kernel's, even on a machine busy with other work.
 """
 
 import argparse
@@ -90,7 +94,7 @@ def run_rclcpp(name, env, args):
     lines = []
     measuring = threading.Event()
     with subprocess.Popen(
-        [str(program)],
+        fifo(args) + [str(program)],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -153,6 +157,17 @@ def run_floor(args):
     class Itimerspec(ctypes.Structure):
         _fields_ = [("it_interval", Timespec), ("it_value", Timespec)]
 
+    if args.fifo is not None:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(args.fifo))
+    try:
+        return measure_floor(args, libc, Timespec, Itimerspec)
+    finally:
+        if args.fifo is not None:
+            os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+
+
+def measure_floor(args, libc, Timespec, Itimerspec):
+    """`run_floor`'s measurement, at whatever priority this thread has."""
     clock_monotonic, tfd_timer_abstime, period = 1, 1, 100_000_000
     fd = libc.timerfd_create(clock_monotonic, 0)
     if fd < 0:
@@ -190,7 +205,7 @@ def run_tacto(executor, binary, args):
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         load = load_average()
         done = subprocess.run(
-            [
+            fifo(args) + [
                 binary, "bench", "reference-system",
                 "--executor", executor,
                 "--duration", str(args.duration),
@@ -214,6 +229,11 @@ def run_tacto(executor, binary, args):
         "cpu_pct": run["cpu_pct_core"],
         "load": load,
     }
+
+
+def fifo(args):
+    """The command prefix that runs a program at `--fifo`'s priority, if given."""
+    return [] if args.fifo is None else ["chrt", "-f", str(args.fifo)]
 
 
 def row(figures):
@@ -241,8 +261,12 @@ def main():
                         "named by its label)")
     parser.add_argument("--floor", action="store_true",
                         help="also measure the machine's timer wake-up jitter (see above)")
+    parser.add_argument("--fifo", type=int, metavar="PRIORITY",
+                        help="run everything at this SCHED_FIFO priority (1-99; see above)")
     parser.add_argument("--domain", type=int, default=77, help="ROS_DOMAIN_ID of rclcpp's runs")
     args = parser.parse_args()
+    if args.fifo is not None and not 1 <= args.fifo <= 99:
+        sys.exit(f"--fifo {args.fifo}: a SCHED_FIFO priority is 1 to 99")
     args.build = "upstream" if args.crunch == "upstream" else "crunch0"
     args.crunch_limit = 4096 if args.crunch == "upstream" else 0
 
@@ -291,8 +315,10 @@ def main():
             print(f"round {round_ + 1}/{args.rounds}: {key}: {row(figures)}", file=sys.stderr,
                   flush=True)
 
+    at = "" if args.fifo is None else f", everything at SCHED_FIFO {args.fifo}"
     print(f"reference system, crunch {args.crunch_limit}, {args.rounds} rounds of "
-          f"{args.duration} s (+{args.warmup} s warm-up), alternating; medians, then each round")
+          f"{args.duration} s (+{args.warmup} s warm-up), alternating{at}; medians, then each "
+          "round")
     print(f"{'run':28s} {'hp mean ms':>10s} {'bp sd ms':>9s} {'% core':>7s} | "
           "per round: hp mean / bp sd / % core (load average at start)")
     for key, runs in rows.items():
