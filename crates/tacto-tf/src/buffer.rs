@@ -209,14 +209,6 @@ impl Buffer {
         let mut taken = Taken::default();
         let mut tree = self.write();
         let authority = tree.authority(authority);
-        // A broadcaster's next message comes a period later, when the frames' caches have
-        // left the CPU's: touched here one after the other, their misses overlap, where
-        // the insertions below, each waiting on its own, would take them one at a time.
-        for &(child, _) in ids.iter().flatten() {
-            if let Some(Some(cache)) = tree.caches.get(child as usize) {
-                cache.warm();
-            }
-        }
         for (i, link) in links.enumerate() {
             let (frame, child) = (strip_slash(link.frame), strip_slash(link.child));
             let (v, q) = (&link.transform.translation, &link.transform.rotation);

@@ -345,21 +345,6 @@ pub(crate) enum FrameCache {
 }
 
 impl FrameCache {
-    /// Loads what an insertion reads first (the oldest and latest stamps, the latest
-    /// sample), for nothing but to have it in the CPU's cache: see [`Buffer::set_links`].
-    ///
-    /// [`Buffer::set_links`]: crate::Buffer
-    #[inline]
-    pub(crate) fn warm(&self) {
-        if let FrameCache::Timed(c) = self {
-            std::hint::black_box((
-                c.stamps.front().copied(),
-                c.stamps.back().copied(),
-                c.samples.back().map(|s| s.stamp),
-            ));
-        }
-    }
-
     pub(crate) fn is_static(&self) -> bool {
         matches!(self, FrameCache::Static(_))
     }
