@@ -160,7 +160,10 @@ mod tests {
         for _ in 0..12 {
             sleeper.drained();
             let ahead = sleeper.deadline.load(Ordering::Relaxed) - now();
-            assert!(ahead >= p - 1_000_000 && ahead <= p + p / 4, "{ahead} ns ahead");
+            assert!(
+                ahead >= p - 1_000_000 && ahead <= p + p / 4,
+                "{ahead} ns ahead"
+            );
             // A third of a period apart, most drains move nothing; the deadline still
             // never comes within a period.
             std::thread::sleep(Duration::from_millis(13));

@@ -421,7 +421,10 @@ mod tests {
         // The sequence's length, after the 4-byte encapsulation header: four billion.
         bytes[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
         let error = TfWire::from_cdr(&bytes).unwrap_err();
-        assert!(matches!(error, DecodeError::LengthTooLarge { len: u32::MAX, .. }));
+        assert!(matches!(
+            error,
+            DecodeError::LengthTooLarge { len: u32::MAX, .. }
+        ));
         assert_eq!(Err(error.to_string()), by_serde(&bytes));
     }
 
