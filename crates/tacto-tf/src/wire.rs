@@ -129,7 +129,7 @@ impl Serialize for TfWire {
     }
 }
 
-/// Through `TFMessage`: the subscriptions decode with [`Message::flat_from_cdr`] below, so
+/// Through `TFMessage`: the subscriptions decode with [`Message::flat_from_cdr`] above, so
 /// this serves only code that asks serde for the type.
 impl<'de> Deserialize<'de> for TfWire {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -182,15 +182,13 @@ impl TfWire {
             links: Vec::with_capacity(count.min(MAX_RESERVED)),
         };
         for _ in 0..count {
-            let sec = cdr.u32()?;
+            // `stamp.sec` is an int32: the same four bytes.
+            let sec = cdr.u32()? as i32;
             let nanosec = cdr.u32()?;
             let frame = push(&mut wire.names, cdr.string()?);
             let child = push(&mut wire.names, cdr.string()?);
             let [x, y, z, qx, qy, qz, qw] = cdr.f64s()?;
-            let stamp = tacto::msg::builtin_interfaces::Time {
-                sec: sec as i32,
-                nanosec,
-            };
+            let stamp = tacto::msg::builtin_interfaces::Time { sec, nanosec };
             wire.links.push(Link {
                 frame,
                 child,
