@@ -42,11 +42,12 @@ pub struct ListenerOptions {
     /// ten broadcasters at 100 Hz).
     pub tf_rate: f64,
     /// How long the listener's thread lets what arrived wait when no lookup takes it into
-    /// the buffer (default 100 ms): it drains when no drain happened for three quarters of
-    /// this to all of it.
+    /// the buffer (default 100 ms): it drains when no drain happened for one to five
+    /// quarters of this, so lookups at least once a period keep it asleep.
     pub drain_period: Duration,
     /// The margin over the expected count between two drains (default 2: a burst of twice
-    /// the rate, or a drain late by a period).
+    /// the rate, or the thread's drain, due up to a quarter period after a period, late by
+    /// three quarters more).
     pub headroom: f64,
     /// `/tf_static`'s history (default 100, tf2_ros's `StaticListenerQoS`): one message per
     /// static broadcaster, kept by its writer for late joiners.
@@ -161,10 +162,10 @@ pub struct ListenerStats {
 ///   unless another thread is draining just then: that drain is not waited for, the lookup
 ///   answers from the buffer as it is;
 /// - on the listener's thread when no drain took `/tf` in for a
-///   [`drain_period`](ListenerOptions::drain_period), so that `/tf`'s bounded history does
-///   not overwrite unread messages (see [`ListenerOptions`]). The thread sleeps on a timer
-///   that each drain pushes back (moving it by more than a quarter period only), so while
-///   lookups drain often enough it never wakes.
+///   [`drain_period`](ListenerOptions::drain_period) (to five quarters of one), so that
+///   `/tf`'s bounded history does not overwrite unread messages (see [`ListenerOptions`]).
+///   The thread sleeps on a timer that each drain pushes back (moving it by more than a
+///   quarter period only), so while lookups drain at least once a period it never wakes.
 ///
 /// A drain takes the buffer's write lock once per message, so a lookup on another thread
 /// waits at most for one message's insertions. `/tf_static` is drained before `/tf`.

@@ -6,16 +6,17 @@
 //! knows: half of what the listener spent per message. Here it is two: the links, and the
 //! names one after the other. The listener's subscriptions take this type, which is the same
 //! ROS type (name and hash), so it is the same topic: over a transport a sample is decoded
-//! straight into it; from a publisher of `TFMessage` in this process it arrives encoded once
-//! (the runtime's path between two Rust types of one ROS type).
+//! straight into it, by a reader of the CDR written for this one message rather than by serde
+//! (see [`TfWire::from_cdr`]); from a publisher of `TFMessage` in this process it arrives
+//! encoded once (the runtime's path between two Rust types of one ROS type).
 
-use std::fmt;
 use std::ops::Range;
+use std::sync::Arc;
 
-use tacto::serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
+use tacto::cdr::DecodeError;
 use tacto::serde::{Deserialize, Deserializer, Serialize, Serializer};
 use tacto::{Message, Time};
-use tacto_msgs::geometry_msgs::msg::{Transform, TransformStamped};
+use tacto_msgs::geometry_msgs::msg::{Quaternion, Transform, TransformStamped, Vector3};
 use tacto_msgs::std_msgs::msg::Header;
 use tacto_msgs::tf2_msgs::msg::TFMessage;
 
@@ -113,6 +114,12 @@ impl TfWire {
 impl Message for TfWire {
     const TYPE_NAME: &'static str = <TFMessage as Message>::TYPE_NAME;
     const TYPE_HASH: Option<&'static str> = <TFMessage as Message>::TYPE_HASH;
+
+    /// By hand ([`TfWire::from_cdr`]), not by serde: a subscription decodes a sample with
+    /// this when a type has it, as it does a flat type's.
+    fn flat_from_cdr(bytes: &[u8]) -> Option<Result<Arc<Self>, DecodeError>> {
+        Some(TfWire::from_cdr(bytes).map(Arc::new))
+    }
 }
 
 /// As `TFMessage`: no publisher sends this type, so the copy costs nothing that matters.
@@ -122,151 +129,178 @@ impl Serialize for TfWire {
     }
 }
 
-/// As `TFMessage` is decoded: the same structs, in the same order, through the same calls of
-/// the deserializer (CDR's structs are sequences of their fields).
+/// Through `TFMessage`: the subscriptions decode with [`Message::flat_from_cdr`] above, so
+/// this serves only code that asks serde for the type.
 impl<'de> Deserialize<'de> for TfWire {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_struct("TFMessage", &["transforms"], MessageVisitor)
+        TFMessage::deserialize(deserializer).map(|message| TfWire::from(&message))
     }
+}
+
+impl From<&TFMessage> for TfWire {
+    fn from(message: &TFMessage) -> TfWire {
+        let mut wire = TfWire::default();
+        for t in &message.transforms {
+            let frame = push(&mut wire.names, &t.header.frame_id);
+            let child = push(&mut wire.names, &t.child_frame_id);
+            wire.links.push(Link {
+                frame,
+                child,
+                stamp: t.header.stamp.into(),
+                transform: t.transform.clone(),
+            });
+        }
+        wire
+    }
+}
+
+/// Appends `text` to `names`: its range there.
+fn push(names: &mut String, text: &str) -> Range<usize> {
+    let start = names.len();
+    names.push_str(text);
+    start..names.len()
 }
 
 /// The most links reserved ahead from a sequence's announced length: the length comes from
-/// the wire, and the decoder checks it against the bytes only as it reads.
+/// the wire, and is checked against the bytes only as they are read.
 const MAX_RESERVED: usize = 1024;
 
-fn missing<E: de::Error>(what: &'static str) -> E {
-    E::custom(format_args!("a TFMessage without its {what}"))
-}
-
-struct MessageVisitor;
-
-impl<'de> Visitor<'de> for MessageVisitor {
-    type Value = TfWire;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a tf2_msgs/msg/TFMessage")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut fields: A) -> Result<TfWire, A::Error> {
-        let mut wire = TfWire::default();
-        (fields.next_element_seed(Links(&mut wire))?).ok_or_else(|| missing("transforms"))?;
+impl TfWire {
+    /// Decodes a `TFMessage`'s CDR (encapsulation header included) with the rules and
+    /// checks of [`tacto::cdr::from_bytes`]: either byte order, each number aligned to its
+    /// size from the end of the header, strings NUL-terminated UTF-8 (length 0 read as ""),
+    /// lengths checked against the bytes left; bytes after the message are ignored.
+    ///
+    /// By hand rather than through serde: the visitors of eight nested structs a transform
+    /// cost as much as the insertion of the transform into the buffer.
+    pub(crate) fn from_cdr(bytes: &[u8]) -> Result<TfWire, DecodeError> {
+        let mut cdr = Cdr::new(bytes)?;
+        let count = cdr.len()?;
+        let mut wire = TfWire {
+            // A name is a few bytes; the string grows if they are longer.
+            names: String::with_capacity(count.min(MAX_RESERVED) * 16),
+            links: Vec::with_capacity(count.min(MAX_RESERVED)),
+        };
+        for _ in 0..count {
+            // `stamp.sec` is an int32: the same four bytes.
+            let sec = cdr.u32()? as i32;
+            let nanosec = cdr.u32()?;
+            let frame = push(&mut wire.names, cdr.string()?);
+            let child = push(&mut wire.names, cdr.string()?);
+            let [x, y, z, qx, qy, qz, qw] = cdr.f64s()?;
+            let stamp = tacto::msg::builtin_interfaces::Time { sec, nanosec };
+            wire.links.push(Link {
+                frame,
+                child,
+                stamp: Time::from(stamp),
+                transform: Transform {
+                    translation: Vector3 { x, y, z },
+                    rotation: Quaternion {
+                        x: qx,
+                        y: qy,
+                        z: qz,
+                        w: qw,
+                    },
+                },
+            });
+        }
         Ok(wire)
     }
 }
 
-/// `transforms`, appended to the message.
-struct Links<'a>(&'a mut TfWire);
+/// The length of the CDR encapsulation header, which alignment does not count.
+const HEADER_LEN: usize = 4;
 
-impl<'de> DeserializeSeed<'de> for Links<'_> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_seq(self)
-    }
+/// A cursor over a CDR body, erring as `tacto::cdr`'s decoder errs.
+struct Cdr<'a> {
+    rest: &'a [u8],
+    /// Bytes read since the header: what alignment counts from.
+    pos: usize,
+    big_endian: bool,
 }
 
-impl<'de> Visitor<'de> for Links<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a sequence of geometry_msgs/msg/TransformStamped")
+impl<'a> Cdr<'a> {
+    fn new(bytes: &'a [u8]) -> Result<Cdr<'a>, DecodeError> {
+        let (header, rest) = (bytes.split_first_chunk::<HEADER_LEN>())
+            .ok_or(DecodeError::MissingHeader { len: bytes.len() })?;
+        // The last two bytes are options, which plain CDR does not need.
+        let big_endian = match [header[0], header[1]] {
+            [0x00, 0x00] => true,
+            [0x00, 0x01] => false,
+            id => return Err(DecodeError::UnsupportedEncapsulation { id }),
+        };
+        Ok(Cdr {
+            rest,
+            pos: 0,
+            big_endian,
+        })
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut links: A) -> Result<(), A::Error> {
-        let wire = self.0;
-        let count = links.size_hint().unwrap_or(0).min(MAX_RESERVED);
-        wire.links.reserve(count);
-        // A name is a few bytes; the string grows if they are longer.
-        wire.names.reserve(count * 16);
-        while links.next_element_seed(OneLink(&mut *wire))?.is_some() {}
-        Ok(())
-    }
-}
-
-/// One `TransformStamped`, appended to the message.
-struct OneLink<'a>(&'a mut TfWire);
-
-impl<'de> DeserializeSeed<'de> for OneLink<'_> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        const FIELDS: &[&str] = &["header", "child_frame_id", "transform"];
-        deserializer.deserialize_struct("TransformStamped", FIELDS, self)
-    }
-}
-
-impl<'de> Visitor<'de> for OneLink<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a geometry_msgs/msg/TransformStamped")
+    fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
+        let (bytes, rest) = (self.rest.split_at_checked(n)).ok_or(DecodeError::Truncated {
+            offset: self.pos,
+            wanted: n,
+            available: self.rest.len(),
+        })?;
+        self.rest = rest;
+        self.pos += n;
+        Ok(bytes)
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut fields: A) -> Result<(), A::Error> {
-        let names = &mut self.0.names;
-        let (stamp, frame) = (fields.next_element_seed(HeaderSeed(&mut *names))?)
-            .ok_or_else(|| missing("header"))?;
-        let child = (fields.next_element_seed(Name(&mut *names))?)
-            .ok_or_else(|| missing("child_frame_id"))?;
-        let transform: Transform = fields.next_element()?.ok_or_else(|| missing("transform"))?;
-        self.0.links.push(Link {
-            frame,
-            child,
-            stamp,
-            transform,
-        });
-        Ok(())
-    }
-}
-
-/// A `std_msgs/msg/Header`: its stamp, and its frame appended to the names.
-struct HeaderSeed<'a>(&'a mut String);
-
-impl<'de> DeserializeSeed<'de> for HeaderSeed<'_> {
-    type Value = (Time, Range<usize>);
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_struct("Header", &["stamp", "frame_id"], self)
-    }
-}
-
-impl<'de> Visitor<'de> for HeaderSeed<'_> {
-    type Value = (Time, Range<usize>);
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a std_msgs/msg/Header")
+    /// The next `N` bytes, after the padding that aligns them to `align`.
+    fn aligned<const N: usize>(&mut self, align: usize) -> Result<[u8; N], DecodeError> {
+        self.take(self.pos.next_multiple_of(align) - self.pos)?;
+        let bytes = self.take(N)?;
+        Ok(bytes.try_into().unwrap_or([0; N]))
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut fields: A) -> Result<Self::Value, A::Error> {
-        let stamp: tacto::msg::builtin_interfaces::Time =
-            fields.next_element()?.ok_or_else(|| missing("stamp"))?;
-        let frame = (fields.next_element_seed(Name(self.0))?).ok_or_else(|| missing("frame_id"))?;
-        Ok((Time::from(stamp), frame))
-    }
-}
-
-/// A string, appended to the names: its range there.
-struct Name<'a>(&'a mut String);
-
-impl<'de> DeserializeSeed<'de> for Name<'_> {
-    type Value = Range<usize>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Name<'_> {
-    type Value = Range<usize>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a frame id")
+    fn u32(&mut self) -> Result<u32, DecodeError> {
+        let bytes = self.aligned::<4>(4)?;
+        Ok(match self.big_endian {
+            true => u32::from_be_bytes(bytes),
+            false => u32::from_le_bytes(bytes),
+        })
     }
 
-    fn visit_str<E: de::Error>(self, text: &str) -> Result<Range<usize>, E> {
-        let start = self.0.len();
-        self.0.push_str(text);
-        Ok(start..self.0.len())
+    /// Seven `f64`s: a `Transform`'s translation, then its rotation.
+    fn f64s(&mut self) -> Result<[f64; 7], DecodeError> {
+        let mut out = [0.0; 7];
+        for value in &mut out {
+            let bytes = self.aligned::<8>(8)?;
+            *value = match self.big_endian {
+                true => f64::from_be_bytes(bytes),
+                false => f64::from_le_bytes(bytes),
+            };
+        }
+        Ok(out)
+    }
+
+    /// A string or sequence length, refused if the bytes left cannot hold it (each element
+    /// takes at least a byte), so that a corrupt length drives no allocation.
+    fn len(&mut self) -> Result<usize, DecodeError> {
+        let offset = self.pos.next_multiple_of(4);
+        let len = self.u32()?;
+        let remaining = self.rest.len();
+        match usize::try_from(len) {
+            Ok(n) if n <= remaining => Ok(n),
+            _ => Err(DecodeError::LengthTooLarge {
+                len,
+                offset,
+                remaining,
+            }),
+        }
+    }
+
+    fn string(&mut self) -> Result<&'a str, DecodeError> {
+        let len = self.len()?;
+        let offset = self.pos;
+        // Length 0 is not valid CDR, but rmw_cyclonedds reads it as "", and so does tacto.
+        match self.take(len)?.split_last() {
+            None => Ok(""),
+            Some((0, text)) => std::str::from_utf8(text)
+                .map_err(|source| DecodeError::InvalidUtf8 { offset, source }),
+            Some(_) => Err(DecodeError::MissingNul { offset }),
+        }
     }
 }
 
@@ -295,7 +329,7 @@ mod tests {
     #[test]
     fn a_tf_message_decodes_into_the_same_transforms_with_their_names() {
         let bytes = tacto::cdr::to_vec(&message()).unwrap();
-        let wire: TfWire = tacto::cdr::from_bytes(&bytes).unwrap();
+        let wire = TfWire::from_cdr(&bytes).unwrap();
         assert_eq!(wire.names, "mapodomodombase_link");
         let links: Vec<_> = wire.links().collect();
         assert_eq!((links[1].frame, links[1].child), ("odom", "base_link"));
@@ -307,19 +341,76 @@ mod tests {
     #[test]
     fn it_encodes_to_the_bytes_of_the_tf_message() {
         let bytes = tacto::cdr::to_vec(&message()).unwrap();
-        let wire: TfWire = tacto::cdr::from_bytes(&bytes).unwrap();
+        let wire = TfWire::from_cdr(&bytes).unwrap();
         assert_eq!(tacto::cdr::to_vec(&wire).unwrap(), bytes);
     }
 
+    /// The serde decoder's answer for `bytes`, as `TFMessage`, in the wire type's terms.
+    fn by_serde(bytes: &[u8]) -> Result<TfWire, String> {
+        let message = tacto::cdr::from_bytes::<TFMessage>(bytes).map_err(|e| e.to_string())?;
+        Ok(TfWire::from(&message))
+    }
+
+    fn by_hand(bytes: &[u8]) -> Result<TfWire, String> {
+        TfWire::from_cdr(bytes).map_err(|e| e.to_string())
+    }
+
     #[test]
-    fn a_cut_message_is_an_error_not_a_panic() {
+    fn a_cut_message_fails_as_the_serde_decoder_fails() {
         let bytes = tacto::cdr::to_vec(&message()).unwrap();
-        for len in 0..bytes.len() - 4 {
-            assert!(
-                tacto::cdr::from_bytes::<TfWire>(&bytes[..len]).is_err(),
-                "{len} bytes decoded"
-            );
+        for len in 0..bytes.len() {
+            let (hand, serde) = (by_hand(&bytes[..len]), by_serde(&bytes[..len]));
+            assert_eq!(hand, serde, "{len} bytes");
         }
+        // The last bytes are the padding-free tail of the last number: cut, it fails.
+        assert!(by_hand(&bytes[..bytes.len() - 1]).is_err());
+    }
+
+    #[test]
+    fn big_endian_cdr_decodes_as_the_serde_decoder_decodes_it() {
+        // One link, written by hand in big-endian CDR: the length, the stamp, "a" and "b"
+        // with their NULs, padding to 8, then seven numbers.
+        let mut bytes = vec![0x00, 0x00, 0x00, 0x00];
+        bytes.extend(1u32.to_be_bytes());
+        bytes.extend(5i32.to_be_bytes());
+        bytes.extend(6u32.to_be_bytes());
+        bytes.extend(2u32.to_be_bytes());
+        bytes.extend(b"a\0\0\0");
+        bytes.extend(2u32.to_be_bytes());
+        bytes.extend(b"b\0");
+        bytes.extend([0; 6]);
+        for x in [1.0f64, 2.0, 3.0, 0.0, 0.0, 0.6, 0.8] {
+            bytes.extend(x.to_be_bytes());
+        }
+        let wire = TfWire::from_cdr(&bytes).unwrap();
+        assert_eq!(Ok(wire.clone()), by_serde(&bytes));
+        let link = wire.links().next().unwrap();
+        assert_eq!((link.frame, link.child), ("a", "b"));
+        assert_eq!(link.stamp, Time::from_nanos(5_000_000_006));
+        assert_eq!(link.transform.rotation.w, 0.8);
+    }
+
+    #[test]
+    fn bad_strings_and_headers_fail_as_the_serde_decoder_fails() {
+        let good = tacto::cdr::to_vec(&message()).unwrap();
+        // "map" is at body offset 12 (length at 12, text at 16).
+        let mut no_nul = good.clone();
+        no_nul[4 + 16 + 3] = b'x';
+        let mut not_utf8 = good.clone();
+        not_utf8[4 + 16] = 0xff;
+        let mut empty = good.clone();
+        empty[4 + 12..4 + 16].copy_from_slice(&0u32.to_le_bytes());
+        let mut xcdr2 = good.clone();
+        xcdr2[1] = 0x07;
+        for (what, bytes) in [
+            ("no NUL", no_nul),
+            ("not UTF-8", not_utf8),
+            ("length 0", empty),
+            ("XCDR2", xcdr2),
+        ] {
+            assert_eq!(by_hand(&bytes), by_serde(&bytes), "{what}");
+        }
+        assert!(by_hand(&[0, 1]).unwrap_err().contains("header"));
     }
 
     #[test]
@@ -327,6 +418,18 @@ mod tests {
         let mut bytes = tacto::cdr::to_vec(&TFMessage::default()).unwrap();
         // The sequence's length, after the 4-byte encapsulation header: four billion.
         bytes[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
-        assert!(tacto::cdr::from_bytes::<TfWire>(&bytes).is_err());
+        let error = TfWire::from_cdr(&bytes).unwrap_err();
+        assert!(matches!(
+            error,
+            DecodeError::LengthTooLarge { len: u32::MAX, .. }
+        ));
+        assert_eq!(Err(error.to_string()), by_serde(&bytes));
+    }
+
+    #[test]
+    fn serde_decodes_it_through_the_tf_message() {
+        let bytes = tacto::cdr::to_vec(&message()).unwrap();
+        let wire: TfWire = tacto::cdr::from_bytes(&bytes).unwrap();
+        assert_eq!(wire.to_message(), message());
     }
 }
