@@ -295,7 +295,7 @@ fn flat(
             ::tacto::flat::view(bytes)
         }
         #[inline(always)]
-        fn flat_from_cdr(
+        fn custom_decode_cdr(
             bytes: &[u8],
         ) -> ::core::option::Option<
             ::core::result::Result<::std::sync::Arc<Self>, ::tacto::cdr::DecodeError>,

@@ -115,9 +115,9 @@ impl Message for TfWire {
     const TYPE_NAME: &'static str = <TFMessage as Message>::TYPE_NAME;
     const TYPE_HASH: Option<&'static str> = <TFMessage as Message>::TYPE_HASH;
 
-    /// By hand ([`TfWire::from_cdr`]), not by serde: a subscription decodes a sample with
-    /// this when a type has it, as it does a flat type's.
-    fn flat_from_cdr(bytes: &[u8]) -> Option<Result<Arc<Self>, DecodeError>> {
+    /// By hand ([`TfWire::from_cdr`]), not by serde: a subscription decodes a sample with a
+    /// type's own decoder when it has one.
+    fn custom_decode_cdr(bytes: &[u8]) -> Option<Result<Arc<Self>, DecodeError>> {
         Some(TfWire::from_cdr(bytes).map(Arc::new))
     }
 }
@@ -129,7 +129,7 @@ impl Serialize for TfWire {
     }
 }
 
-/// Through `TFMessage`: the subscriptions decode with [`Message::flat_from_cdr`] above, so
+/// Through `TFMessage`: the subscriptions decode with [`Message::custom_decode_cdr`] above, so
 /// this serves only code that asks serde for the type.
 impl<'de> Deserialize<'de> for TfWire {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

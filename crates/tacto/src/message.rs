@@ -78,11 +78,13 @@ pub trait Message: Serialize + DeserializeOwned + Send + Sync + 'static {
         None
     }
 
-    /// CDR decoded in place into a new `Arc` (see [`flat::from_cdr`](crate::flat::from_cdr)),
-    /// never on the stack; `None` for types that are not flat, which serde decodes.
+    /// The type's own CDR decoder, into a new `Arc`, never on the stack: a flat type's reads
+    /// in place (see [`flat::from_cdr`](crate::flat::from_cdr)); a type may also bring a
+    /// reader written by hand for a hot path (tf's `/tf` wire type does). `None` for types
+    /// without one, which serde decodes. A subscription tries this first for every sample.
     #[doc(hidden)]
     #[inline(always)]
-    fn flat_from_cdr(
+    fn custom_decode_cdr(
         bytes: &[u8],
     ) -> Option<Result<std::sync::Arc<Self>, crate::cdr::DecodeError>> {
         let _ = bytes;

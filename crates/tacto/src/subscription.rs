@@ -402,10 +402,10 @@ fn body<T: Message>(bytes: RemoteBytes) -> Result<Body<T>, Malformed> {
     }
 }
 
-/// CDR decoded into a new `Arc`: a flat type in place, at any size (see
-/// [`flat::from_cdr`](crate::flat::from_cdr)), others by serde.
+/// CDR decoded into a new `Arc`: by the type's own decoder if it has one (a flat type's, in
+/// place at any size: see [`flat::from_cdr`](crate::flat::from_cdr)), others by serde.
 fn decode_cdr<T: Message>(bytes: &[u8]) -> Result<Arc<T>, Malformed> {
-    T::flat_from_cdr(bytes)
+    T::custom_decode_cdr(bytes)
         .unwrap_or_else(|| decode_serde(bytes))
         .map_err(Malformed::Cdr)
 }
