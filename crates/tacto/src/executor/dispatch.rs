@@ -225,6 +225,12 @@ impl<L> Entry<L> {
     pub(crate) fn steady_deadline(&self) -> Option<Time> {
         self.schedule.as_ref()?.steady_deadline(&self.clock)
     }
+
+    /// The next deadline of a periodic trigger on the steady clock; `None` for other triggers
+    /// and other clocks, whose steady deadline is only an estimate.
+    pub(crate) fn exact_steady_deadline(&self) -> Option<Time> {
+        self.schedule.as_ref()?.steady_next()
+    }
 }
 
 impl Entry<Pending> {

@@ -27,6 +27,7 @@ use super::dispatch::{self, Entry, steady_time};
 use super::poller::{FdListener, Woken};
 use super::running::Running;
 use super::signal::Signal;
+use super::timers::Timers;
 use super::{
     AddError, ExecutableStats, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle,
 };
@@ -143,11 +144,8 @@ pub struct EventsExecutor {
     queue: Arc<EventQueue>,
     /// Indexed by the executable numbers that events carry.
     entries: Vec<Entry<Source>>,
-    /// When to look at the timers next, on the steady clock: the earliest timer deadline.
-    /// `None`: no timer can come due on the steady clock.
-    timers_next: Option<Time>,
-    /// Some timer follows simulated time, which has no steady deadline: look at every turn.
-    sim_timers: bool,
+    /// The timers among `entries`, and when to look at them next.
+    timers: Timers,
     /// Events to run before looking at watched fds again while the queue is busy: those queued
     /// when they were looked at last.
     until_fds: usize,
@@ -212,8 +210,7 @@ impl EventsExecutor {
             }),
             base,
             entries: Vec::new(),
-            timers_next: None,
-            sim_timers: false,
+            timers: Timers::default(),
             until_fds: 0,
             event_runs: 0,
             timer_runs: Vec::new(),
@@ -227,35 +224,22 @@ impl EventsExecutor {
     /// Notes when to look next; true if any ran.
     fn run_due_timers(&mut self, now: &mut Time, again: bool) -> io::Result<bool> {
         let mut ran = false;
-        'look: loop {
-            for index in 0..self.entries.len() {
-                let entry = &mut self.entries[index];
-                if !entry.is_periodic() || (!again && self.timer_runs[index] == self.event_runs) {
-                    continue;
-                }
-                if let Some(activation) = entry.fire(*now) {
-                    self.timer_runs[index] = self.event_runs;
-                    let running = Running::enter(Arc::as_ptr(self.base.poller.signal()) as usize);
-                    *now = entry.run(&activation)?;
-                    drop(running);
-                    self.base.stats.record(&activation);
-                    ran = true;
-                    // Another may have come due meanwhile; those before this one come first.
-                    continue 'look;
-                }
-            }
-            break;
+        let (timer_runs, event_runs) = (&mut self.timer_runs, self.event_runs);
+        // After each run the search starts over: another may have come due meanwhile, and
+        // those before this one come first.
+        while let Some((index, activation)) =
+            (self.timers).fire_first(&mut self.entries, *now, |index| {
+                !again && timer_runs[index] == event_runs
+            })
+        {
+            timer_runs[index] = event_runs;
+            let running = Running::enter(Arc::as_ptr(self.base.poller.signal()) as usize);
+            *now = self.entries[index].run(&activation)?;
+            drop(running);
+            self.base.stats.record(&activation);
+            ran = true;
         }
-        self.timers_next = None;
-        self.sim_timers = false;
-        for entry in self.entries.iter().filter(|e| e.is_periodic()) {
-            match entry.steady_deadline() {
-                Some(deadline) => {
-                    self.timers_next = Some(self.timers_next.map_or(deadline, |t| t.min(deadline)));
-                }
-                None => self.sim_timers = true,
-            }
-        }
+        self.timers.plan(&self.entries);
         Ok(ran)
     }
 
@@ -331,6 +315,7 @@ impl Executor for EventsExecutor {
         let first = self.entries.len();
         self.entries.extend(entries);
         self.timer_runs.resize(self.entries.len(), u64::MAX);
+        self.timers.add(&self.entries, first);
         self.chain_runs.resize(self.entries.len(), 0);
         // Samples that arrived before the node was added have no events: one due event serves
         // them all. The trigger is checked without the lock, as its code may publish.
@@ -339,7 +324,6 @@ impl Executor for EventsExecutor {
                 self.queue.lock().push_due(index);
             }
         }
-        self.timers_next = Some(Time::ZERO);
         Ok(())
     }
 
@@ -357,8 +341,7 @@ impl Executor for EventsExecutor {
                 return Ok(SpinOutcome::Interrupted);
             }
             self.base.poller.signal().take_notified();
-            let timers_due = self.sim_timers || self.timers_next.is_some_and(|t| t <= now);
-            if timers_due {
+            if self.timers.may_be_due(now) {
                 self.run_due_timers(&mut now, false)?;
             }
             let busy = self.run_next(&mut now)?;
@@ -372,7 +355,7 @@ impl Executor for EventsExecutor {
                 continue;
             }
             if !busy {
-                let next = self.timers_next.into_iter().chain(deadline).min();
+                let next = self.timers.next().into_iter().chain(deadline).min();
                 if self.base.poller.wait(next, now)? == Woken::Shutdown {
                     return Ok(SpinOutcome::Interrupted);
                 }

@@ -31,6 +31,7 @@ mod single_threaded;
 pub(crate) mod stats;
 mod thread;
 mod thread_pool;
+mod timers;
 mod wait_set;
 
 use std::io;

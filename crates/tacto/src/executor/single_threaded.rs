@@ -51,6 +51,7 @@ use super::base::Base;
 use super::dispatch::{self, Entry, Pending, steady_time};
 use super::poller::Woken;
 use super::running::Running;
+use super::timers::Timers;
 use super::{AddError, ExecutableStats, ExecutorStats, SpinError, SpinOutcome, StopHandle};
 use crate::clock::{ClockKind, Time, os_now};
 use crate::node::{Executable, Node};
@@ -87,12 +88,8 @@ pub(crate) struct SingleThreaded {
     pass: u64,
     /// Data-triggered runs so far.
     data_runs: u64,
-    /// When to look at the periodic entries next: the earliest steady deadline among them.
-    /// `None`: none can come due on the steady clock.
-    periods_next: Option<Time>,
-    /// Some periodic entry follows simulated time, which has no steady deadline: look at them
-    /// before every run.
-    sim_periods: bool,
+    /// The periodic entries, and when to look at them next.
+    timers: Timers,
     policy: Policy,
 }
 
@@ -117,8 +114,7 @@ impl SingleThreaded {
             fed: Vec::new(),
             pass: 0,
             data_runs: 0,
-            periods_next: None,
-            sim_periods: false,
+            timers: Timers::default(),
             policy,
         })
     }
@@ -144,7 +140,7 @@ impl SingleThreaded {
         let data = (first..self.entries.len()).filter(|&i| !self.entries[i].is_periodic());
         self.order.extend(data);
         self.sort_order();
-        self.plan_periods();
+        self.timers.add(&self.entries, first);
         Ok(())
     }
 
@@ -202,7 +198,7 @@ impl SingleThreaded {
                     if deadline.is_some_and(|d| now >= d) {
                         return Ok(SpinOutcome::Elapsed);
                     }
-                    let next = self.periods_next.into_iter().chain(deadline).min();
+                    let next = self.timers.next().into_iter().chain(deadline).min();
                     if self.base.poller.wait(next, now)? == Woken::Shutdown {
                         return Ok(SpinOutcome::Interrupted);
                     }
@@ -224,43 +220,25 @@ impl SingleThreaded {
     /// (once per idle turn) asks every periodic entry, since one on another clock may be due
     /// by its own clock a little before or after the steady deadline derived from it.
     fn run_due_periods(&mut self, key: usize, now: &mut Time, again: bool) -> io::Result<bool> {
-        if !again && !self.sim_periods && self.periods_next.is_none_or(|t| t > *now) {
+        if !again && !self.timers.may_be_due(*now) {
             return Ok(false);
         }
         let mut ran = false;
-        'look: loop {
-            for index in 0..self.entries.len() {
-                let entry = &mut self.entries[index];
-                if !entry.is_periodic() || (!again && self.last[index] == self.data_runs) {
-                    continue;
-                }
-                if let Some(activation) = entry.poll(*now) {
-                    self.last[index] = self.data_runs;
-                    self.run(index, &activation, key, now)?;
-                    ran = true;
-                    // Another may have come due meanwhile; those before this one come first.
-                    continue 'look;
-                }
-            }
-            break;
+        // After each run the search starts over: another may have come due meanwhile, and
+        // those before this one come first.
+        loop {
+            let (last, data_runs) = (&self.last, self.data_runs);
+            let skip = |index: usize| !again && last[index] == data_runs;
+            let Some((index, activation)) = self.timers.fire_first(&mut self.entries, *now, skip)
+            else {
+                break;
+            };
+            self.last[index] = self.data_runs;
+            self.run(index, &activation, key, now)?;
+            ran = true;
         }
-        self.plan_periods();
+        self.timers.plan(&self.entries);
         Ok(ran)
-    }
-
-    /// Notes when the periodic entries must be looked at next.
-    fn plan_periods(&mut self) {
-        self.periods_next = None;
-        self.sim_periods = false;
-        for entry in self.entries.iter().filter(|e| e.is_periodic()) {
-            match entry.steady_deadline() {
-                Some(deadline) => {
-                    self.periods_next =
-                        Some(self.periods_next.map_or(deadline, |t| t.min(deadline)));
-                }
-                None => self.sim_periods = true,
-            }
-        }
     }
 
     /// Rules 3 and 2: the entry the last data-triggered run fed last if it is ready, else the
