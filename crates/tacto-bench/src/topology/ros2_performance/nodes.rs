@@ -100,8 +100,16 @@ impl<P: Payload> StampedPublisher<P> {
     }
 
     /// Publishes the next message, filled in place in a loan.
+    ///
+    /// The payload is written as ros2-performance's publisher writes it: its `byte[]` is
+    /// resized from empty, so its `size` bytes are written (zeroed) for every message, as
+    /// `data.resize(size)` does on the fresh message irobot's node makes per publish; a fixed
+    /// array is left as it is, as that node leaves it (`MessageInitialization::SKIP`). A
+    /// reused loan would otherwise publish the previous message's bytes without writing them,
+    /// less work than the node it stands for does.
     pub(crate) fn publish(&mut self) {
         let mut msg = self.publisher.loan();
+        msg.data.set_size(0);
         msg.data.set_size(self.size);
         msg.header = PerformanceHeader {
             stamp: self.clock.now(ClockKind::System).into(),
