@@ -8,7 +8,7 @@
 //! timers are never looked at. The deadline is kept only where it is exact: a timer on the
 //! steady clock, whose deadline changes only when it fires. One on the system or ROS clock
 //! has a steady deadline only as an estimate (its clock can be set, or follow `/clock`), so
-//! it is asked every time, as every timer was before.
+//! it is asked every time.
 
 use super::dispatch::Entry;
 use crate::clock::Time;
