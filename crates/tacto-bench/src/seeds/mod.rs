@@ -28,6 +28,7 @@
 
 mod events_suite;
 mod irobot;
+mod isolation;
 mod let_nobleo;
 pub mod plot;
 mod rclcpp;
