@@ -195,10 +195,13 @@ pub struct Received {
 /// move between about 5 and 20 µs for minutes at a time, raw iceoryx2's too) falls on every
 /// path alike instead of on whichever ran then.
 const ROUNDS: usize = 5;
+/// The fewest messages a round measures: fewer messages take fewer rounds (one below 200), as
+/// each round starts a receiver (and over DDS waits for discovery) again.
+const MIN_SHARE: usize = 100;
 
 /// Runs every path of `paths` at every size of `sizes`, `count` measured messages each, the
-/// paths taking turns in [`ROUNDS`] rounds per size; a signal stops it between two messages
-/// (`interrupted`, with the sizes finished before).
+/// paths taking turns in up to [`ROUNDS`] rounds per size of at least [`MIN_SHARE`] messages;
+/// a signal stops it between two messages (`interrupted`, with the sizes finished before).
 pub fn run(
     paths: &[Path],
     sizes: &[usize],
@@ -221,7 +224,7 @@ pub fn run(
         cells: Vec::new(),
         interrupted: false,
     };
-    let rounds = ROUNDS.min(count.max(1));
+    let rounds = (count / MIN_SHARE).clamp(1, ROUNDS);
     for &size in sizes {
         let mut measured: Vec<Measured> = paths.iter().map(|_| Measured::default()).collect();
         for round in 0..rounds {
