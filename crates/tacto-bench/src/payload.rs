@@ -200,8 +200,9 @@ const ROUNDS: usize = 5;
 const MIN_SHARE: usize = 100;
 
 /// Runs every path of `paths` at every size of `sizes`, `count` measured messages each, the
-/// paths taking turns in up to [`ROUNDS`] rounds per size of at least [`MIN_SHARE`] messages;
-/// a signal stops it between two messages (`interrupted`, with the sizes finished before).
+/// paths taking turns in up to five rounds per size, of at least 100 messages each (one round
+/// below 200); a signal stops it between two messages (`interrupted`, with the sizes finished
+/// before).
 pub fn run(
     paths: &[Path],
     sizes: &[usize],
