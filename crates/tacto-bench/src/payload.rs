@@ -190,8 +190,19 @@ pub struct Received {
     cpu_ns: u64,
 }
 
-/// Runs every path of `paths` at every size of `sizes`, `count` measured messages each;
-/// a signal stops it between two messages (`interrupted`, with the cells finished before).
+/// How many rounds a size's paths take turns in: each path measures its share of the messages
+/// in every round, so that a change of the machine's state during a size (this VM's wake-ups
+/// move between about 5 and 20 µs for minutes at a time, raw iceoryx2's too) falls on every
+/// path alike instead of on whichever ran then.
+const ROUNDS: usize = 5;
+/// The fewest messages a round measures: fewer messages take fewer rounds (one below 200), as
+/// each round starts a receiver (and over DDS waits for discovery) again.
+const MIN_SHARE: usize = 100;
+
+/// Runs every path of `paths` at every size of `sizes`, `count` measured messages each, the
+/// paths taking turns in up to five rounds per size, of at least 100 messages each (one round
+/// below 200); a signal stops it between two messages (`interrupted`, with the sizes finished
+/// before).
 pub fn run(
     paths: &[Path],
     sizes: &[usize],
@@ -214,26 +225,47 @@ pub fn run(
         cells: Vec::new(),
         interrupted: false,
     };
+    let rounds = (count / MIN_SHARE).clamp(1, ROUNDS);
     for &size in sizes {
-        for &path in paths {
-            eprintln!("[{}] {}", bytes(size), path.name());
-            let cell = match path {
-                Path::Intra => intra(size, count, interrupt),
-                Path::Raw | Path::Shm | Path::RawLoan | Path::Flat | Path::Dds => {
-                    across(path, size, count, interrupt)
+        let mut measured: Vec<Measured> = paths.iter().map(|_| Measured::default()).collect();
+        for round in 0..rounds {
+            // The rounds' shares add up to `count`.
+            let share = count * (round + 1) / rounds - count * round / rounds;
+            for (&path, pooled) in paths.iter().zip(&mut measured) {
+                eprintln!("[{}] {} {}/{rounds}", bytes(size), path.name(), round + 1);
+                let one = match path {
+                    Path::Intra => intra(size, share, interrupt),
+                    Path::Raw | Path::Shm | Path::RawLoan | Path::Flat | Path::Dds => {
+                        across(path, size, share, interrupt)
+                    }
+                };
+                match one {
+                    Ok(one) => {
+                        pooled.latencies_ns.extend(one.latencies_ns);
+                        pooled.cpu_ns += one.cpu_ns;
+                    }
+                    Err(PayloadError::Interrupted) => {
+                        report.interrupted = true;
+                        return Ok(report);
+                    }
+                    Err(e) => return Err(e),
                 }
-            };
-            match cell {
-                Ok(cell) => report.cells.push(cell),
-                Err(PayloadError::Interrupted) => {
-                    report.interrupted = true;
-                    return Ok(report);
-                }
-                Err(e) => return Err(e),
             }
+        }
+        for (&path, pooled) in paths.iter().zip(measured) {
+            report
+                .cells
+                .push(cell(path, size, pooled.latencies_ns, pooled.cpu_ns));
         }
     }
     Ok(report)
+}
+
+/// What one path measured at one size: each message's latency, and the CPU of all of them.
+#[derive(Debug, Default)]
+struct Measured {
+    latencies_ns: Vec<u64>,
+    cpu_ns: u64,
 }
 
 fn cell(path: Path, size: usize, mut latencies_ns: Vec<u64>, cpu_ns: u64) -> Cell {
@@ -256,7 +288,7 @@ fn cell(path: Path, size: usize, mut latencies_ns: Vec<u64>, cpu_ns: u64) -> Cel
 
 /// The intra-process path: a publisher's loan to a triggered subscription on a wait-set
 /// executor spinning on a thread of its own.
-fn intra(size: usize, count: usize, interrupt: &Interrupt) -> Result<Cell, PayloadError> {
+fn intra(size: usize, count: usize, interrupt: &Interrupt) -> Result<Measured, PayloadError> {
     let failed = |reason: String| PayloadError::Path {
         path: Path::Intra.name(),
         size,
@@ -313,7 +345,10 @@ fn intra(size: usize, count: usize, interrupt: &Interrupt) -> Result<Cell, Paylo
         .map_err(|_| failed("the executor panicked".into()))?;
     outcome?;
     spun.map_err(|e| failed(e.to_string()))?;
-    Ok(cell(Path::Intra, size, latencies, cpu))
+    Ok(Measured {
+        latencies_ns: latencies,
+        cpu_ns: cpu,
+    })
 }
 
 /// Waits for the next acknowledgement: `Err(None)` on a signal, `Err(Some(reason))` after
@@ -361,7 +396,7 @@ fn across(
     size: usize,
     count: usize,
     interrupt: &Interrupt,
-) -> Result<Cell, PayloadError> {
+) -> Result<Measured, PayloadError> {
     let failed = |reason: String| PayloadError::Path {
         path: path.name(),
         size,
@@ -401,12 +436,10 @@ fn across(
     }
     let sender_cpu = process_cpu_ns() - cpu_start;
     let received = receiver.finish()?;
-    Ok(cell(
-        path,
-        size,
-        received.latencies_ns,
-        sender_cpu + received.cpu_ns,
-    ))
+    Ok(Measured {
+        latencies_ns: received.latencies_ns,
+        cpu_ns: sender_cpu + received.cpu_ns,
+    })
 }
 
 /// The receiver process of a two-process path; killed if dropped before it finished.

@@ -105,6 +105,11 @@ fn a_quick_run_gives_every_section_its_numbers_verdict_and_plots() {
                         has(&format!("{executor}.nobleo-per-node.cpu_pct_core"));
                         has(&format!("{executor}.nobleo-per-node.deliveries_per_s"));
                         has(&format!("{executor}.per_node_over_one_process"));
+                        // Over DDS where a network namespace can be made.
+                        if skipped(&section.notes, "a process per node over DDS").is_none() {
+                            has(&format!("{executor}.nobleo-per-node-dds.cpu_pct_core"));
+                            has(&format!("{executor}.per_node_dds_over_one_process"));
+                        }
                     }
                 }
             }
@@ -512,12 +517,16 @@ fn the_events_executor_suite_gives_every_parts_numbers_and_plots_or_says_why_not
         }
     }
 
-    // Memory scaling.
-    for executor in ["wait-set", "events"] {
+    // Memory scaling, and on DDS too where a network namespace can be made.
+    let mut scaled = vec!["scaling.wait-set", "scaling.events"];
+    if skipped(notes, "memory scaling over DDS").is_none() {
+        scaled.push("scaling.dds.wait-set");
+    }
+    for key in scaled {
         for nodes in [1, 10] {
-            has(format!("scaling.{executor}.{nodes}.rss_kb"));
+            has(format!("{key}.{nodes}.rss_kb"));
         }
-        has(format!("scaling.{executor}.kb_per_node"));
+        has(format!("{key}.kb_per_node"));
     }
 
     let files: Vec<&str> = section.figures.iter().map(|f| f.file.as_str()).collect();

@@ -866,12 +866,12 @@ impl<'de> de::Deserializer<'de> for &mut Decoder<'de> {
     ) -> Result<V::Value, DecodeError> {
         let size = match crate::idl::numbers_block(name) {
             None => return visitor.visit_newtype_struct(self),
-            // An array's block: the same bytes as its numbers one by one, which the codec
-            // reads, as many as the array holds.
+            // An array's block: a sequence of one element, the whole array, which the codec
+            // reads with `deserialize_tuple(N)` as its numbers' bytes at once (only it knows N).
             Some(block) if !block.counted => {
-                return visitor.visit_seq(Elements {
-                    de: self,
-                    left: usize::MAX,
+                return visitor.visit_seq(ArrayBlock {
+                    de: Some(self),
+                    size: block.size,
                 });
             }
             Some(block) => block.size,
@@ -976,5 +976,85 @@ impl<'de> SeqAccess<'de> for Elements<'_, 'de> {
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.left)
+    }
+}
+
+/// A fixed-size array of numbers that [`idl::Array`](crate::idl::Array) reads at once: one
+/// element, the array.
+struct ArrayBlock<'a, 'de> {
+    /// Taken by the element; `None` once it was read.
+    de: Option<&'a mut Decoder<'de>>,
+    /// The size of one number.
+    size: usize,
+}
+
+impl<'de> SeqAccess<'de> for ArrayBlock<'_, 'de> {
+    type Error = DecodeError;
+
+    fn next_element_seed<S: DeserializeSeed<'de>>(
+        &mut self,
+        seed: S,
+    ) -> Result<Option<S::Value>, DecodeError> {
+        match self.de.take() {
+            None => Ok(None),
+            Some(de) => seed
+                .deserialize(WholeArray {
+                    de,
+                    size: self.size,
+                })
+                .map(Some),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(usize::from(self.de.is_some()))
+    }
+}
+
+/// The one element of an [`ArrayBlock`]: `deserialize_tuple(n)` gives its `n` numbers' bytes,
+/// little-endian, after the padding that aligns the first (none for an empty array, as the
+/// encoder writes it).
+struct WholeArray<'a, 'de> {
+    de: &'a mut Decoder<'de>,
+    size: usize,
+}
+
+impl<'de> de::Deserializer<'de> for WholeArray<'_, 'de> {
+    type Error = DecodeError;
+
+    fn deserialize_tuple<V: Visitor<'de>>(
+        self,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        let (de, size) = (self.de, self.size);
+        if len == 0 {
+            return visitor.visit_borrowed_bytes(&[]);
+        }
+        de.take(de.pos.next_multiple_of(size) - de.pos)?;
+        // Checked against the bytes there are before anything is allocated.
+        let bytes = de.take(len.saturating_mul(size))?;
+        match de.big_endian {
+            false => visitor.visit_borrowed_bytes(bytes),
+            true => {
+                let mut swapped = bytes.to_vec();
+                swapped.chunks_exact_mut(size).for_each(<[u8]>::reverse);
+                visitor.visit_byte_buf(swapped)
+            }
+        }
+    }
+
+    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, DecodeError> {
+        unsupported_de("an array block read other than as a whole (deserialize_tuple)")
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+        byte_buf option unit unit_struct newtype_struct seq tuple_struct map struct enum
+        identifier ignored_any
+    }
+
+    fn is_human_readable(&self) -> bool {
+        false
     }
 }

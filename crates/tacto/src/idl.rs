@@ -336,24 +336,7 @@ impl<C: Codec<T> + 'static, T: 'static, const N: usize> Codec<[T; N]> for Array<
         tuple.end()
     }
     fn decode<'de, D: Deserializer<'de>>(deserializer: D) -> Result<[T; N], D::Error> {
-        let block = (TypeId::of::<C>() == TypeId::of::<Plain>()
-            && !deserializer.is_human_readable())
-        .then(number_array_name::<T>)
-        .flatten();
-        let elements = match block {
-            // As `encode` wrote it: a block, which `tacto::cdr` hands over number by number
-            // and another binary format as bytes.
-            Some(name) => deserializer
-                .deserialize_newtype_struct(name, NumberArrayVisitor::<C, T, N>(PhantomData))?,
-            None => deserializer.deserialize_tuple(
-                N,
-                ElementsVisitor::<C, T> {
-                    bound: Some(N),
-                    what: "a fixed-size array",
-                    codec: PhantomData,
-                },
-            )?,
-        };
+        let elements = decode_array::<C, T, N, D>(deserializer)?;
         let found = elements.len();
         elements
             .try_into()
@@ -361,31 +344,86 @@ impl<C: Codec<T> + 'static, T: 'static, const N: usize> Codec<[T; N]> for Array<
     }
 }
 
-/// Reads an array that [`Array`] wrote as a block of numbers.
-struct NumberArrayVisitor<C, T, const N: usize>(PhantomData<(C, T)>);
+/// `T[N]` on the heap, for arrays too large for the stack (ros2-performance's `byte[8388608]`):
+/// the same CDR as `[T; N]`, and decoding never builds the array on the stack.
+impl<C: Codec<T> + 'static, T: 'static, const N: usize> Codec<Box<[T; N]>> for Array<C> {
+    #[allow(clippy::borrowed_box)] // The field's own type, as `#[serde(with)]` passes it.
+    fn encode<S: Serializer>(value: &Box<[T; N]>, serializer: S) -> Result<S::Ok, S::Error> {
+        <Self as Codec<[T; N]>>::encode(value, serializer)
+    }
+    fn decode<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Box<[T; N]>, D::Error> {
+        let elements = decode_array::<C, T, N, D>(deserializer)?;
+        let found = elements.len();
+        elements
+            .into_boxed_slice()
+            .try_into()
+            .map_err(|_| de::Error::custom(format_args!("array of {found} elements, not {N}")))
+    }
+}
 
-impl<'de, C: Codec<T>, T: 'static, const N: usize> Visitor<'de> for NumberArrayVisitor<C, T, N> {
+/// The elements of a `T[N]` as [`Array`] wrote them, in a `Vec` (exactly `N` of them unless the
+/// input was malformed).
+fn decode_array<'de, C: Codec<T> + 'static, T: 'static, const N: usize, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Vec<T>, D::Error> {
+    let block = (TypeId::of::<C>() == TypeId::of::<Plain>() && !deserializer.is_human_readable())
+        .then(number_array_name::<T>)
+        .flatten();
+    match block {
+        // As `encode` wrote it: a block, which `tacto::cdr` hands over as one element and
+        // another binary format as bytes.
+        Some(name) => {
+            deserializer.deserialize_newtype_struct(name, NumberArrayVisitor::<T, N>(PhantomData))
+        }
+        None => deserializer.deserialize_tuple(
+            N,
+            ElementsVisitor::<C, T> {
+                bound: Some(N),
+                what: "a fixed-size array",
+                codec: PhantomData,
+            },
+        ),
+    }
+}
+
+/// Reads an array that [`Array`] wrote as a block of numbers.
+struct NumberArrayVisitor<T, const N: usize>(PhantomData<T>);
+
+impl<'de, T: 'static, const N: usize> Visitor<'de> for NumberArrayVisitor<T, N> {
     type Value = Vec<T>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         write!(f, "an array of {N} numbers")
     }
 
-    /// `tacto::cdr`: the numbers one by one (a block's bytes are those of its numbers).
+    /// `tacto::cdr`: one element, the whole array, read as its numbers' bytes at once (one
+    /// copy, where number by number a megabyte of `byte[N]` took milliseconds).
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
-        let mut elements = Vec::with_capacity(cautious::<T>(N));
-        while elements.len() < N {
-            match seq.next_element_seed(Decode::<C, T>::new())? {
-                Some(element) => elements.push(element),
-                None => return Err(de::Error::invalid_length(elements.len(), &self)),
-            }
-        }
-        Ok(elements)
+        seq.next_element_seed(ArrayBytes::<T, N>(PhantomData))?
+            .ok_or_else(|| de::Error::invalid_length(0, &self))
     }
 
     /// Another binary format: the block as its bytes.
     fn visit_newtype_struct<D: Deserializer<'de>>(self, inner: D) -> Result<Vec<T>, D::Error> {
-        inner.deserialize_byte_buf(self)
+        inner.deserialize_byte_buf(ArrayBytes::<T, N>(PhantomData))
+    }
+}
+
+/// The bytes of a block of `N` numbers of type `T`, little-endian.
+struct ArrayBytes<T, const N: usize>(PhantomData<T>);
+
+impl<'de, T: 'static, const N: usize> DeserializeSeed<'de> for ArrayBytes<T, N> {
+    type Value = Vec<T>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Vec<T>, D::Error> {
+        deserializer.deserialize_tuple(N, self)
+    }
+}
+
+impl<'de, T: 'static, const N: usize> Visitor<'de> for ArrayBytes<T, N> {
+    type Value = Vec<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "the bytes of an array of {N} numbers")
     }
 
     fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<Vec<T>, E> {
@@ -544,11 +582,15 @@ macro_rules! numbers {
             None
         }
 
-        /// The numbers of a block that another binary format wrote as bytes, as `Vec<T>`, if
+        /// The numbers of a block of little-endian bytes, as `Vec<T>`, if
         /// `T` is a number type.
         fn decode_number_array<T: 'static>(bytes: &[u8]) -> Option<Vec<T>> {
             $(if TypeId::of::<T>() == TypeId::of::<$ty>() {
-                let numbers: Vec<$ty> = bytes.chunks_exact(size_of::<$ty>()).map(<$ty as Number>::from_le).collect();
+                let numbers: Vec<$ty> = match cfg!(target_endian = "little") {
+                    // One copy into the new `Vec`, whatever the bytes' alignment.
+                    true => bytemuck::pod_collect_to_vec(bytes),
+                    false => bytes.chunks_exact(size_of::<$ty>()).map(<$ty as Number>::from_le).collect(),
+                };
                 return (Box::new(numbers) as Box<dyn Any>).downcast().ok().map(|v| *v);
             })*
             None

@@ -696,6 +696,44 @@ fn a_big_endian_block_of_numbers_decodes() {
 }
 
 #[test]
+fn a_big_endian_array_block_decodes_as_its_elements_one_by_one() {
+    let bytes = [
+        0x00, 0x00, 0x00, 0x00, // CDR big-endian
+        7,    // lead
+        0, 0, 0, 0, 0, 0, 0, // padding to 8
+        0x3f, 0xf8, 0, 0, 0, 0, 0, 0, // f64s: 1.5
+        0, 0, 0, 0, 0, 0, 0, 0, // 0.0
+        0xc0, 0, 0, 0, 0, 0, 0, 0, // -2.0
+        0xff, 2, // i8s
+        1, 2, 3, 4, 5, // u8s
+        0, // padding to 4
+        0x3e, 0x80, 0, 0, // f32s: 0.25
+        0xff, 0xff, 0, 0, 0, 9, // u16s
+        0, 0, 0, 0, 0, 0, // padding to 8 (the empty array adds none)
+        0x80, 0, 0, 0, 0, 0, 0, 0, // i64s: MIN
+        0, 0, 0, 0, 0, 0, 0, 3, // 3
+    ];
+    let blocks = from_bytes::<ArrayBlocks>(&bytes).unwrap();
+    let per_element = from_bytes::<ArraysPerElement>(&bytes).unwrap();
+    assert_eq!(blocks.f64s, [1.5, 0.0, -2.0]);
+    assert_eq!(blocks.u16s, [65_535, 0, 9]);
+    assert_eq!(blocks.i64s, [i64::MIN, 3]);
+    assert_eq!(
+        blocks,
+        ArrayBlocks {
+            lead: per_element.lead,
+            f64s: per_element.f64s,
+            i8s: per_element.i8s,
+            u8s: per_element.u8s,
+            f32s: per_element.f32s,
+            u16s: per_element.u16s,
+            empty: per_element.empty,
+            i64s: per_element.i64s,
+        }
+    );
+}
+
+#[test]
 fn a_block_count_past_the_data_is_refused_before_anything_is_allocated() {
     // lead, padding, then a count of 2^32 - 1 doubles in 8 bytes.
     let bytes = payload(&[7, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0]);

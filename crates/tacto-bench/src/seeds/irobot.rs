@@ -10,10 +10,9 @@
 //! and memory are read here from `/proc` once a second, as for every process the seeds
 //! measure from outside, over the same window after the same warm-up as tacto's runs.
 //!
-//! The install's `env.sh` is what a shell would source; its variables are set here instead, on
-//! the child alone (paths computed from `DIR` as the script computes them), so nothing runs
-//! through a shell. rclcpp always joins DDS, so every run is in a network namespace of its own
-//! (as tacto's DDS runs are): it reaches no other ROS 2 node.
+//! The install's `env.sh none` is set on the child alone, and rclcpp always joins DDS, so every
+//! run is in a network namespace of its own, as tacto's DDS runs are: it reaches no other ROS 2
+//! node ([`isolation`](super::isolation)).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -22,8 +21,7 @@ use std::time::Duration;
 use tacto_launch::interrupt::Interrupt;
 
 use super::events_suite::child::{self, ChildError};
-use super::events_suite::placed::dds_alone;
-use super::zero_copy::namespaced;
+use super::isolation::{Network, peer_environment};
 
 /// rclcpp's executors that the benchmark offers and the seed compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,7 +93,7 @@ impl Irobot {
         }
         Ok(Irobot {
             program,
-            env: environment(&dir.join("rclcpp-jazzy")),
+            env: peer_environment(&dir.join("rclcpp-jazzy"), None),
         })
     }
 
@@ -144,7 +142,8 @@ impl Irobot {
             "--ipc".as_ref(),
             "on".as_ref(),
         ];
-        let mut command = dds_alone(namespaced(&self.program, args));
+        let mut command = (Network::here().command(&self.program, args))
+            .ok_or("irobot_benchmark runs only in a network namespace of its own")?;
         command.current_dir(dir).envs(self.env.iter().cloned());
         let ended = match child::run(command, true, interrupt) {
             Ok(ended) => ended,
@@ -177,39 +176,6 @@ impl Irobot {
             max_ms,
         }))
     }
-}
-
-/// The variables `env.sh none` sets, for the install at `root` (its `rclcpp-jazzy` folder),
-/// each prepended to what this environment has, as the script does.
-fn environment(root: &Path) -> Vec<(&'static str, OsString)> {
-    let prefixes: Vec<PathBuf> = ["chatter", "perf", "core"]
-        .iter()
-        .map(|p| root.join(p))
-        .collect();
-    let joined = |paths: Vec<PathBuf>, variable: &str| {
-        let inherited = std::env::var_os(variable).into_iter().map(PathBuf::from);
-        let inherited: Vec<PathBuf> = inherited
-            .flat_map(|v| std::env::split_paths(&v).collect::<Vec<_>>())
-            .collect();
-        std::env::join_paths(paths.into_iter().chain(inherited)).unwrap_or_default()
-    };
-    let libs = prefixes.iter().map(|p| p.join("lib")).collect();
-    let bins = (prefixes.iter().map(|p| p.join("bin")))
-        .filter(|b| b.is_dir())
-        .collect();
-    vec![
-        (
-            "AMENT_PREFIX_PATH",
-            joined(prefixes.clone(), "AMENT_PREFIX_PATH"),
-        ),
-        ("LD_LIBRARY_PATH", joined(libs, "LD_LIBRARY_PATH")),
-        ("PATH", joined(bins, "PATH")),
-        ("ROS_DISTRO", "jazzy".into()),
-        ("ROS_VERSION", "2".into()),
-        ("ROS_PYTHON_VERSION", "3".into()),
-        ("RMW_IMPLEMENTATION", "rmw_cyclonedds_cpp".into()),
-        ("RCLCPP_PEER", root.into()),
-    ]
 }
 
 /// `latency_total.txt`: a header line and a line of figures; messages received, mean latency
@@ -286,27 +252,6 @@ mod tests {
         assert_eq!(parse_max_ms(ALL), Ok(0.14));
         assert!(parse_total("").unwrap_err().contains("received_msgs"));
         assert!(parse_max_ms("Subscriptions stats:\n").is_err());
-    }
-
-    #[test]
-    fn the_environment_is_env_shs_for_the_install() {
-        let env = environment(Path::new("/opt/peers/rclcpp-jazzy"));
-        let get = |name: &str| {
-            (env.iter().find(|(n, _)| *n == name))
-                .map(|(_, v)| v.to_string_lossy().into_owned())
-                .unwrap()
-        };
-        assert!(
-            get("AMENT_PREFIX_PATH").starts_with(
-                "/opt/peers/rclcpp-jazzy/chatter:/opt/peers/rclcpp-jazzy/perf:\
-                 /opt/peers/rclcpp-jazzy/core"
-            ),
-            "{}",
-            get("AMENT_PREFIX_PATH")
-        );
-        assert!(get("LD_LIBRARY_PATH").starts_with("/opt/peers/rclcpp-jazzy/chatter/lib:"));
-        assert_eq!(get("RMW_IMPLEMENTATION"), "rmw_cyclonedds_cpp");
-        assert_eq!(get("RCLCPP_PEER"), "/opt/peers/rclcpp-jazzy");
     }
 
     #[test]

@@ -28,7 +28,9 @@
 
 mod events_suite;
 mod irobot;
+mod isolation;
 mod let_nobleo;
+mod namespaced_bench;
 pub mod plot;
 mod rclcpp;
 mod reference_system;

@@ -4,8 +4,9 @@
 //!
 //! - **The peer**: `DIR/rclcpp-jazzy` (or `DIR` itself, if it is that folder), found only where
 //!   `--rclcpp DIR` says; its environment is what `source env.sh BUILD` gives (the libraries'
-//!   paths, `RMW_IMPLEMENTATION`), `BUILD` the reference-system build of the crunch the section
-//!   runs: `refsys_crunch0` (every number cruncher's limit 0) or `refsys_upstream` (4096).
+//!   paths, `RMW_IMPLEMENTATION`; [`isolation`](super::isolation) computes it), `BUILD` the
+//!   reference-system build of the crunch the section runs: `refsys_crunch0` (every number
+//!   cruncher's limit 0) or `refsys_upstream` (4096).
 //! - **Its statistics**: each executable prints a block per message a sink receives
 //!   (`print_sample_path` in upstream's `reference_system/sample_management.hpp`); for the
 //!   samples that reach `VehicleDBWSystem` the block's `Statistics:` has the current hot-path
@@ -14,9 +15,8 @@
 //! - **Its CPU**: user + system time of the process, all its threads, from `/proc/PID/stat` at
 //!   the window's start and end, as a percentage of one core.
 //! - **Its DDS**: the executables are ROS 2 nodes on Cyclone DDS; each runs in a network
-//!   namespace of its own (`unshare --net`, or, where that is refused, `unshare --user
-//!   --map-root-user --net`), its loopback up, so its discovery reaches no other node and
-//!   nothing outside hears it; without either, on the host in DDS domain
+//!   namespace of its own ([`isolation`](super::isolation)), so its discovery reaches no other
+//!   node and nothing outside hears it; where none can be made, on the host in DDS domain
 //!   [`HOST_DOMAIN`] with discovery on localhost.
 //! - **Real time**: `autoware_default_prioritized` asks for `SCHED_RR` on four threads and
 //!   ignores a refusal (as in a user namespace); the threads it got are counted from
@@ -34,6 +34,8 @@ use crate::result::{Distribution, RunResult, Spread};
 use tacto_launch::executors::ExecutorKind;
 use tacto_launch::interrupt::Interrupt;
 use tacto_launch::supervise::child_command;
+
+use super::isolation::{Network, peer_environment};
 
 /// Why rclcpp did not run when `--rclcpp` was not given.
 pub(super) const NOT_GIVEN: &str =
@@ -85,39 +87,6 @@ impl Peer {
     /// The folder holding `env.sh`.
     pub(super) fn root(&self) -> &Path {
         &self.root
-    }
-
-    /// The environment `source env.sh BUILD` gives: this process's, with the install on the
-    /// paths.
-    fn environment(&self, build: Build) -> Result<Vec<(OsString, OsString)>, String> {
-        let output = Command::new("bash")
-            .arg("-c")
-            .arg("source \"$1\" \"$2\" >/dev/null && env -0")
-            .arg("bash")
-            .arg(self.root.join("env.sh"))
-            .arg(build.name())
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| format!("cannot run bash to source the peer's env.sh: {e}"))?;
-        if !output.status.success() {
-            return Err(format!(
-                "source {} {} failed ({}): {}",
-                self.root.join("env.sh").display(),
-                build.name(),
-                output.status,
-                String::from_utf8_lossy(&output.stderr).trim()
-            ));
-        }
-        use std::os::unix::ffi::OsStrExt;
-        Ok((output.stdout.split(|&b| b == 0))
-            .filter_map(|item| {
-                let at = item.iter().position(|&b| b == b'=')?;
-                Some((
-                    std::ffi::OsStr::from_bytes(&item[..at]).to_owned(),
-                    std::ffi::OsStr::from_bytes(&item[at + 1..]).to_owned(),
-                ))
-            })
-            .collect())
     }
 }
 
@@ -181,113 +150,14 @@ pub(super) const REFERENCE_SYSTEM: [Executable; 3] = [
     },
 ];
 
-/// Where an executable's DDS traffic stays.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Isolation {
-    /// A network namespace of its own; `user`: inside a user namespace too (not root), where
-    /// real-time scheduling is refused.
-    Namespace { user: bool },
-    /// The host's network, DDS domain [`HOST_DOMAIN`], discovery on localhost; why no
-    /// namespace could be made.
-    Host(String),
-}
-
-/// `sh -c` script that `unshare` runs in the new namespace: its loopback up, then the command
-/// given after it.
-const IN_NAMESPACE: &str = "ip link set lo up && exec \"$@\"";
-
-impl Isolation {
-    /// The first that works here: a network namespace, one inside a user namespace, the host.
-    fn probe() -> Isolation {
-        let here: Vec<(OsString, OsString)> = std::env::vars_os().collect();
-        let mut refused = Vec::new();
-        for user in [false, true] {
-            let isolation = Isolation::Namespace { user };
-            let output = isolation
-                .command(Path::new("true"), &here)
-                .stdout(Stdio::null())
-                .stdin(Stdio::null())
-                .output();
-            match output {
-                Ok(out) if out.status.success() => return isolation,
-                Ok(out) => refused.push(format!(
-                    "{} failed ({}): {}",
-                    isolation.unshare_args().join(" "),
-                    out.status,
-                    String::from_utf8_lossy(&out.stderr).trim()
-                )),
-                Err(e) => refused.push(format!("cannot run unshare: {e}")),
-            }
-        }
-        Isolation::Host(refused.join("; "))
-    }
-
-    fn unshare_args(&self) -> Vec<&'static str> {
-        match self {
-            Isolation::Namespace { user: false } => vec!["unshare", "--net"],
-            Isolation::Namespace { user: true } => {
-                vec!["unshare", "--user", "--map-root-user", "--net"]
-            }
-            Isolation::Host(_) => Vec::new(),
-        }
-    }
-
-    /// A command that runs `program` so isolated in environment `env`, and dies with this
-    /// process. In a namespace, `unshare` and then `sh` exec the program: the child's process
-    /// id is the program's.
-    fn command(&self, program: &Path, env: &[(OsString, OsString)]) -> Command {
-        let args = self.unshare_args();
-        let Some((unshare, args)) = args.split_first() else {
-            let mut command = child_command(program);
-            command
-                .env_clear()
-                .envs(env.iter().map(|(k, v)| (k, v)))
-                .env("ROS_DOMAIN_ID", HOST_DOMAIN.to_string())
-                .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST");
-            return command;
-        };
-        let mut command = child_command(Path::new(unshare));
-        command
-            .env_clear()
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .args(args)
-            .args(["--", "sh", "-c", IN_NAMESPACE, "sh"])
-            .arg(program)
-            // Alone in the namespace: rcl's default domain, no configured peers or interfaces.
-            .env("ROS_DOMAIN_ID", "0")
-            .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
-            .env_remove("ROS_STATIC_PEERS")
-            .env_remove("CYCLONEDDS_URI");
-        command
-    }
-
-    /// A sentence for the report.
-    fn describe(&self) -> String {
-        match self {
-            Isolation::Namespace { user: false } => {
-                "each in a network namespace of its own (unshare --net), its loopback up".into()
-            }
-            Isolation::Namespace { user: true } => {
-                "each in a user and network namespace of its own (unshare --user \
-                 --map-root-user --net), its loopback up; real-time scheduling is refused there"
-                    .into()
-            }
-            Isolation::Host(why) => format!(
-                "on the host's network in DDS domain {HOST_DOMAIN}, discovery on localhost \
-                 (no network namespace: {why})"
-            ),
-        }
-    }
-}
-
 /// rclcpp's reference system ready to run: the peer's environment for one build, and where
 /// its DDS traffic stays.
 #[derive(Debug)]
 pub(super) struct Beside {
     peer: Peer,
     build: Build,
-    env: Vec<(OsString, OsString)>,
-    isolation: Isolation,
+    env: Vec<(&'static str, OsString)>,
+    network: &'static Network,
 }
 
 /// Why an executable's run gave no figures.
@@ -305,12 +175,11 @@ impl Beside {
         let build = Build::for_crunch(crunch).ok_or_else(|| {
             format!("the peer has reference-system builds for crunch 0 and 4096 only, not {crunch}")
         })?;
-        let env = peer.environment(build)?;
         Ok(Beside {
             peer: peer.clone(),
             build,
-            env,
-            isolation: Isolation::probe(),
+            env: peer_environment(&peer.root, Some(build.name())),
+            network: Network::here(),
         })
     }
 
@@ -322,8 +191,32 @@ impl Beside {
              runs do not",
             self.peer.root.display(),
             self.build.name(),
-            self.isolation.describe()
+            match self.network.refused() {
+                None => self.network.describe(),
+                Some(why) => format!(
+                    "on the host's network in DDS domain {HOST_DOMAIN}, discovery on localhost \
+                     ({why})"
+                ),
+            }
         )
+    }
+
+    /// A command that runs `program` in the peer's environment, in a network namespace of its
+    /// own or, where none can be made, on the host in [`HOST_DOMAIN`]; it dies with this
+    /// process.
+    fn command(&self, program: &Path) -> Command {
+        let mut command = match self.network.command(program, std::iter::empty::<&str>()) {
+            Some(command) => command,
+            None => {
+                let mut command = child_command(program);
+                command
+                    .env("ROS_DOMAIN_ID", HOST_DOMAIN.to_string())
+                    .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST");
+                command
+            }
+        };
+        command.envs(self.env.iter().cloned());
+        command
     }
 
     /// The program of `executable` in this build.
@@ -358,7 +251,7 @@ impl Beside {
         ));
         std::fs::create_dir_all(&scratch)
             .map_err(|e| RclcppError::Failed(format!("cannot make {}: {e}", scratch.display())))?;
-        let mut command = self.isolation.command(&program, &self.env);
+        let mut command = self.command(&program);
         command
             .env("ROS_LOG_DIR", &scratch)
             .current_dir(&scratch)

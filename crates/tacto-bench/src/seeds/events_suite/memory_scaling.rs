@@ -3,6 +3,11 @@
 //! topic of the node before it, so N nodes have N topics, N publishers and N subscriptions. Each
 //! count on each executor is `tacto bench` of a topology file written for it, in a process of
 //! its own; its resident set at the end of the window is the figure.
+//!
+//! The same counts run again on the wait-set executor with every node on DDS as well
+//! (`--ros-graph`: each node's parameter services, `/rosout` and `/parameter_events`, and a DDS
+//! writer or reader beside each publisher and subscription, as rclcpp's nodes have), in a network
+//! namespace of its own ([`namespaced_bench`](crate::seeds::namespaced_bench)).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -12,6 +17,8 @@ use std::time::Duration;
 use super::{Part, PartRan};
 use crate::result::RunResult;
 use crate::run::{RunError, run_in_child};
+use crate::seeds::isolation::Network;
+use crate::seeds::namespaced_bench::{self, DdsRun};
 use crate::seeds::{Figure, Scale, plot};
 use crate::system::RunConfig;
 use tacto_launch::executors::ExecutorKind;
@@ -25,6 +32,8 @@ const QUICK_NODES: [usize; 2] = [1, 10];
 const PERIOD_MS: u64 = 100;
 /// Each topic's message.
 const MSG_TYPE: &str = "stamped100b";
+/// The executor of the runs over DDS.
+const DDS_EXECUTOR: ExecutorKind = ExecutorKind::WaitSet;
 
 /// The topology of `nodes` nodes in a ring.
 fn topology(nodes: usize) -> String {
@@ -43,6 +52,8 @@ fn topology(nodes: usize) -> String {
 /// One count on one executor.
 struct Ran {
     executor: ExecutorKind,
+    /// Every node on DDS too.
+    dds: bool,
     nodes: usize,
     result: RunResult,
 }
@@ -60,12 +71,23 @@ pub(super) fn run(scale: Scale, interrupt: &Interrupt) -> PartRan {
         "Memory scaling: N nodes in a ring in one process (node i publishes {MSG_TYPE} on t{{i}} \
          every {PERIOD_MS} ms and subscribes to the topic of the node before it: N topics), \
          on each executor in a process of its own; the resident set (VmRSS) at the end of a \
-         {} s window after {} s of warm-up. No transport: the nodes reach each other through \
-         the process, as rclcpp's do with intra-process communication.",
+         {} s window after {} s of warm-up. Without a transport the nodes reach each other \
+         through the process, as rclcpp's do with intra-process communication; \"on DDS too\" \
+         (on {DDS_EXECUTOR}, in a network namespace of its own) gives every node what a ROS 2 \
+         node has on DDS as well: its parameter services, /rosout, /parameter_events, and a \
+         DDS writer or reader beside each publisher and subscription, while messages still go \
+         through the process.",
         duration.as_secs_f64(),
         warmup.as_secs_f64()
     )];
-    let total = counts.len() * executors.len();
+    let dds = match Network::here().refused() {
+        None => true,
+        Some(reason) => {
+            notes.push(format!("memory scaling over DDS: skipped: {reason}"));
+            false
+        }
+    };
+    let total = counts.len() * (executors.len() + usize::from(dds));
     let mut ran = Vec::new();
     for &nodes in counts {
         let file = topology_file(nodes);
@@ -90,6 +112,7 @@ pub(super) fn run(scale: Scale, interrupt: &Interrupt) -> PartRan {
             match run_in_child(&path, &config, &label, Duration::ZERO, interrupt) {
                 Ok(result) => ran.push(Ran {
                     executor,
+                    dds: false,
                     nodes,
                     result,
                 }),
@@ -99,6 +122,34 @@ pub(super) fn run(scale: Scale, interrupt: &Interrupt) -> PartRan {
                 }
                 Err(e) => notes.push(format!(
                     "memory scaling: failed: {nodes} nodes on {executor}: {e}"
+                )),
+            }
+        }
+        if dds {
+            eprintln!(
+                "  {nodes} nodes {}/{total}: {DDS_EXECUTOR} over DDS, in a network namespace",
+                ran.len() + 1
+            );
+            let run = DdsRun {
+                target: &file,
+                executor: DDS_EXECUTOR,
+                warmup,
+                duration,
+                ros_graph: true,
+            };
+            match namespaced_bench::bench(&run, interrupt) {
+                Ok(Some(result)) => ran.push(Ran {
+                    executor: DDS_EXECUTOR,
+                    dds: true,
+                    nodes,
+                    result,
+                }),
+                Ok(None) => {
+                    let _ = std::fs::remove_file(&file);
+                    return PartRan::Interrupted;
+                }
+                Err(e) => notes.push(format!(
+                    "memory scaling: failed: {nodes} nodes over DDS on {DDS_EXECUTOR}: {e}"
                 )),
             }
         }
@@ -119,39 +170,48 @@ fn topology_file(nodes: usize) -> PathBuf {
 fn report(ran: &[Ran], notes: Vec<String>) -> Part {
     let mut numbers = BTreeMap::new();
     let mut table = String::from(
-        "**Memory scaling**\n\n| nodes and topics | executor | RSS at the end, kB | CPU, % core \
-         |\n|---|---|---|---|\n",
+        "**Memory scaling**\n\n| nodes and topics | executor | on DDS too | RSS at the end, kB | \
+         CPU, % core |\n|---|---|---|---|---|\n",
     );
     for r in ran {
         numbers.insert(
-            format!("scaling.{}.{}.rss_kb", r.executor, r.nodes),
+            format!("{}.{}.rss_kb", key(r.dds, r.executor), r.nodes),
             r.result.rss_end_kb as f64,
         );
         let _ = writeln!(
             table,
-            "| {} | {} | {} | {:.2} |",
-            r.nodes, r.executor, r.result.rss_end_kb, r.result.cpu_pct_core
+            "| {} | {} | {} | {} | {:.2} |",
+            r.nodes,
+            r.executor,
+            if r.dds { "yes" } else { "no" },
+            r.result.rss_end_kb,
+            r.result.cpu_pct_core
         );
     }
     table.push('\n');
     let mut series = Vec::new();
     let mut verdict = Vec::new();
     let mut per_node = Vec::new();
-    for executor in ExecutorKind::ALL {
+    let lines = (ExecutorKind::ALL.into_iter().map(|e| (e, false))).chain([(DDS_EXECUTOR, true)]);
+    for (executor, dds) in lines {
         let points: Vec<(usize, u64)> = (ran.iter())
-            .filter(|r| r.executor == executor)
+            .filter(|r| r.executor == executor && r.dds == dds)
             .map(|r| (r.nodes, r.result.rss_end_kb))
             .collect();
+        let name = match dds {
+            true => format!("{executor} on DDS"),
+            false => executor.name().to_owned(),
+        };
         if let (Some(&(n0, kb0)), Some(&(n1, kb1))) = (points.first(), points.last())
             && n1 > n0
         {
             let slope = (kb1 as f64 - kb0 as f64) / (n1 - n0) as f64;
-            numbers.insert(format!("scaling.{executor}.kb_per_node"), slope);
-            per_node.push(format!("{executor} {slope:.0}"));
+            numbers.insert(format!("{}.kb_per_node", key(dds, executor)), slope);
+            per_node.push(format!("{name} {slope:.0}"));
         }
         if !points.is_empty() {
             series.push((
-                executor.name().to_owned(),
+                name,
                 (points.iter())
                     .map(|&(n, kb)| (n as f64, kb as f64 / 1024.0))
                     .collect(),
@@ -179,6 +239,14 @@ fn report(ran: &[Ran], notes: Vec<String>) -> Part {
                 &series,
             ),
         }],
+    }
+}
+
+/// The start of a run's keys: `scaling.EXECUTOR`, or `scaling.dds.EXECUTOR` on DDS.
+fn key(dds: bool, executor: ExecutorKind) -> String {
+    match dds {
+        true => format!("scaling.dds.{executor}"),
+        false => format!("scaling.{executor}"),
     }
 }
 
@@ -211,18 +279,35 @@ mod tests {
     fn the_cost_per_node_is_the_slope_from_the_fewest_to_the_most() {
         let ran = |nodes, rss_end_kb| Ran {
             executor: ExecutorKind::WaitSet,
+            dds: false,
             nodes,
             result: RunResult {
                 rss_end_kb,
                 ..Default::default()
             },
         };
-        let part = report(&[ran(1, 5000), ran(10, 5900), ran(100, 14900)], Vec::new());
+        let on_dds = |nodes, rss_end_kb| Ran {
+            dds: true,
+            ..ran(nodes, rss_end_kb)
+        };
+        let part = report(
+            &[
+                ran(1, 5000),
+                on_dds(1, 9000),
+                ran(10, 5900),
+                on_dds(10, 11_700),
+                ran(100, 14900),
+                on_dds(100, 38_700),
+            ],
+            Vec::new(),
+        );
         assert_eq!(part.numbers["scaling.wait-set.kb_per_node"], 100.0);
         assert_eq!(part.numbers["scaling.wait-set.10.rss_kb"], 5900.0);
+        assert_eq!(part.numbers["scaling.dds.wait-set.kb_per_node"], 300.0);
+        assert_eq!(part.numbers["scaling.dds.wait-set.10.rss_kb"], 11_700.0);
         assert_eq!(
             part.verdict,
-            ["memory scaling: kB per node and topic: wait-set 100"]
+            ["memory scaling: kB per node and topic: wait-set 100, wait-set on DDS 300"]
         );
     }
 }

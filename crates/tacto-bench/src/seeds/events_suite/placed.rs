@@ -3,12 +3,11 @@
 //! of components: every process at once for a warm-up and a window, each reporting its CPU and
 //! its resident set once a second, the measuring node its figures.
 //!
-//! Over DDS the bench runs in a new user and network namespace of its own (as the zero-copy
-//! section's DDS path does): its discovery reaches no other ROS 2 node, whatever domain they
-//! use, and nothing outside hears it. Shared memory is the host's.
+//! Over DDS the bench runs in a network namespace of its own ([`isolation`](crate::seeds::isolation),
+//! as the zero-copy section's DDS path does): its discovery reaches no other ROS 2 node,
+//! whatever domain they use, and nothing outside hears it. Shared memory is the host's.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
@@ -19,7 +18,7 @@ use tacto_launch::supervise::child_command;
 use super::child::{self, ChildError};
 use super::components::{self, Tally};
 use crate::result::{ProcessResult, Report};
-use crate::seeds::zero_copy::{NAMESPACED_DOMAIN, namespaced};
+use crate::seeds::isolation::Network;
 
 /// The publisher's period, ros2-performance's usual 100 Hz (as the one-process part).
 pub(super) const PUBLISH_PERIOD_MS: u64 = 10;
@@ -259,7 +258,8 @@ fn bench(case: &Case, file: &Path, json: &Path, interrupt: &Interrupt) -> Result
             command.args(&args);
             command
         }
-        Transport::Dds => dds_alone(namespaced(&program, &args)),
+        Transport::Dds => (Network::here().command(&program, &args))
+            .ok_or_else(|| CaseError::Failed("no network namespace for DDS".into()))?,
     };
     match child::run(command, false, interrupt) {
         Err(ChildError::Interrupted) => Err(CaseError::Interrupted),
@@ -271,18 +271,6 @@ fn bench(case: &Case, file: &Path, json: &Path, interrupt: &Interrupt) -> Result
             ended.last_words()
         ))),
     }
-}
-
-/// `command`, run in a network namespace of its own, on DDS there: rcl's default domain,
-/// discovery on the host (the namespace's loopback) only, no peers or Cyclone configuration of
-/// this environment.
-pub(in crate::seeds) fn dds_alone(mut command: Command) -> Command {
-    command
-        .env("ROS_DOMAIN_ID", NAMESPACED_DOMAIN)
-        .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
-        .env_remove("ROS_STATIC_PEERS")
-        .env_remove("CYCLONEDDS_URI");
-    command
 }
 
 #[cfg(test)]

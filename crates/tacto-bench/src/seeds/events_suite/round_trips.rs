@@ -12,7 +12,7 @@ use super::placed::{
     self, CALL_PERIOD_MS, Case, CaseError, GOAL_ORDER, GOAL_PERIOD_MS, Load, STEP_MS, Transport,
 };
 use super::{Part, PartRan, insert_distribution, ms, placed_executors};
-use crate::seeds::zero_copy::namespace_refused;
+use crate::seeds::isolation::Network;
 use crate::seeds::{Figure, Scale, plot};
 use tacto_launch::executors::ExecutorKind;
 use tacto_launch::interrupt::Interrupt;
@@ -70,7 +70,7 @@ pub(super) fn run(scale: Scale, interrupt: &Interrupt) -> PartRan {
                 .into(),
         );
     }
-    let dds = namespace_refused();
+    let dds = Network::here().refused();
     if let Some(reason) = &dds {
         notes.push(format!("services and actions over DDS: skipped: {reason}"));
     }

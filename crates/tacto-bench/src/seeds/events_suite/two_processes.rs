@@ -10,7 +10,7 @@ use std::time::Duration;
 use super::one_process::PAYLOADS;
 use super::placed::{self, Case, CaseError, Load, PUBLISH_PERIOD_MS, Transport};
 use super::{Part, PartRan, insert_distribution, ms, placed_executors};
-use crate::seeds::zero_copy::namespace_refused;
+use crate::seeds::isolation::Network;
 use crate::seeds::{Figure, Scale, plot};
 use tacto_launch::executors::ExecutorKind;
 use tacto_launch::interrupt::Interrupt;
@@ -49,7 +49,7 @@ pub(super) fn run(scale: Scale, interrupt: &Interrupt) -> PartRan {
         warmup.as_secs_f64()
     )];
     let mut transports = vec![Transport::Shm];
-    match namespace_refused() {
+    match Network::here().refused() {
         None => transports.push(Transport::Dds),
         Some(reason) => notes.push(format!("pub/sub over DDS: skipped: {reason}")),
     }

@@ -18,14 +18,13 @@
 //! serializes them; they still encode as ROS 2 CDR, a `byte[N]` without a length prefix.
 
 use std::fmt;
-use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::time::Duration;
 
-use serde::de::{self, DeserializeOwned, SeqAccess, Visitor};
-use serde::ser::SerializeTuple;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::de::{self, DeserializeOwned};
+use serde::{Deserialize, Deserializer, Serialize, Serializer, ser};
 use tacto::Message;
+use tacto::idl::{Array, Plain};
 use tacto::msg::builtin_interfaces::Time;
 
 /// `performance_test_msgs/msg/PerformanceHeader`: what every message carries for measuring.
@@ -118,51 +117,22 @@ impl<const N: usize> fmt::Debug for Bytes<N> {
     }
 }
 
-/// As a fixed array: the elements, no length (CDR's `byte[N]`).
+/// As a fixed array: the elements, no length (CDR's `byte[N]`), written as one block.
 impl<const N: usize> Serialize for Bytes<N> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut array = serializer.serialize_tuple(N)?;
-        for byte in self.iter() {
-            array.serialize_element(byte)?;
-        }
-        array.end()
+        let array: &[u8; N] = (*self.0).try_into().map_err(|_| {
+            ser::Error::custom(format_args!("Bytes<{N}> holds {} bytes", self.0.len()))
+        })?;
+        Array::<Plain>::serialize(array, serializer)
     }
 }
 
-/// What decoding a [`Bytes<N>`] allocates before it has read anything.
-const FIRST_CHUNK: usize = 4096;
-
+/// Read as one block, on the heap; the decoder checks that the N bytes are there before it
+/// allocates them.
 impl<'de, const N: usize> Deserialize<'de> for Bytes<N> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Array<const N: usize>(PhantomData<Bytes<N>>);
-
-        impl<'de, const N: usize> Visitor<'de> for Array<N> {
-            type Value = Bytes<N>;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, "an array of {N} bytes")
-            }
-
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Bytes<N>, A::Error> {
-                // CDR's `byte[N]` has no length to check before reading, so the buffer grows
-                // with the bytes actually read: a short or malformed input fails having
-                // allocated about its own size, not the N bytes (up to 8 MiB) it claims.
-                let mut bytes = Vec::with_capacity(N.min(FIRST_CHUNK));
-                while bytes.len() < N {
-                    let byte = seq
-                        .next_element()?
-                        .ok_or_else(|| de::Error::invalid_length(bytes.len(), &self))?;
-                    if bytes.len() == bytes.capacity() {
-                        // Doubling, but never past N: a complete array fits exactly.
-                        bytes.reserve_exact(bytes.len().min(N - bytes.len()));
-                    }
-                    bytes.push(byte);
-                }
-                Ok(Bytes(bytes.into_boxed_slice()))
-            }
-        }
-
-        deserializer.deserialize_tuple(N, Array::<N>(PhantomData))
+        let array: Box<[u8; N]> = Array::<Plain>::deserialize(deserializer)?;
+        Ok(Bytes(array))
     }
 }
 
@@ -340,6 +310,81 @@ mod tests {
         assert_eq!(back, msg);
         let truncated = &bytes[..bytes.len() - 1];
         assert!(tacto::cdr::from_bytes::<Stamped250kb>(truncated).is_err());
+    }
+
+    /// `byte[N]` as the serializer sees it element by element: what CDR defines it as.
+    struct OneByOne<'a>(&'a [u8]);
+
+    impl Serialize for OneByOne<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::SerializeTuple;
+            let mut array = serializer.serialize_tuple(self.0.len())?;
+            for byte in self.0 {
+                array.serialize_element(byte)?;
+            }
+            array.end()
+        }
+    }
+
+    #[derive(Serialize)]
+    struct StampedOneByOne<'a> {
+        header: PerformanceHeader,
+        data: OneByOne<'a>,
+    }
+
+    #[test]
+    fn a_byte_array_as_one_block_is_the_same_cdr_as_byte_by_byte() {
+        let header = PerformanceHeader {
+            stamp: Time {
+                sec: 1_700_000_000,
+                nanosec: 123_456_789,
+            },
+            tracking_number: 42,
+            frequency: 100.0,
+            size: 1_048_576,
+        };
+        let mut msg = Stamped1mb {
+            header,
+            ..Stamped1mb::default()
+        };
+        for (i, byte) in msg.data.iter_mut().enumerate() {
+            *byte = (i % 251) as u8;
+        }
+        let block = tacto::cdr::to_vec(&msg).unwrap();
+        let one_by_one = tacto::cdr::to_vec(&StampedOneByOne {
+            header,
+            data: OneByOne(&msg.data),
+        })
+        .unwrap();
+        assert!(block == one_by_one, "the encodings differ");
+        let back: Stamped1mb = tacto::cdr::from_bytes(&one_by_one).unwrap();
+        assert!(
+            back == msg,
+            "decoding the byte-by-byte encoding changed the message"
+        );
+    }
+
+    #[test]
+    fn a_stamped10b_decodes_from_the_bytes_ros2_sends() {
+        // performance_test_msgs/msg/Stamped10b in plain CDR, little-endian, as rmw_cyclonedds
+        // writes it: the header's fields aligned to 4, then 10 raw octets, padded to 4.
+        let wire = [
+            0x00, 0x01, 0x00, 0x00, // encapsulation
+            0x02, 0x00, 0x00, 0x00, // stamp.sec = 2
+            0x03, 0x00, 0x00, 0x00, // stamp.nanosec = 3
+            0x07, 0x00, 0x00, 0x00, // tracking_number = 7
+            0x00, 0x00, 0xc8, 0x42, // frequency = 100.0
+            0x0a, 0x00, 0x00, 0x00, // size = 10
+            1, 2, 3, 4, 5, 6, 7, 8, 9, 10, // data
+            0x00, 0x00, // padding
+        ];
+        let msg: Stamped10b = tacto::cdr::from_bytes(&wire).unwrap();
+        assert_eq!(msg.header.stamp, Time { sec: 2, nanosec: 3 });
+        assert_eq!(msg.header.tracking_number, 7);
+        assert_eq!(msg.header.frequency, 100.0);
+        assert_eq!(msg.header.size, 10);
+        assert_eq!(&msg.data[..], &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        assert_eq!(tacto::cdr::to_vec(&msg).unwrap(), wire);
     }
 
     #[test]
