@@ -537,6 +537,20 @@ fn the_events_executor_suite_gives_every_parts_numbers_and_plots_or_says_why_not
             has(format!("long.{load}.{process}.rss_growth_pct"));
         }
     }
+    match &rclcpp {
+        Some(_) => {
+            for load in ["pubsub", "service"] {
+                for executor in ["rclcpp-single", "rclcpp-events"] {
+                    has(format!("long.{load}.{executor}.cpu_pct_core"));
+                    has(format!("long.{load}.{executor}.rss_growth_pct"));
+                }
+            }
+        }
+        None => assert_eq!(
+            skipped(notes, "rclcpp's long runs"),
+            Some("no --rclcpp DIR given")
+        ),
+    }
 
     // Memory scaling, and on DDS too where a network namespace can be made.
     let mut scaled = vec!["scaling.wait-set", "scaling.events"];

@@ -57,8 +57,8 @@ impl RclcppExecutor {
 pub(crate) struct IrobotRun {
     /// The process's CPU over the window after the warm-up, % of one core.
     pub cpu_pct_core: f64,
-    /// Its resident set at the last reading, kB.
-    pub rss_kb: u64,
+    /// Its resident set once a second over the window after the warm-up, kB.
+    pub rss_kb_per_s: Vec<u64>,
     /// Messages received, over the whole run.
     pub received: u64,
     /// Lost, as the benchmark counts them.
@@ -169,7 +169,10 @@ impl Irobot {
             .ok_or("irobot_benchmark ended before its CPU could be read twice")?;
         Ok(Some(IrobotRun {
             cpu_pct_core,
-            rss_kb: ended.readings.last().map_or(0, |r| r.rss_kb),
+            rss_kb_per_s: (ended.readings.iter())
+                .filter(|r| r.at_s >= warmup.as_secs_f64())
+                .map(|r| r.rss_kb)
+                .collect(),
             received: total.0,
             lost: total.2,
             mean_ms: total.1,

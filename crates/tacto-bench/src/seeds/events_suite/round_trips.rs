@@ -38,7 +38,7 @@ struct Ran {
 
 /// rclcpp's services in ros2-performance's format: a server, and a client calling it every
 /// [`CALL_PERIOD_MS`], in one process.
-fn rclcpp_services() -> String {
+pub(super) fn rclcpp_services() -> String {
     format!(
         r#"{{"nodes": [
   {{"node_name": "server", "servers": [{{"service_name": "add_two_ints", "srv_type": "stamped10b"}}]}},
