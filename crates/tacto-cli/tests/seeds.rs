@@ -507,6 +507,27 @@ fn the_events_executor_suite_gives_every_parts_numbers_and_plots_or_says_why_not
             }
         }
     }
+    match &rclcpp {
+        Some(_) => {
+            for executor in ["rclcpp-single", "rclcpp-events"] {
+                let key = format!("service.one-process.{executor}");
+                for what in [
+                    "cpu_pct_core",
+                    "answered",
+                    "latency_mean_ms",
+                    "latency_max_ms",
+                ] {
+                    has(format!("{key}.{what}"));
+                }
+            }
+            has("service.one-process.best_over_rclcpp_best.latency".into());
+            has("service.one-process.best_over_rclcpp_best.cpu".into());
+        }
+        None => assert_eq!(
+            skipped(notes, "rclcpp's services beside tacto"),
+            Some("no --rclcpp DIR given")
+        ),
+    }
 
     // Long runs, each process's memory once a second.
     for load in ["pubsub", "service", "action"] {
@@ -515,6 +536,20 @@ fn the_events_executor_suite_gives_every_parts_numbers_and_plots_or_says_why_not
         for process in ["serving", "measuring"] {
             has(format!("long.{load}.{process}.rss_growth_pct"));
         }
+    }
+    match &rclcpp {
+        Some(_) => {
+            for load in ["pubsub", "service"] {
+                for executor in ["rclcpp-single", "rclcpp-events"] {
+                    has(format!("long.{load}.{executor}.cpu_pct_core"));
+                    has(format!("long.{load}.{executor}.rss_growth_pct"));
+                }
+            }
+        }
+        None => assert_eq!(
+            skipped(notes, "rclcpp's long runs"),
+            Some("no --rclcpp DIR given")
+        ),
     }
 
     // Memory scaling, and on DDS too where a network namespace can be made.

@@ -57,8 +57,8 @@ impl RclcppExecutor {
 pub(crate) struct IrobotRun {
     /// The process's CPU over the window after the warm-up, % of one core.
     pub cpu_pct_core: f64,
-    /// Its resident set at the last reading, kB.
-    pub rss_kb: u64,
+    /// Its resident set once a second over the window after the warm-up, kB.
+    pub rss_kb_per_s: Vec<u64>,
     /// Messages received, over the whole run.
     pub received: u64,
     /// Lost, as the benchmark counts them.
@@ -169,7 +169,10 @@ impl Irobot {
             .ok_or("irobot_benchmark ended before its CPU could be read twice")?;
         Ok(Some(IrobotRun {
             cpu_pct_core,
-            rss_kb: ended.readings.last().map_or(0, |r| r.rss_kb),
+            rss_kb_per_s: (ended.readings.iter())
+                .filter(|r| r.at_s >= warmup.as_secs_f64())
+                .map(|r| r.rss_kb)
+                .collect(),
             received: total.0,
             lost: total.2,
             mean_ms: total.1,
@@ -205,25 +208,30 @@ fn parse_total(text: &str) -> Result<(u64, f64, u64), String> {
     ))
 }
 
-/// `latency_all.txt`: the largest `max_us` of the subscriptions' table, ms.
+/// `latency_all.txt`: the largest `max_us` of the receivers' table, ms: the subscriptions'
+/// (`Subscriptions stats:`), or the clients' (`Clients stats:`, a response's round trip) in a
+/// topology of services. The publishers' table times their publishing, not a delivery.
 fn parse_max_ms(text: &str) -> Result<f64, String> {
     let mut lines = text
         .lines()
-        .skip_while(|l| !l.starts_with("Subscriptions stats"))
+        .skip_while(|l| !l.starts_with("Subscriptions stats") && !l.starts_with("Clients stats"))
         .skip(1);
     let header: Vec<&str> = lines
         .next()
         .unwrap_or_default()
         .split_whitespace()
         .collect();
-    let i = (header.iter().position(|h| *h == "max_us"))
-        .ok_or_else(|| format!("latency_all.txt has no subscriptions' max_us: {text:?}"))?;
+    let i = (header.iter().position(|h| *h == "max_us")).ok_or_else(|| {
+        format!("latency_all.txt has no subscriptions' or clients' max_us: {text:?}")
+    })?;
     let maxima: Vec<f64> = lines
         .take_while(|l| !l.trim().is_empty())
         .filter_map(|l| l.split_whitespace().nth(i)?.parse().ok())
         .collect();
     match maxima.is_empty() {
-        true => Err(format!("latency_all.txt lists no subscription: {text:?}")),
+        true => Err(format!(
+            "latency_all.txt lists no subscription or client: {text:?}"
+        )),
         false => Ok(maxima.into_iter().fold(0.0, f64::max) / 1e3),
     }
 }
@@ -252,6 +260,16 @@ mod tests {
         assert_eq!(parse_max_ms(ALL), Ok(0.14));
         assert!(parse_total("").unwrap_err().contains("received_msgs"));
         assert!(parse_max_ms("Subscriptions stats:\n").is_err());
+    }
+
+    #[test]
+    fn a_topology_of_services_gives_its_clients_round_trips() {
+        // As irobot_benchmark wrote it for a server and a client calling every 10 ms.
+        let clients = "\nClients stats:\nnode           topic          size_b    received_msgs  \
+            late_msgs too_late_msgs  lost_msgs mean_us   sd_us     min_us    max_us    freq_hz   \
+            throughput_Kb_per_sec\nclient         add            0         500            0         \
+            0              0         90        24        41        454       100       0\n";
+        assert_eq!(parse_max_ms(clients), Ok(0.454));
     }
 
     #[test]

@@ -2,13 +2,17 @@
 //! memory on the wait-set executor, each process's resident set read once a second: the
 //! seed's question (it found memory growing in every rclcpp executor) asked of tacto. Growth is
 //! from the window's first second to its last, after the warm-up; the target is under 1%.
+//! With `--rclcpp`, the seed's own subject beside it: `irobot_benchmark` with the same
+//! pub/sub and services loads (it has no actions) in one process on each of rclcpp's
+//! executors, for as long, its resident set read the same way.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
 
 use super::placed::{self, Case, CaseError, Load, Transport};
-use super::{Part, PartRan, growth_pct};
+use super::{Part, PartRan, growth_pct, one_process, round_trips};
+use crate::seeds::irobot::{Irobot, IrobotRun, RclcppExecutor};
 use crate::seeds::{Figure, Scale, plot};
 use tacto_launch::executors::ExecutorKind;
 use tacto_launch::interrupt::Interrupt;
@@ -26,8 +30,19 @@ struct Ran {
     measured: placed::Measured,
 }
 
-/// Runs each load for the long window.
-pub(super) fn run(scale: Scale, interrupt: &Interrupt) -> PartRan {
+/// One load's run on rclcpp.
+struct RclcppRan {
+    load: Load,
+    executor: RclcppExecutor,
+    run: IrobotRun,
+}
+
+/// Runs each load for the long window, on tacto and, if `irobot` is found, on rclcpp.
+pub(super) fn run(
+    scale: Scale,
+    irobot: Result<&Irobot, &String>,
+    interrupt: &Interrupt,
+) -> PartRan {
     let warmup = Duration::from_secs_f64(scale.pick(10.0, 1.0));
     let duration = Duration::from_secs_f64(scale.pick(600.0, 3.0));
     let mut notes = vec![format!(
@@ -62,10 +77,48 @@ pub(super) fn run(scale: Scale, interrupt: &Interrupt) -> PartRan {
             }
         }
     }
-    PartRan::Part(report(&ran, notes))
+    let mut rclcpp = Vec::new();
+    match irobot {
+        Ok(irobot) => {
+            notes.push(
+                "rclcpp rows: irobot_benchmark (ros2-performance), the same pub/sub and \
+                 services loads in one process (`--ipc on`; its services go through DDS), \
+                 `-x 1` (SingleThreadedExecutor) and `-x 3` (EventsExecutor), for as long, its \
+                 resident set read once a second after the same warm-up. It has no actions."
+                    .into(),
+            );
+            // Whole seconds: the benchmark's -t.
+            let seconds = (warmup + duration).as_secs_f64().ceil() as u64;
+            for load in [Load::PubSub(MSG_TYPE), Load::Service] {
+                let topology = match load {
+                    Load::PubSub(msg_type) => one_process::topology(msg_type),
+                    _ => round_trips::rclcpp_services(),
+                };
+                for executor in RclcppExecutor::ALL {
+                    eprintln!("  {} for {seconds} s on {}", load.name(), executor.name());
+                    let name = format!("long_{}", load.name());
+                    match irobot.run(&name, &topology, executor, seconds, warmup, interrupt) {
+                        Ok(Some(run)) => rclcpp.push(RclcppRan {
+                            load,
+                            executor,
+                            run,
+                        }),
+                        Ok(None) => return PartRan::Interrupted,
+                        Err(e) => notes.push(format!(
+                            "long run of {} on {}: failed: {e}",
+                            load.name(),
+                            executor.name()
+                        )),
+                    }
+                }
+            }
+        }
+        Err(reason) => notes.push(format!("rclcpp's long runs: skipped: {reason}")),
+    }
+    PartRan::Part(report(&ran, &rclcpp, notes))
 }
 
-fn report(ran: &[Ran], notes: Vec<String>) -> Part {
+fn report(ran: &[Ran], rclcpp: &[RclcppRan], notes: Vec<String>) -> Part {
     let mut numbers = BTreeMap::new();
     let mut table = String::from(
         "**Long runs**\n\n| load | process | CPU, % core (both) | RSS at the start, kB | at the \
@@ -113,17 +166,56 @@ fn report(ran: &[Ran], notes: Vec<String>) -> Part {
             numbers.insert(format!("long.{load}.rss_growth_pct"), most);
         }
     }
+    let mut theirs: Option<(f64, String)> = None;
+    for r in rclcpp {
+        let (load, executor) = (r.load.name(), r.executor.name());
+        let rss = &r.run.rss_kb_per_s;
+        numbers.insert(
+            format!("long.{load}.{executor}.cpu_pct_core"),
+            r.run.cpu_pct_core,
+        );
+        let Some(growth) = growth_pct(rss) else {
+            continue;
+        };
+        numbers.insert(format!("long.{load}.{executor}.rss_growth_pct"), growth);
+        let _ = writeln!(
+            table,
+            "| {load} | {executor} (one process) | {:.2} | {} | {} | {growth:+.2} | {} | {} |",
+            r.run.cpu_pct_core,
+            rss.first().copied().unwrap_or_default(),
+            rss.last().copied().unwrap_or_default(),
+            r.run.received,
+            r.run.lost,
+        );
+        let points = (rss.iter().enumerate())
+            .map(|(s, &kb)| ((s + 1) as f64, kb as f64 / 1024.0))
+            .collect();
+        series.push((format!("{load} {executor}"), points));
+        if theirs.as_ref().is_none_or(|(w, _)| growth > *w) {
+            theirs = Some((growth, format!("{load}, {executor}")));
+        }
+    }
     table.push('\n');
-    let verdict = match worst {
-        Some((growth, which)) => vec![format!(
+    let mut verdict = Vec::new();
+    if let Some((growth, which)) = worst {
+        verdict.push(format!(
             "long runs: {}: largest RSS growth {growth:+.2}% ({which}; target < {TARGET_PCT}%)",
             match growth < TARGET_PCT {
                 true => "met",
                 false => "not met",
             }
-        )],
-        None => Vec::new(),
-    };
+        ));
+    }
+    if let Some((growth, which)) = theirs {
+        verdict.push(format!(
+            "long runs on rclcpp: largest RSS growth {growth:+.2}% ({which}); the seed found \
+             growth in every rclcpp executor: {}",
+            match growth < TARGET_PCT {
+                true => "not reproduced here",
+                false => "reproduced",
+            }
+        ));
+    }
     Part {
         numbers,
         table,
@@ -175,15 +267,35 @@ mod tests {
                 ),
                 run(Load::Action, vec![process("serving", vec![1000, 1020])]),
             ],
+            &[RclcppRan {
+                load: Load::PubSub(MSG_TYPE),
+                executor: RclcppExecutor::Events,
+                run: IrobotRun {
+                    cpu_pct_core: 2.0,
+                    rss_kb_per_s: vec![20_000, 20_100, 20_400],
+                    received: 100,
+                    lost: 0,
+                    mean_ms: 0.1,
+                    max_ms: 0.5,
+                },
+            }],
             Vec::new(),
         );
         assert_eq!(part.numbers["long.service.serving.rss_growth_pct"], 0.5);
         assert_eq!(part.numbers["long.service.rss_growth_pct"], 0.5);
         assert_eq!(part.numbers["long.action.rss_growth_pct"], 2.0);
         assert_eq!(
-            part.verdict,
-            ["long runs: not met: largest RSS growth +2.00% (action, serving; target < 1%)"]
+            part.numbers["long.pubsub.rclcpp-events.rss_growth_pct"],
+            2.0
         );
-        assert_eq!(part.figures[0].svg.matches("<polyline").count(), 3);
+        assert_eq!(
+            part.verdict,
+            [
+                "long runs: not met: largest RSS growth +2.00% (action, serving; target < 1%)",
+                "long runs on rclcpp: largest RSS growth +2.00% (pubsub, rclcpp-events); the \
+                 seed found growth in every rclcpp executor: reproduced"
+            ]
+        );
+        assert_eq!(part.figures[0].svg.matches("<polyline").count(), 4);
     }
 }

@@ -7,8 +7,8 @@
 //! | pub/sub in one process | a publisher every 10 ms and a subscriber of ros2-performance's `stamped10b` … `stamped4mb`, every executor; with `--rclcpp`, `irobot_benchmark` on the same topology file beside it, alternating | [`one_process`] |
 //! | ros2-performance topologies | `mont_blanc` and `sierra_nevada` on tacto's executors and, through `irobot_benchmark`, rclcpp's (only with `--rclcpp`) | [`topologies`] |
 //! | pub/sub in two processes | the same, publisher and subscriber in a process each, over shared memory and over DDS | [`two_processes`] |
-//! | services and actions | an AddTwoInts call every 10 ms, a Fibonacci goal every 100 ms: round trips, in one process and in two (shared memory, DDS) | [`round_trips`] |
-//! | long runs | pub/sub, services and actions in two processes for 10 minutes each, resident set once a second | [`long_runs`] |
+//! | services and actions | an AddTwoInts call every 10 ms, a Fibonacci goal every 100 ms: round trips, in one process and in two (shared memory, DDS); with `--rclcpp`, rclcpp's services in one process through `irobot_benchmark` | [`round_trips`] |
+//! | long runs | pub/sub, services and actions in two processes for 10 minutes each, resident set once a second; with `--rclcpp`, rclcpp's pub/sub and services as long | [`long_runs`] |
 //! | memory scaling | RSS against 1 to 100 nodes (and as many topics) in one process | [`memory_scaling`] |
 //!
 //! The one-process pub/sub, the topologies and memory scaling are topology files that `tacto
@@ -84,9 +84,11 @@ pub(super) fn run(scale: Scale, rclcpp: Option<&Path>, interrupt: &Interrupt) ->
             two_processes::run(scale, interrupt)
         }),
         ("services and actions", &|| {
-            round_trips::run(scale, interrupt)
+            round_trips::run(scale, irobot.as_ref(), interrupt)
         }),
-        ("long runs", &|| long_runs::run(scale, interrupt)),
+        ("long runs", &|| {
+            long_runs::run(scale, irobot.as_ref(), interrupt)
+        }),
         ("memory scaling", &|| memory_scaling::run(scale, interrupt)),
     ];
     let mut section = SectionReport {

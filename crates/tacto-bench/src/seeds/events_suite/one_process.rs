@@ -39,7 +39,7 @@ const PERIOD_MS: u64 = 10;
 
 /// The topology file of one pub/sub case: a publisher of `msg_type` every [`PERIOD_MS`], one
 /// subscriber.
-fn topology(msg_type: &str) -> String {
+pub(super) fn topology(msg_type: &str) -> String {
     format!(
         r#"{{"nodes": [
   {{"node_name": "publisher",
@@ -383,7 +383,7 @@ mod tests {
             bytes: 10,
             run: IrobotRun {
                 cpu_pct_core: 4.0,
-                rss_kb: 20_000,
+                rss_kb_per_s: vec![20_000],
                 received: 1000,
                 lost: 0,
                 mean_ms: 0.05,

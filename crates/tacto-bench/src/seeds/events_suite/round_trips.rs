@@ -2,7 +2,9 @@
 //! goal every 100 ms (send to acceptance, the goal service's round trip; and send to result,
 //! ten steps of the server's timer later), in one process and in two (shared memory, DDS), on
 //! every executor a launch file can place them on: CPU of the processes, round trips (mean,
-//! p99, max) and the calls or goals lost.
+//! p99, max) and the calls or goals lost. With `--rclcpp`, rclcpp's services beside them:
+//! `irobot_benchmark` calling a server of ros2-performance's `stamped10b` service as often,
+//! in one process on each of its executors.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -12,6 +14,7 @@ use super::placed::{
     self, CALL_PERIOD_MS, Case, CaseError, GOAL_ORDER, GOAL_PERIOD_MS, Load, STEP_MS, Transport,
 };
 use super::{Part, PartRan, insert_distribution, ms, placed_executors};
+use crate::seeds::irobot::{Irobot, IrobotRun, RclcppExecutor};
 use crate::seeds::isolation::Network;
 use crate::seeds::{Figure, Scale, plot};
 use tacto_launch::executors::ExecutorKind;
@@ -33,9 +36,24 @@ struct Ran {
     measured: placed::Measured,
 }
 
+/// rclcpp's services in ros2-performance's format: a server, and a client calling it every
+/// [`CALL_PERIOD_MS`], in one process.
+pub(super) fn rclcpp_services() -> String {
+    format!(
+        r#"{{"nodes": [
+  {{"node_name": "server", "servers": [{{"service_name": "add_two_ints", "srv_type": "stamped10b"}}]}},
+  {{"node_name": "client", "clients": [{{"service_name": "add_two_ints", "srv_type": "stamped10b", "period_ms": {CALL_PERIOD_MS}}}]}}
+]}}"#
+    )
+}
+
 /// Runs both loads in every placement on every placeable executor; DDS only where a network
-/// namespace can be made.
-pub(super) fn run(scale: Scale, interrupt: &Interrupt) -> PartRan {
+/// namespace can be made; then rclcpp's services if `irobot` is found.
+pub(super) fn run(
+    scale: Scale,
+    irobot: Result<&Irobot, &String>,
+    interrupt: &Interrupt,
+) -> PartRan {
     // Across processes a client finds its server only after discovery, which for an action
     // (three services and two topics) over shared memory took 4 to 5 s in a debug build on a
     // loaded machine (well under 1 s in a release build): the warm-up covers it, and the
@@ -111,10 +129,40 @@ pub(super) fn run(scale: Scale, interrupt: &Interrupt) -> PartRan {
             }
         }
     }
-    PartRan::Part(report(&ran, notes))
+    let mut rclcpp = Vec::new();
+    match irobot {
+        Ok(irobot) => {
+            notes.push(format!(
+                "rclcpp rows: irobot_benchmark (ros2-performance) with a server of its \
+                 `stamped10b` service and a client calling it every {CALL_PERIOD_MS} ms in one \
+                 process, `-x 1` (SingleThreadedExecutor) and `-x 3` (EventsExecutor), in a \
+                 network namespace of its own. rclcpp has no intra-process services: its calls \
+                 go through DDS even in one process. Its round trip is the client's, request \
+                 sent to response taken; mean and max over its whole run ({} s, warm-up \
+                 included), no p99.",
+                (warmup + duration).as_secs_f64().ceil()
+            ));
+            // Whole seconds: the benchmark's -t.
+            let seconds = (warmup + duration).as_secs_f64().ceil() as u64;
+            for executor in RclcppExecutor::ALL {
+                eprintln!("  service one-process on {}", executor.name());
+                let topology = rclcpp_services();
+                match irobot.run("services", &topology, executor, seconds, warmup, interrupt) {
+                    Ok(Some(run)) => rclcpp.push((executor, run)),
+                    Ok(None) => return PartRan::Interrupted,
+                    Err(e) => notes.push(format!(
+                        "service one-process on {}: failed: {e}",
+                        executor.name()
+                    )),
+                }
+            }
+        }
+        Err(reason) => notes.push(format!("rclcpp's services beside tacto: skipped: {reason}")),
+    }
+    PartRan::Part(report(&ran, &rclcpp, notes))
 }
 
-fn report(ran: &[Ran], mut notes: Vec<String>) -> Part {
+fn report(ran: &[Ran], rclcpp: &[(RclcppExecutor, IrobotRun)], mut notes: Vec<String>) -> Part {
     let mut numbers = BTreeMap::new();
     let mut table = String::from(
         "**Services and actions**\n\n| load | placement | executor | CPU, % core | round trip \
@@ -156,6 +204,24 @@ fn report(ran: &[Ran], mut notes: Vec<String>) -> Part {
             ms(tally.result_ms.as_ref().map(|l| l.mean)),
             tally.measured,
             tally.lost,
+        );
+    }
+    for (executor, run) in rclcpp {
+        let key = format!("service.one-process.{}", executor.name());
+        numbers.insert(format!("{key}.cpu_pct_core"), run.cpu_pct_core);
+        numbers.insert(format!("{key}.answered"), run.received as f64);
+        numbers.insert(format!("{key}.lost"), run.lost as f64);
+        numbers.insert(format!("{key}.latency_mean_ms"), run.mean_ms);
+        numbers.insert(format!("{key}.latency_max_ms"), run.max_ms);
+        let _ = writeln!(
+            table,
+            "| service | one-process | {} | {:.2} | {:.3} | - | {:.3} | - | {} | {} |",
+            executor.name(),
+            run.cpu_pct_core,
+            run.mean_ms,
+            run.max_ms,
+            run.received,
+            run.lost,
         );
     }
     table.push('\n');
@@ -216,6 +282,9 @@ fn report(ran: &[Ran], mut notes: Vec<String>) -> Part {
             ));
         }
     }
+    if let Some(line) = against_rclcpp(ran, rclcpp, &mut numbers) {
+        verdict.push(line);
+    }
     Part {
         numbers,
         table,
@@ -223,4 +292,41 @@ fn report(ran: &[Ran], mut notes: Vec<String>) -> Part {
         figures,
         verdict,
     }
+}
+
+/// tacto's services in one process against rclcpp's: the fastest mean round trip and the
+/// least CPU of each side, as ratios (tacto's over rclcpp's); `None` if a side has no run.
+fn against_rclcpp(
+    ran: &[Ran],
+    rclcpp: &[(RclcppExecutor, IrobotRun)],
+    numbers: &mut BTreeMap<String, f64>,
+) -> Option<String> {
+    let ours = || (ran.iter()).filter(|r| r.load == Load::Service && r.placement == "one-process");
+    let fastest = (ours())
+        .filter_map(|r| Some((r, r.measured.tally.latency_ms.as_ref()?.mean)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))?;
+    let cheapest =
+        ours().min_by(|a, b| a.measured.cpu_pct_core.total_cmp(&b.measured.cpu_pct_core))?;
+    let their_fastest = (rclcpp.iter()).min_by(|a, b| a.1.mean_ms.total_cmp(&b.1.mean_ms))?;
+    let their_cheapest =
+        (rclcpp.iter()).min_by(|a, b| a.1.cpu_pct_core.total_cmp(&b.1.cpu_pct_core))?;
+    let latency = fastest.1 / their_fastest.1.mean_ms;
+    let cpu = cheapest.measured.cpu_pct_core / their_cheapest.1.cpu_pct_core;
+    numbers.insert(
+        "service.one-process.best_over_rclcpp_best.latency".into(),
+        latency,
+    );
+    numbers.insert("service.one-process.best_over_rclcpp_best.cpu".into(), cpu);
+    Some(format!(
+        "service in one process against rclcpp: round trip {:.3} ms ({}) against {:.3} ms ({}), \
+         {latency:.2}x; CPU {:.2}% ({}) against {:.2}% ({}), {cpu:.2}x",
+        fastest.1,
+        fastest.0.executor,
+        their_fastest.1.mean_ms,
+        their_fastest.0.name(),
+        cheapest.measured.cpu_pct_core,
+        cheapest.executor,
+        their_cheapest.1.cpu_pct_core,
+        their_cheapest.0.name(),
+    ))
 }

@@ -256,7 +256,7 @@ mod tests {
                 executor,
                 IrobotRun {
                     cpu_pct_core,
-                    rss_kb: 0,
+                    rss_kb_per_s: Vec::new(),
                     received: 10,
                     lost: 0,
                     mean_ms: 0.1,
