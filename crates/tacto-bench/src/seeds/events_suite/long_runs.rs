@@ -118,14 +118,62 @@ pub(super) fn run(
     PartRan::Part(report(&ran, &rclcpp, notes))
 }
 
+/// The table, the RSS series and the largest growth seen, filled one process at a time.
+#[derive(Default)]
+struct Rows {
+    table: String,
+    series: Vec<(String, Vec<(f64, f64)>)>,
+    worst: Option<(f64, String)>,
+}
+
+/// One process's figures, as a row gives them.
+struct Process<'a> {
+    load: &'static str,
+    /// As the table names the process.
+    name: String,
+    /// As the plot's legend and the verdict name it.
+    label: String,
+    cpu_pct_core: f64,
+    rss_kb_per_s: &'a [u64],
+    received: u64,
+    lost: u64,
+}
+
+impl Rows {
+    /// Adds the process's row and RSS line; its growth, if its resident set was read twice.
+    fn add(&mut self, p: Process) -> Option<f64> {
+        let rss = p.rss_kb_per_s;
+        let growth = growth_pct(rss)?;
+        let _ = writeln!(
+            self.table,
+            "| {} | {} | {:.2} | {} | {} | {growth:+.2} | {} | {} |",
+            p.load,
+            p.name,
+            p.cpu_pct_core,
+            rss.first().copied().unwrap_or_default(),
+            rss.last().copied().unwrap_or_default(),
+            p.received,
+            p.lost,
+        );
+        let points = (rss.iter().enumerate())
+            .map(|(s, &kb)| ((s + 1) as f64, kb as f64 / 1024.0))
+            .collect();
+        self.series
+            .push((format!("{} {}", p.load, p.label), points));
+        if self.worst.as_ref().is_none_or(|(w, _)| growth > *w) {
+            self.worst = Some((growth, format!("{}, {}", p.load, p.label)));
+        }
+        Some(growth)
+    }
+}
+
 fn report(ran: &[Ran], rclcpp: &[RclcppRan], notes: Vec<String>) -> Part {
     let mut numbers = BTreeMap::new();
     let mut table = String::from(
         "**Long runs**\n\n| load | process | CPU, % core (both) | RSS at the start, kB | at the \
          end, kB | growth, % | received or answered | lost |\n|---|---|---|---|---|---|---|---|\n",
     );
-    let mut series = Vec::new();
-    let mut worst: Option<(f64, String)> = None;
+    let mut ours = Rows::default();
     for r in ran {
         let load = r.load.name();
         numbers.insert(format!("long.{load}.cpu_pct_core"), r.measured.cpu_pct_core);
@@ -135,8 +183,15 @@ fn report(ran: &[Ran], rclcpp: &[RclcppRan], notes: Vec<String>) -> Part {
         );
         let mut most: Option<f64> = None;
         for process in &r.measured.processes {
-            let rss = &process.rss_kb_per_s;
-            let Some(growth) = growth_pct(rss) else {
+            let Some(growth) = ours.add(Process {
+                load,
+                name: process.name.clone(),
+                label: process.name.clone(),
+                cpu_pct_core: r.measured.cpu_pct_core,
+                rss_kb_per_s: &process.rss_kb_per_s,
+                received: r.measured.tally.measured,
+                lost: r.measured.tally.lost,
+            }) else {
                 continue;
             };
             numbers.insert(
@@ -144,60 +199,37 @@ fn report(ran: &[Ran], rclcpp: &[RclcppRan], notes: Vec<String>) -> Part {
                 growth,
             );
             most = Some(most.map_or(growth, |m: f64| m.max(growth)));
-            let _ = writeln!(
-                table,
-                "| {load} | {} | {:.2} | {} | {} | {growth:+.2} | {} | {} |",
-                process.name,
-                r.measured.cpu_pct_core,
-                rss.first().copied().unwrap_or_default(),
-                rss.last().copied().unwrap_or_default(),
-                r.measured.tally.measured,
-                r.measured.tally.lost,
-            );
-            let points = (rss.iter().enumerate())
-                .map(|(s, &kb)| ((s + 1) as f64, kb as f64 / 1024.0))
-                .collect();
-            series.push((format!("{load} {}", process.name), points));
-            if worst.as_ref().is_none_or(|(w, _)| growth > *w) {
-                worst = Some((growth, format!("{load}, {}", process.name)));
-            }
         }
         if let Some(most) = most {
             numbers.insert(format!("long.{load}.rss_growth_pct"), most);
         }
     }
-    let mut theirs: Option<(f64, String)> = None;
+    let mut theirs = Rows::default();
     for r in rclcpp {
         let (load, executor) = (r.load.name(), r.executor.name());
-        let rss = &r.run.rss_kb_per_s;
         numbers.insert(
             format!("long.{load}.{executor}.cpu_pct_core"),
             r.run.cpu_pct_core,
         );
-        let Some(growth) = growth_pct(rss) else {
-            continue;
-        };
-        numbers.insert(format!("long.{load}.{executor}.rss_growth_pct"), growth);
-        let _ = writeln!(
-            table,
-            "| {load} | {executor} (one process) | {:.2} | {} | {} | {growth:+.2} | {} | {} |",
-            r.run.cpu_pct_core,
-            rss.first().copied().unwrap_or_default(),
-            rss.last().copied().unwrap_or_default(),
-            r.run.received,
-            r.run.lost,
-        );
-        let points = (rss.iter().enumerate())
-            .map(|(s, &kb)| ((s + 1) as f64, kb as f64 / 1024.0))
-            .collect();
-        series.push((format!("{load} {executor}"), points));
-        if theirs.as_ref().is_none_or(|(w, _)| growth > *w) {
-            theirs = Some((growth, format!("{load}, {executor}")));
+        if let Some(growth) = theirs.add(Process {
+            load,
+            name: format!("{executor} (one process)"),
+            label: executor.to_string(),
+            cpu_pct_core: r.run.cpu_pct_core,
+            rss_kb_per_s: &r.run.rss_kb_per_s,
+            received: r.run.received,
+            lost: r.run.lost,
+        }) {
+            numbers.insert(format!("long.{load}.{executor}.rss_growth_pct"), growth);
         }
     }
+    table.push_str(&ours.table);
+    table.push_str(&theirs.table);
     table.push('\n');
+    let mut series = ours.series;
+    series.extend(theirs.series);
     let mut verdict = Vec::new();
-    if let Some((growth, which)) = worst {
+    if let Some((growth, which)) = ours.worst {
         verdict.push(format!(
             "long runs: {}: largest RSS growth {growth:+.2}% ({which}; target < {TARGET_PCT}%)",
             match growth < TARGET_PCT {
@@ -206,7 +238,7 @@ fn report(ran: &[Ran], rclcpp: &[RclcppRan], notes: Vec<String>) -> Part {
             }
         ));
     }
-    if let Some((growth, which)) = theirs {
+    if let Some((growth, which)) = theirs.worst {
         verdict.push(format!(
             "long runs on rclcpp: largest RSS growth {growth:+.2}% ({which}); the seed found \
              growth in every rclcpp executor: {}",
@@ -296,6 +328,13 @@ mod tests {
                  seed found growth in every rclcpp executor: reproduced"
             ]
         );
+        assert!(
+            part.table
+                .contains("| action | serving | 1.00 | 1000 | 1020 | +2.00 | 0 | 0 |")
+        );
+        assert!(part.table.contains(
+            "| pubsub | rclcpp-events (one process) | 2.00 | 20000 | 20400 | +2.00 | 100 | 0 |"
+        ));
         assert_eq!(part.figures[0].svg.matches("<polyline").count(), 4);
     }
 }
