@@ -247,14 +247,19 @@ impl TimeCache {
         {
             return Inserted::TooOld;
         }
-        // Samples arrive in stamp order nearly always: then the place is the end, and the
-        // binary search (a cache miss per step in a long cache) is skipped.
-        let at = match self.stamps.back() {
-            Some(&last) if last > sample.stamp => {
-                self.stamps.partition_point(|&s| s <= sample.stamp)
+        // Samples arrive in stamp order nearly always, each newer than the last: then the
+        // place is the end, no sample can be an exact duplicate, and a push does it (neither
+        // the binary search, a cache miss per step in a long cache, nor the scan of equal
+        // stamps, nor the general insertion's bookkeeping).
+        match self.stamps.back() {
+            Some(&last) if last >= sample.stamp => {}
+            _ => {
+                self.samples.push_back(sample);
+                self.stamps.push_back(sample.stamp);
+                return self.evict_past_max_len();
             }
-            _ => self.stamps.len(),
-        };
+        }
+        let at = self.stamps.partition_point(|&s| s <= sample.stamp);
         let same_stamp = self.samples.range(..at).rev();
         if same_stamp
             .take_while(|s| s.stamp == sample.stamp)
@@ -264,6 +269,11 @@ impl TimeCache {
         }
         self.samples.insert(at, sample);
         self.stamps.insert(at, sample.stamp);
+        self.evict_past_max_len()
+    }
+
+    /// Drops the oldest sample if the cache holds more than its count bound.
+    fn evict_past_max_len(&mut self) -> Inserted {
         if self.samples.len() > self.max_len {
             self.samples.pop_front();
             self.stamps.pop_front();
