@@ -1,7 +1,7 @@
 //! Which DDS domain to join and how far discovery reaches, read from the environment as rclcpp
 //! reads it (`ROS_DOMAIN_ID`, `ROS_AUTOMATIC_DISCOVERY_RANGE`, `ROS_STATIC_PEERS`,
 //! `CYCLONEDDS_URI`), and turned into the Cyclone configuration rmw_cyclonedds would build,
-//! with one addition: a larger socket receive buffer asked for (see [`RECEIVE_BUFFER`]).
+//! with one addition: a larger socket receive buffer asked for (`RECEIVE_BUFFER` says why).
 
 use std::env;
 
