@@ -1,6 +1,7 @@
 //! Which DDS domain to join and how far discovery reaches, read from the environment as rclcpp
 //! reads it (`ROS_DOMAIN_ID`, `ROS_AUTOMATIC_DISCOVERY_RANGE`, `ROS_STATIC_PEERS`,
-//! `CYCLONEDDS_URI`), and turned into the Cyclone configuration rmw_cyclonedds would build.
+//! `CYCLONEDDS_URI`), and turned into the Cyclone configuration rmw_cyclonedds would build,
+//! with one addition: a larger socket receive buffer asked for (`RECEIVE_BUFFER` says why).
 
 use std::env;
 
@@ -64,6 +65,23 @@ pub struct DomainConfig {
 /// The highest domain id whose DDS port numbers (7400 + 250 × id + offsets) stay below 65536.
 const MAX_DOMAIN_ID: u32 = 232;
 
+/// The socket receive buffer asked of the kernel for each of Cyclone's sockets, where
+/// rmw_cyclonedds leaves Cyclone's default (1 MiB asked, which Linux doubles to 2 MiB).
+///
+/// Why: a sample is sent as a burst of UDP datagrams (4 MiB is about 290 of Cyclone's 14720 B
+/// messages), and every datagram that finds the buffer full is dropped by the kernel; a
+/// reliable reader then waits for the writer's next heartbeat to ask for it again, and a
+/// KEEP_LAST writer that has meanwhile written its depth of newer samples no longer has it,
+/// so the sample is lost. A 2 MiB buffer holds half a 4 MiB sample: the receive thread must
+/// drain it within a few milliseconds of every burst, which a busy machine does not give it.
+/// 10 MiB is the minimum the ROS 2 documentation recommends for Cyclone with large messages.
+///
+/// It is asked as Cyclone's `max`, not its `min`: the kernel caps it at `net.core.rmem_max`
+/// silently and Cyclone goes on with what it got, where a `min` the kernel refuses would make
+/// every participant fail on a machine whose `rmem_max` is lower. The kernel takes the memory
+/// only for datagrams waiting in the buffer. `CYCLONEDDS_URI` comes after it and overrides it.
+const RECEIVE_BUFFER: &str = "10MiB";
+
 impl DomainConfig {
     /// Domain 0, SUBNET discovery, no peers, no Cyclone configuration: what a ROS 2 node gets
     /// with none of the variables set.
@@ -109,10 +127,41 @@ impl DomainConfig {
         Ok(config)
     }
 
-    /// The configuration string for `dds_create_domain`: the discovery fragment
+    /// The configuration string for `dds_create_domain`: a socket receive buffer of 10 MiB
+    /// asked for (the kernel caps it at `net.core.rmem_max`), the discovery fragment
     /// rmw_cyclonedds builds for the range (`check_create_domain` in rmw_node.cpp), then
-    /// `CYCLONEDDS_URI`, comma-separated (Cyclone applies them in order and skips empty ones).
+    /// `CYCLONEDDS_URI`, comma-separated (Cyclone applies them in order, a later one
+    /// overriding an earlier, and skips empty ones). With
+    /// SYSTEM_DEFAULT only `CYCLONEDDS_URI` is given: Cyclone's configuration, untouched.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use tacto_dds::{DiscoveryRange, DomainConfig};
+    ///
+    /// let mut config = DomainConfig::new(0);
+    /// assert!(config.cyclone_config().contains(r#"<SocketReceiveBufferSize max="10MiB"/>"#));
+    /// config.discovery_range = DiscoveryRange::SystemDefault;
+    /// assert_eq!(config.cyclone_config(), "");
+    /// ```
     pub fn cyclone_config(&self) -> String {
+        let mut xml = String::new();
+        if self.discovery_range != DiscoveryRange::SystemDefault {
+            xml.push_str(&format!(
+                "<CycloneDDS><Domain><Internal><SocketReceiveBufferSize max=\"{RECEIVE_BUFFER}\"/>\
+                 </Internal></Domain></CycloneDDS>,"
+            ));
+        }
+        xml.push_str(&self.discovery_fragment());
+        if let Some(uri) = &self.cyclonedds_uri {
+            xml.push_str(uri);
+        }
+        xml
+    }
+
+    /// The fragment rmw_cyclonedds builds for the discovery range and static peers, as it
+    /// builds it, with its trailing comma; empty where it builds none.
+    fn discovery_fragment(&self) -> String {
         let (localhost_peer, static_peers, no_multicast) = match self.discovery_range {
             DiscoveryRange::Off => (false, false, true),
             DiscoveryRange::Localhost => (true, true, true),
@@ -158,9 +207,6 @@ impl DomainConfig {
             }
             xml.push_str("</Discovery></Domain></CycloneDDS>,");
         }
-        if let Some(uri) = &self.cyclonedds_uri {
-            xml.push_str(uri);
-        }
         xml
     }
 }
@@ -186,24 +232,35 @@ fn xml_escape(text: &str) -> String {
 mod tests {
     use super::*;
 
+    /// What every range but SYSTEM_DEFAULT starts with.
+    const BUFFER: &str = "<CycloneDDS><Domain><Internal>\
+                          <SocketReceiveBufferSize max=\"10MiB\"/>\
+                          </Internal></Domain></CycloneDDS>,";
+
+    // The discovery fragments below are rmw_cyclonedds's (jazzy), as `check_create_domain` in
+    // rmw_cyclonedds_cpp/src/rmw_node.cpp builds them for each range.
+
     #[test]
     fn localhost_disables_multicast_and_peers_with_localhost() {
         let mut config = DomainConfig::new(7);
         config.discovery_range = DiscoveryRange::Localhost;
         config.cyclonedds_uri = Some("file:///tmp/extra.xml".into());
+        let discovery = "<CycloneDDS><Domain><General><AllowMulticast>false</AllowMulticast>\
+                         </General><Discovery><ParticipantIndex>auto</ParticipantIndex>\
+                         <MaxAutoParticipantIndex>32</MaxAutoParticipantIndex>\
+                         <Peers><Peer address=\"localhost\"/></Peers>\
+                         </Discovery></Domain></CycloneDDS>,";
+        assert_eq!(config.discovery_fragment(), discovery);
         assert_eq!(
             config.cyclone_config(),
-            "<CycloneDDS><Domain><General><AllowMulticast>false</AllowMulticast></General>\
-             <Discovery><ParticipantIndex>auto</ParticipantIndex>\
-             <MaxAutoParticipantIndex>32</MaxAutoParticipantIndex>\
-             <Peers><Peer address=\"localhost\"/></Peers>\
-             </Discovery></Domain></CycloneDDS>,file:///tmp/extra.xml"
+            format!("{BUFFER}{discovery}file:///tmp/extra.xml")
         );
     }
 
     #[test]
-    fn subnet_without_peers_leaves_cyclone_alone() {
-        assert_eq!(DomainConfig::new(0).cyclone_config(), "");
+    fn subnet_without_peers_asks_only_for_the_receive_buffer() {
+        assert_eq!(DomainConfig::new(0).discovery_fragment(), "");
+        assert_eq!(DomainConfig::new(0).cyclone_config(), BUFFER);
         let mut config = DomainConfig::new(0);
         config.static_peers = vec!["10.0.0.2".into()];
         assert!(
@@ -220,7 +277,27 @@ mod tests {
         config.discovery_range = DiscoveryRange::Off;
         config.static_peers = vec!["ignored".into()];
         let xml = config.cyclone_config();
+        assert!(xml.starts_with(BUFFER), "{xml}");
         assert!(xml.contains(&format!("ros_discovery_off_{}", std::process::id())));
         assert!(!xml.contains("Peer"));
+    }
+
+    #[test]
+    fn system_default_leaves_cyclone_to_its_own_configuration() {
+        let mut config = DomainConfig::new(0);
+        config.discovery_range = DiscoveryRange::SystemDefault;
+        config.static_peers = vec!["10.0.0.2".into()];
+        assert_eq!(config.cyclone_config(), "");
+        config.cyclonedds_uri = Some("file:///tmp/mine.xml".into());
+        assert_eq!(config.cyclone_config(), "file:///tmp/mine.xml");
+    }
+
+    #[test]
+    fn a_cyclonedds_uri_comes_after_the_receive_buffer_to_override_it() {
+        let mut config = DomainConfig::new(0);
+        let mine = "<CycloneDDS><Domain><Internal><SocketReceiveBufferSize min=\"64MB\"/>\
+                    </Internal></Domain></CycloneDDS>";
+        config.cyclonedds_uri = Some(mine.into());
+        assert_eq!(config.cyclone_config(), format!("{BUFFER}{mine}"));
     }
 }

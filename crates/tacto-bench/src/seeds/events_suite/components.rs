@@ -4,7 +4,7 @@
 //! | component | what it does | parameters |
 //! |---|---|---|
 //! | `seeds::PayloadPublisher` | publishes a ros2-performance `stampedNNN` message on `payload` every period, stamped and numbered | `msg_type`, `period_ms` |
-//! | `seeds::PayloadSubscriber` | takes them: latency (publish to take, system clock) and tracking-number gaps | `msg_type`, `warmup_s`, `figures` |
+//! | `seeds::PayloadSubscriber` | takes them: latency (publish to take, system clock) and tracking-number gaps; with `count_udp_drops`, the UDP datagrams the kernel dropped for a full receive buffer meanwhile | `msg_type`, `warmup_s`, `figures`, `count_udp_drops` |
 //! | `seeds::AddTwoIntsServer` | answers `example_interfaces/srv/AddTwoInts` on `add_two_ints` | |
 //! | `seeds::AddTwoIntsClient` | calls it every period: request to response | `period_ms`, `warmup_s`, `figures` |
 //! | `seeds::FibonacciServer` | serves `example_interfaces/action/Fibonacci` on `fibonacci`, one number and one feedback per step | `step_ms` |
@@ -80,6 +80,36 @@ pub(super) struct Tally {
     /// Actions: goal sent to its result, ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result_ms: Option<Distribution>,
+    /// Pub/sub with `count_udp_drops`: UDP datagrams the kernel dropped because a socket's
+    /// receive buffer was full, in the subscriber's network namespace, from its first measured
+    /// sample to its end (`RcvbufErrors` of `/proc/net/snmp`). Only a namespace of the run's
+    /// own makes them the run's: on the host they are every process's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub udp_drops: Option<u64>,
+}
+
+/// Whether, and from what count, a measuring node counts the kernel's UDP drops.
+enum UdpDrops {
+    /// Not asked for.
+    Off,
+    /// Asked for; the measurement has not started.
+    Waiting,
+    /// The count when the measurement started (`None`: unreadable).
+    From(Option<u64>),
+}
+
+/// `RcvbufErrors` of the `Udp:` lines of a `/proc/net/snmp` text: a line of names, then a line
+/// of values in the same order.
+fn rcvbuf_errors(snmp: &str) -> Option<u64> {
+    let mut udp = snmp.lines().filter(|l| l.starts_with("Udp:"));
+    let (names, values) = (udp.next()?, udp.next()?);
+    let at = names.split_whitespace().position(|n| n == "RcvbufErrors")?;
+    values.split_whitespace().nth(at)?.parse().ok()
+}
+
+/// This network namespace's count of UDP datagrams dropped for a full receive buffer.
+fn udp_rcvbuf_errors() -> Option<u64> {
+    rcvbuf_errors(&std::fs::read_to_string("/proc/net/snmp").ok()?)
 }
 
 /// A measuring node's record, written to its `figures` file when dropped.
@@ -90,6 +120,7 @@ struct Record {
     result: Option<Histogram>,
     measured: u64,
     lost: u64,
+    udp_drops: UdpDrops,
 }
 
 impl Record {
@@ -111,6 +142,7 @@ impl Record {
             result: None,
             measured: 0,
             lost: 0,
+            udp_drops: UdpDrops::Off,
         })
     }
 
@@ -125,6 +157,12 @@ impl Record {
             lost: self.lost,
             latency_ms: of(&self.latency),
             result_ms: self.result.as_ref().and_then(of),
+            udp_drops: match self.udp_drops {
+                UdpDrops::From(Some(from)) => udp_rcvbuf_errors().map(|n| n.saturating_sub(from)),
+                UdpDrops::From(None) | UdpDrops::Off => None,
+                // Nothing was measured: nothing was dropped while measuring.
+                UdpDrops::Waiting => Some(0),
+            },
         }
     }
 }
@@ -195,7 +233,10 @@ impl WithPayload for AddPublisher<'_> {
 
 fn subscriber(node: &mut Node, placement: &Placement) -> Result<(), BuildError> {
     let msg_type = msg_type(node)?;
-    let record = Record::new(node)?;
+    let mut record = Record::new(node)?;
+    if (node.parameters()).declare("count_udp_drops", false)? {
+        record.udp_drops = UdpDrops::Waiting;
+    }
     msg_type.with(AddSubscriber {
         node,
         style: placement.style(),
@@ -219,6 +260,9 @@ impl Subscribed {
     fn take<P: Payload>(&mut self, now: Time, sample: &Stamped<P>) {
         let number = sample.header.tracking_number;
         if self.record.measuring(Instant::now()) {
+            if let UdpDrops::Waiting = self.record.udp_drops {
+                self.record.udp_drops = UdpDrops::From(udp_rcvbuf_errors());
+            }
             if let Some(next) = self.next {
                 self.record.lost += u64::from(number.saturating_sub(next));
             }
@@ -498,7 +542,9 @@ mod tests {
 
     #[test]
     fn the_subscriber_measures_what_the_publisher_sends_after_its_warm_up() {
-        for style in [Style::Polling, Style::Callbacks] {
+        // Drops are counted only when asked for (here in the host's namespace: a count, but
+        // not this run's).
+        for (style, count_udp_drops) in [(Style::Polling, false), (Style::Callbacks, true)] {
             let figures = scratch("subscriber");
             run(
                 &[
@@ -512,6 +558,7 @@ mod tests {
                             ("msg_type", "stamped1kb".into()),
                             ("warmup_s", "0.2".into()),
                             ("figures", figures.display().to_string()),
+                            ("count_udp_drops", count_udp_drops.to_string()),
                         ]),
                     ),
                 ],
@@ -525,7 +572,27 @@ mod tests {
             let latency = tally.latency_ms.unwrap();
             assert_eq!(latency.n, tally.measured);
             assert!(latency.max < 500.0, "{latency:?}");
+            assert_eq!(
+                tally.udp_drops.is_some(),
+                count_udp_drops,
+                "{:?}",
+                tally.udp_drops
+            );
         }
+    }
+
+    #[test]
+    fn the_kernels_udp_receive_buffer_drops_are_read_by_name_from_snmp() {
+        // The Udp lines of a /proc/net/snmp as Linux 6.18 writes them.
+        let snmp = "Ip: Forwarding DefaultTTL\nIp: 1 64\n\
+                    Udp: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors \
+                    InCsumErrors IgnoredMulti MemErrors\n\
+                    Udp: 473202 200 167728 641133 167728 0 0 0 0\n\
+                    UdpLite: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors\n\
+                    UdpLite: 0 0 0 0 0\n";
+        assert_eq!(rcvbuf_errors(snmp), Some(167_728));
+        assert_eq!(rcvbuf_errors("Udp: InDatagrams\nUdp: 3\n"), None);
+        assert_eq!(rcvbuf_errors(""), None);
     }
 
     #[test]

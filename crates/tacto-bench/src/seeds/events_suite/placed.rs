@@ -169,6 +169,11 @@ pub(super) fn launch_file(case: &Case, figures: &Path, namespace: &str) -> Strin
     }
     let [serving, measuring] = case.load.nodes();
     let mut measuring = measuring;
+    if case.transport == Transport::Dds && matches!(case.load, Load::PubSub(_)) {
+        // In the run's own network namespace, the kernel's drops are the run's: what the
+        // losses of large messages come from.
+        measuring.1.push(("count_udp_drops", "true".into()));
+    }
     measuring
         .1
         .push(("warmup_s", format!("{:?}", case.warmup.as_secs_f64())));
@@ -306,6 +311,11 @@ mod tests {
                     assert_eq!(loaded.processes.len(), processes, "{text}");
                     assert!(text.contains("figures = \"/tmp/figures.json\""), "{text}");
                     assert!(text.contains("warmup_s = 2.0"), "{text}");
+                    assert_eq!(
+                        text.contains("count_udp_drops = true"),
+                        transport == Transport::Dds && load == Load::PubSub("stamped4mb"),
+                        "{text}"
+                    );
                     for process in &loaded.processes {
                         let tacto_launch::ProcessKind::Components(components) = &process.kind
                         else {

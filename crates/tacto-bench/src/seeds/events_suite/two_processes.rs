@@ -50,7 +50,16 @@ pub(super) fn run(scale: Scale, interrupt: &Interrupt) -> PartRan {
     )];
     let mut transports = vec![Transport::Shm];
     match Network::here().refused() {
-        None => transports.push(Transport::Dds),
+        None => {
+            transports.push(Transport::Dds);
+            notes.push(
+                "UDP drops (DDS): datagrams the kernel dropped in the run's network namespace \
+                 because a socket's receive buffer was full, from the first measured message \
+                 on; each one the reliable protocol has to repair, and a message whose repair \
+                 comes after 10 newer ones (the writer's KEEP_LAST depth) is lost."
+                    .into(),
+            );
+        }
         Some(reason) => notes.push(format!("pub/sub over DDS: skipped: {reason}")),
     }
     let total = transports.len() * payloads.len() * executors.len();
@@ -95,13 +104,16 @@ fn report(ran: &[Ran], transports: &[Transport], mut notes: Vec<String>) -> Part
     let mut numbers = BTreeMap::new();
     let mut table = String::from(
         "**Pub/sub in two processes**\n\n| transport | payload | executor | CPU, % core (both) \
-         | latency mean, ms | p99 | max | lost |\n|---|---|---|---|---|---|---|---|\n",
+         | latency mean, ms | p99 | max | lost | UDP drops |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in ran {
         let key = format!("{}.{}.{}", r.transport.name(), r.executor, r.bytes);
         let tally = &r.measured.tally;
         numbers.insert(format!("{key}.cpu_pct_core"), r.measured.cpu_pct_core);
         numbers.insert(format!("{key}.lost"), tally.lost as f64);
+        if let Some(drops) = tally.udp_drops {
+            numbers.insert(format!("{key}.udp_drops"), drops as f64);
+        }
         if let Some(l) = &tally.latency_ms {
             insert_distribution(&mut numbers, &key, "latency", l);
         }
@@ -117,7 +129,7 @@ fn report(ran: &[Ran], transports: &[Transport], mut notes: Vec<String>) -> Part
         let l = tally.latency_ms.as_ref();
         let _ = writeln!(
             table,
-            "| {} | {} | {} | {:.2} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {:.2} | {} | {} | {} | {} | {} |",
             r.transport.name(),
             crate::payload::bytes(r.bytes as usize),
             r.executor,
@@ -125,7 +137,10 @@ fn report(ran: &[Ran], transports: &[Transport], mut notes: Vec<String>) -> Part
             ms(l.map(|l| l.mean)),
             ms(l.map(|l| l.p99)),
             ms(l.map(|l| l.max)),
-            tally.lost
+            tally.lost,
+            tally
+                .udp_drops
+                .map_or_else(|| "-".to_owned(), |n| n.to_string())
         );
     }
     table.push('\n');
