@@ -478,6 +478,9 @@ fn the_events_executor_suite_gives_every_parts_numbers_and_plots_or_says_why_not
                 ] {
                     has(format!("{key}.{what}"));
                 }
+                if *transport == "dds" {
+                    has(format!("{key}.udp_drops"));
+                }
             }
         }
     }
