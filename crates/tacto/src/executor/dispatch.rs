@@ -139,6 +139,11 @@ impl<L> Entry<L> {
         self.schedule.is_none() && self.watch.is_none() && self.exe.trigger.holds()
     }
 
+    /// True if the trigger's clock is the steady one, that of its activations' times.
+    pub(crate) fn on_steady_clock(&self) -> bool {
+        self.exe.trigger.clock == ClockKind::Steady
+    }
+
     /// True for a classic per-message callback (see [`left_unread`](Self::left_unread)).
     pub(crate) fn is_per_sample(&self) -> bool {
         self.exe.trigger.per_sample

@@ -23,14 +23,31 @@
 //!   executable, being out of its slot, never runs concurrently with itself. A worker that
 //!   collects while no leader waits first looks at the watched fds, without blocking.
 //! - Having taken a job, a worker wakes one follower per job left in the queue, plus one to
-//!   take over the poller if it was the leader. Then it runs the job outside the lock, puts the
-//!   executable back, frees its group, and looks for work again: whoever frees a group is the
-//!   one who collects the work that waited for it.
+//!   take over the poller if it was the leader, unless that work is short (below). Then it
+//!   runs the job outside the lock, puts the executable back, frees its group, and looks for
+//!   work again: whoever frees a group is the one who collects the work that waited for it.
 //! - A worker that finds no work becomes the leader if the poller is free, a follower if not.
 //!
 //! So, as in rclcpp, work arriving at an idle pool of two or more threads costs two wake-ups:
-//! the leader's, and that of the follower taking over the poller (2.0 per message at 1 kHz,
-//! against 1.0 on the callback executor).
+//! the leader's, and that of the follower taking over the poller; short work costs one.
+//!
+//! # Short work
+//! A follower starts 20–140 µs after it is notified on the machines measured, and the
+//! notification costs the waking worker a syscall, and sometimes its CPU: the scheduler may run
+//! the woken follower there first. Work that the waking worker finishes sooner gains nothing
+//! from a helper, and pays for one. At crunch 0 in the reference system, where a 100 ms
+//! deadline brings 5–7 runs of a few µs each, handing them over made the planner start a median
+//! 68–71 µs after the leader's wake-up, against 43 µs without, and the follower ran it in
+//! 40–57% of the periods, after a wake-up of its own (docs/benchmarks.md, "Crunch 0"). So a
+//! worker that takes a job wakes nobody if that job and those left in the queue took less than
+//! 50 µs (`HAND_OVER_NS`) together the last time each ran (a clock read before each run, on the
+//! steady clock); an executable that never ran, or whose trigger is on another clock, is never
+//! short. It runs them one after the other, collecting after each run as always, and the pool
+//! goes back to one leader in the poller and the others asleep. While it does, nobody waits in
+//! the poller: watched fds, deadlines, samples and stop requests are seen at its next
+//! collection, once the short runs queued are done. A job that ran longer the last time is
+//! handed over as before, so long work keeps every thread busy; a job that runs long only this
+//! time delays the queue behind it by that run, once.
 //!
 //! The queue holds at most one job per executable (each is in its slot, queued, or running).
 //! Collection goes round robin, starting after the executable collected last, so neither a
@@ -66,6 +83,7 @@ use super::base::Base;
 use super::dispatch::{self, Entry, Pending};
 use super::poller::{Poller, Woken};
 use super::signal::Signal;
+use super::stats::nanos_between;
 use super::{
     AddError, ExecutableStats, Executor, ExecutorStats, SpinError, SpinOutcome, StopHandle,
 };
@@ -274,6 +292,7 @@ impl Executor for ThreadPoolExecutor {
                         entry: Some(entry),
                         group,
                         deadline: None,
+                        last_run: None,
                     })
                     .collect(),
                 groups: self
@@ -287,6 +306,7 @@ impl Executor for ThreadPoolExecutor {
                 ready: VecDeque::with_capacity(executables),
                 cursor: 0,
                 idle: 0,
+                notified: 0,
                 ending: None,
                 stats: ExecutorStats::default(),
             }),
@@ -355,6 +375,11 @@ fn start_workers(
     Ok(())
 }
 
+/// A follower's wake-up on the machines measured: 20–140 µs from the notification to its
+/// first instruction (docs/benchmarks.md, "Crunch 0"). Work this worker finishes sooner is not
+/// worth a second thread's wake-up (see "Short work" in the module docs).
+const HAND_OVER_NS: u64 = 50_000;
+
 /// What the workers of one spin share.
 struct Pool<'a> {
     state: Mutex<State<'a>>,
@@ -383,6 +408,9 @@ struct State<'a> {
     cursor: usize,
     /// Followers waiting on the condition variable.
     idle: usize,
+    /// Of those, the ones notified that have not yet returned from their wait: a follower
+    /// stays counted in `idle` until it runs again, and each notification costs a syscall.
+    notified: usize,
     /// Why the spin ends, once it does.
     ending: Option<Ending>,
     /// Runs, missed periods, runs that left input unread and followers' wake-ups, of this spin.
@@ -396,6 +424,8 @@ struct Slot<'a> {
     group: usize,
     /// A taken timer's next deadline, for the leader to wait for while the timer runs.
     deadline: Option<Time>,
+    /// How long the executable's last run took, in ns; `None` before it ran.
+    last_run: Option<u64>,
 }
 
 struct Group {
@@ -457,7 +487,9 @@ impl<'a> Pool<'a> {
                 self.collect(&mut state);
             }
             if let Some(job) = state.ready.pop_front() {
-                self.wake_helpers(&state);
+                if !Self::finishes_before_a_helper_wakes(&state, &job) {
+                    self.wake_helpers(&mut state);
+                }
                 drop(state);
                 state = self.run(job);
             } else if state.ending.is_some() {
@@ -532,12 +564,28 @@ impl<'a> Pool<'a> {
         }
     }
 
+    /// True if `job` and the jobs left in the queue last so little, as they did the last
+    /// time, that this worker runs them all before a follower it woke could start one (see
+    /// "Short work" in the module docs).
+    fn finishes_before_a_helper_wakes(state: &State<'a>, job: &Job<'a>) -> bool {
+        let mut left = HAND_OVER_NS;
+        for slot in std::iter::once(job.slot).chain(state.ready.iter().map(|j| j.slot)) {
+            match state.slots[slot].last_run {
+                Some(took) if took < left => left -= took,
+                _ => return false,
+            }
+        }
+        true
+    }
+
     /// Wakes a follower for each job left in the queue, and one to take over the poller if
-    /// the leader just left it for a job.
-    fn wake_helpers(&self, state: &State<'a>) {
+    /// the leader just left it for a job, counting those already woken.
+    fn wake_helpers(&self, state: &mut State<'a>) {
         let wanted = state.ready.len() + usize::from(state.poller.is_some());
-        for _ in 0..wanted.min(state.idle) {
+        let asleep = state.idle - state.notified;
+        for _ in 0..wanted.saturating_sub(state.notified).min(asleep) {
             self.followers.notify_one();
+            state.notified += 1;
         }
     }
 
@@ -548,6 +596,8 @@ impl<'a> Pool<'a> {
             entry,
             activation,
         } = job;
+        // The activation's time is the collection's; the wait in the queue is not the run's.
+        let start = os_now(ClockKind::Steady);
         let result = panic::catch_unwind(AssertUnwindSafe(|| {
             let ran = entry.run(&activation);
             // A per-sample callback runs again while samples are unread; other code waits for
@@ -565,6 +615,12 @@ impl<'a> Pool<'a> {
             state.stats.left_unread += u64::from(left_unread);
             ran
         });
+        // The end as the run read it: on the steady clock only, so another clock's job never
+        // counts as short.
+        state.slots[slot].last_run = match &result {
+            Ok(Ok(end)) if entry.on_steady_clock() => Some(nanos_between(start, *end)),
+            _ => None,
+        };
         let group = state.slots[slot].group;
         state.groups[group].busy = false;
         state.slots[slot].entry = Some(entry);
@@ -613,6 +669,7 @@ impl<'a> Pool<'a> {
             .wait(state)
             .unwrap_or_else(PoisonError::into_inner);
         state.idle -= 1;
+        state.notified = state.notified.saturating_sub(1);
         self.wakeups.fetch_add(1, Ordering::Relaxed);
         state
     }
@@ -641,6 +698,7 @@ impl<'a> Pool<'a> {
             state.ending = Some(ending);
         }
         self.followers.notify_all();
+        state.notified = state.idle;
         if state.poller.is_none() {
             self.signal.notify();
         }
@@ -649,7 +707,44 @@ impl<'a> Pool<'a> {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::AtomicUsize;
+    use std::time::Duration;
+
     use super::*;
+    use crate::{Context, Trigger};
+
+    #[test]
+    fn short_timers_due_together_wake_one_worker_per_period() {
+        const PERIODS: usize = 40;
+        let ctx = Context::new();
+        let mut executor = ThreadPoolExecutor::builder().threads(2).create().unwrap();
+        let stop = executor.stop_handle();
+        // Three nodes, three groups: the pool may run their timers in parallel, and would
+        // wake the follower for them if they were long.
+        let periods = Arc::new(AtomicUsize::new(0));
+        for name in ["a", "b", "c"] {
+            let mut node = ctx.node(name).unwrap();
+            let (periods, stop) = (periods.clone(), stop.clone());
+            node.execute(Trigger::every(Duration::from_millis(5)), move |_| {
+                if name == "a" && periods.fetch_add(1, Ordering::Relaxed) + 1 == PERIODS {
+                    stop.stop();
+                }
+            })
+            .unwrap();
+            executor.add(node).unwrap();
+        }
+        executor.spin().unwrap();
+
+        // The leader's wake-up for each period, and the follower's once: for the first
+        // period, whose runs have no length yet, and at the end, to return. Handing the
+        // short runs over would count two per period. A run that a loaded machine stretches
+        // past the hand-over's cost hands the next period over, hence the margin.
+        let wakeups = executor.stats().wakeups;
+        assert!(
+            wakeups < (PERIODS + PERIODS / 2) as u64,
+            "{wakeups} wake-ups for {PERIODS} periods"
+        );
+    }
 
     #[test]
     fn workers_stop_being_started_once_the_spin_ends() {
