@@ -100,13 +100,13 @@ impl Schedule {
         self.served
     }
 
-    /// The next deadline on the steady clock, for the OS wait; `None` while ROS time is
-    /// simulated (the executor is woken by `/clock` instead).
     /// The next deadline, if the schedule follows the steady clock.
     pub(crate) fn steady_next(&self) -> Option<Time> {
         (self.clock == ClockKind::Steady).then_some(self.next)
     }
 
+    /// The next deadline on the steady clock, for the OS wait; `None` while ROS time is
+    /// simulated (the executor is woken by `/clock` instead).
     pub(crate) fn steady_deadline(&self, clock: &Clock) -> Option<Time> {
         match self.clock {
             ClockKind::Steady => Some(self.next),
