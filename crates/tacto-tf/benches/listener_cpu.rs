@@ -31,16 +31,30 @@
 //!   executor thread of its own (tf2_ros's `spin_thread`), the node's lookups in that buffer.
 //!   No more: the same decoding as any subscription of `TFMessage`, one `set_transform` a
 //!   transform as tf2's `setTransform` takes its mutex for each.
+//! - **`rclcpp`** (with rclcpp's peer): rclcpp itself receiving a message of `/tf`'s size at
+//!   its rate in 10 subscriptions, each node on a `SingleThreadedExecutor` thread of its own
+//!   as each tf2_ros listener is, the callbacks empty: ros2-performance's `irobot_benchmark`,
+//!   one process publishing, the measured one subscribing. The least a process of 10 rclcpp
+//!   nodes holding tf2_ros listeners pays, before tf2's own work.
+//! - **`ddsperf`** (with rclcpp's peer): raw Cyclone DDS (the peer's, 0.10.5) receiving a
+//!   message of that size at that rate, `ddsperf sub` measured beside `ddsperf pub`: the
+//!   floor without tacto's sample type or configuration.
 //! - **`shm`** (not the DDS comparison): as `tacto`, `/tf` coming from a broadcaster process
 //!   over shared memory (iceoryx2) instead of DDS; the DDS broadcaster is stopped meanwhile.
 //!
+//! rclcpp's peer is the `rclcpp-jazzy` folder `../shared/peers/install-rclcpp.sh` unpacks,
+//! found at `RCLCPP_PEER` or `target/rclcpp-peer/rclcpp-jazzy` (where the tests unpack it);
+//! without it those two phases are skipped, with a line saying so.
+//!
 //! Printed: the process's CPU time per second of each phase (user + system, from
-//! `getrusage`, the transport's own threads included), its ratio to `tf2_ros`, and the
+//! `getrusage`, the transport's own threads included; for `rclcpp` and `ddsperf`, the
+//! measured peer process's, from its threads' `schedstat`), its ratio to `tf2_ros`, and the
 //! executor wake-ups `/tf` caused: tacto's executors have no `/tf` subscription, so only the
 //! lookup executor's timer wake-ups are counted there; the tf2_ros-like listeners' executors
-//! wake for `/tf` alone.
+//! and rclcpp's listener threads wake for `/tf` alone.
 
-use std::process::{Child, Command};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
@@ -61,6 +75,9 @@ const ROLE: &str = "TACTO_TF_BENCH_ROLE";
 /// The `/tf` topic of the shared-memory phase, unique per run: shared memory has no domain.
 const SHM_TOPIC: &str = "TACTO_TF_BENCH_SHM_TOPIC";
 const FRAMES: usize = 30;
+/// Cyclone on loopback alone, for this process and the peer's.
+const LOOPBACK: &str = "<CycloneDDS><Domain><General><Interfaces><NetworkInterface name=\"lo\"/>\
+                        </Interfaces></General></Domain></CycloneDDS>";
 const NODES: usize = 10;
 
 #[derive(Clone, Copy, PartialEq)]
@@ -72,11 +89,7 @@ enum Wire {
 fn dds_context() -> Context {
     let mut config = DomainConfig::new(DOMAIN);
     config.discovery_range = DiscoveryRange::Localhost;
-    config.cyclonedds_uri = Some(
-        "<CycloneDDS><Domain><General><Interfaces><NetworkInterface name=\"lo\"/>\
-         </Interfaces></General></Domain></CycloneDDS>"
-            .into(),
-    );
+    config.cyclonedds_uri = Some(LOOPBACK.into());
     let participant = Participant::new(&config).expect("participant");
     Context::builder()
         .transport(DdsTransport::new(participant))
@@ -108,21 +121,24 @@ fn broadcast(ctx: &Context) {
     let period = Duration::from_millis(10);
     let mut next = Instant::now();
     loop {
-        let stamp = ctx.clock().now(tacto::ClockKind::System);
-        let links = (0..FRAMES)
-            .map(|i| {
-                let mut t = TransformStamped::default();
-                t.header.frame_id = frame(i);
-                t.header.stamp = stamp.into();
-                t.child_frame_id = frame(i + 1);
-                t.transform.translation.x = 0.1;
-                t
-            })
-            .collect();
-        tf.send_all(links);
+        tf.send_all(links(ctx.clock().now(tacto::ClockKind::System)));
         next += period;
         thread::sleep(next.saturating_duration_since(Instant::now()));
     }
+}
+
+/// A `/tf` message's links, stamped `stamp`.
+fn links(stamp: Time) -> Vec<TransformStamped> {
+    (0..FRAMES)
+        .map(|i| {
+            let mut t = TransformStamped::default();
+            t.header.frame_id = frame(i);
+            t.header.stamp = stamp.into();
+            t.child_frame_id = frame(i + 1);
+            t.transform.translation.x = 0.1;
+            t
+        })
+        .collect()
 }
 
 fn spawn_broadcaster(wire: Wire) -> Child {
@@ -157,17 +173,18 @@ const CYCLONE: [&str; 6] = ["recv", "tev", "gc", "dq.", "lease", "xmit"];
 /// tacto's listener's thread.
 const LISTENER: [&str; 1] = ["tf_listener"];
 
-/// CPU time so far of this process's threads whose names start with one of `names`, and the
-/// times they were scheduled in, from each thread's `schedstat`.
-fn threads_time(names: &[&str]) -> (Duration, u64) {
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+/// CPU time so far of the threads of process `pid` (`"self"` for this one) whose names start
+/// with one of `names` (every thread if `names` is empty), and the times they were scheduled
+/// in, from each thread's `schedstat`.
+fn threads_time(pid: &str, names: &[&str]) -> (Duration, u64) {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return (Duration::ZERO, 0);
     };
     let (nanos, runs) = tasks
         .filter_map(Result::ok)
         .filter(|task| {
             let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
-            names.iter().any(|name| comm.trim().starts_with(name))
+            names.is_empty() || names.iter().any(|name| comm.trim().starts_with(name))
         })
         .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
         .filter_map(|stat| {
@@ -246,8 +263,8 @@ fn phase(
         executor
     });
     let start_cpu = cpu_time();
-    let start_transport = threads_time(&CYCLONE).0;
-    let start_listener = threads_time(&LISTENER);
+    let start_transport = threads_time("self", &CYCLONE).0;
+    let start_listener = threads_time("self", &LISTENER);
     let spinning: Vec<_> = listeners
         .drain(..)
         .map(|mut e| {
@@ -267,9 +284,15 @@ fn phase(
     let cpu = cpu_time() - start_cpu;
     Phase {
         cpu,
-        transport: threads_time(&CYCLONE).0.saturating_sub(start_transport),
-        listener: threads_time(&LISTENER).0.saturating_sub(start_listener.0),
-        listener_runs: threads_time(&LISTENER).1.saturating_sub(start_listener.1),
+        transport: threads_time("self", &CYCLONE)
+            .0
+            .saturating_sub(start_transport),
+        listener: threads_time("self", &LISTENER)
+            .0
+            .saturating_sub(start_listener.0),
+        listener_runs: threads_time("self", &LISTENER)
+            .1
+            .saturating_sub(start_listener.1),
         seconds,
         lookup_wakeups: executor.map_or(0, |e| e.stats().wakeups),
         tf_wakeups,
@@ -383,7 +406,154 @@ fn tf2_ros(seconds: u64) -> Phase {
     phase
 }
 
-const PHASES: [&str; 6] = ["floor", "floor_nodes", "tacto", "wakers", "tf2_ros", "shm"];
+/// rclcpp's peer (the `rclcpp-jazzy` folder `install-rclcpp.sh` unpacks): `RCLCPP_PEER`, or
+/// where the tests unpack it, `target/rclcpp-peer/rclcpp-jazzy`.
+fn rclcpp_peer() -> Option<PathBuf> {
+    let dir = std::env::var_os("RCLCPP_PEER").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/rclcpp-peer/rclcpp-jazzy"),
+        PathBuf::from,
+    );
+    dir.join("env.sh").exists().then_some(dir)
+}
+
+/// A process of rclcpp's peer, `command` run in `dir` with the peer on its paths, on this
+/// benchmark's domain over loopback; killed on drop.
+struct PeerProcess(Child);
+
+impl PeerProcess {
+    fn start(peer: &Path, dir: &Path, command: &str) -> PeerProcess {
+        let child = Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "source \"$1/env.sh\" none && cd \"$2\" && exec {command}"
+            ))
+            .arg("peer")
+            .arg(peer)
+            .arg(dir)
+            .env("ROS_DOMAIN_ID", DOMAIN.to_string())
+            .env("CYCLONEDDS_URI", LOOPBACK)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("bash runs");
+        PeerProcess(child)
+    }
+
+    fn pid(&self) -> String {
+        self.0.id().to_string()
+    }
+}
+
+impl Drop for PeerProcess {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The serialized size of one of the broadcaster's `/tf` messages.
+fn tf_message_size() -> usize {
+    let message = TFMessage {
+        transforms: links(Time::ZERO),
+    };
+    tacto::cdr::to_vec(&message)
+        .expect("a TFMessage encodes")
+        .len()
+}
+
+/// Measures process `pid` for `seconds` once its threads named `ready` exist (all of its
+/// threads if `ready` is empty) and it has run two seconds more; the scheduling-ins of its
+/// threads named `wakers`, if any, are counted as wake-ups for `/tf`.
+fn measure_peer(
+    what: &str,
+    pid: &str,
+    ready: &[&str],
+    wakers: Option<&[&str]>,
+    seconds: u64,
+) -> Phase {
+    let wakeups = || wakers.map_or(0, |names| threads_time(pid, names).1);
+    warm_up(what, || threads_time(pid, ready).1 > 0);
+    thread::sleep(Duration::from_secs(2));
+    let (start, start_transport) = (threads_time(pid, &[]).0, threads_time(pid, &CYCLONE).0);
+    let start_wakeups = wakeups();
+    thread::sleep(Duration::from_secs(seconds));
+    let cpu = threads_time(pid, &[]).0.saturating_sub(start);
+    assert!(cpu > Duration::ZERO, "{what}: the process ended early");
+    Phase {
+        cpu,
+        transport: threads_time(pid, &CYCLONE)
+            .0
+            .saturating_sub(start_transport),
+        seconds,
+        tf_wakeups: wakeups().saturating_sub(start_wakeups),
+        ..Phase::default()
+    }
+}
+
+/// rclcpp receiving a message of `/tf`'s size at `/tf`'s rate in `NODES` subscriptions, each
+/// node on a `SingleThreadedExecutor` thread of its own as a tf2_ros listener is, the
+/// callbacks doing nothing: iRobot's `irobot_benchmark` from the peer, a process publishing
+/// and the measured one subscribing. What any rclcpp listener pays before tf2's own work.
+fn rclcpp(peer: &Path, seconds: u64) -> Phase {
+    let dir = std::env::temp_dir().join(format!("tacto_tf_bench_rclcpp_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    let size = tf_message_size();
+    let publisher = format!(
+        r#"{{"nodes": [{{"node_name": "tf_like_broadcaster", "publishers": [{{"topic_name": "tf_like",
+            "msg_type": "stamped_vector", "msg_size": {size}, "period_ms": 10, "msg_pass_by": "shared_ptr"}}]}}]}}"#
+    );
+    let subscribers: Vec<String> = (0..NODES)
+        .map(|i| {
+            format!(
+                r#"{{"node_name": "listener_{i}", "executor_id": {i}, "subscribers":
+                    [{{"topic_name": "tf_like", "msg_type": "stamped_vector"}}]}}"#
+            )
+        })
+        .collect();
+    let subscribers = format!(r#"{{"nodes": [{}]}}"#, subscribers.join(", "));
+    std::fs::write(dir.join("publisher.json"), publisher).expect("a topology file");
+    std::fs::write(dir.join("listeners.json"), subscribers).expect("a topology file");
+    // Long enough for discovery and the measure; both are killed once measured.
+    let benchmark = format!(
+        "\"$RCLCPP_PEER/perf/lib/irobot_benchmark/irobot_benchmark\" --ipc off -x 1 -t {}",
+        seconds + 60
+    );
+    let _publisher = PeerProcess::start(peer, &dir, &format!("{benchmark} publisher.json"));
+    let listeners = PeerProcess::start(peer, &dir, &format!("{benchmark} listeners.json"));
+    let phase = measure_peer(
+        "rclcpp",
+        &listeners.pid(),
+        &["listener_"],
+        Some(&["listener_"]),
+        seconds,
+    );
+    drop(listeners);
+    let _ = std::fs::remove_dir_all(&dir);
+    phase
+}
+
+/// Raw Cyclone receiving a message of `/tf`'s size at `/tf`'s rate: `ddsperf` from the peer
+/// (Cyclone DDS 0.10.5, its own keyed type), a process publishing and the measured one
+/// subscribing. What Cyclone's receive path costs without tacto's sample type or config.
+fn ddsperf(peer: &Path, seconds: u64) -> Phase {
+    let dir = std::env::temp_dir();
+    let run = format!("ddsperf -D {} -i {DOMAIN}", seconds + 60);
+    let size = tf_message_size();
+    let _publisher = PeerProcess::start(peer, &dir, &format!("{run} pub 100Hz size {size}"));
+    let subscriber = PeerProcess::start(peer, &dir, &format!("{run} sub"));
+    measure_peer("ddsperf", &subscriber.pid(), &["recv"], None, seconds)
+}
+
+const PHASES: [&str; 8] = [
+    "floor",
+    "floor_nodes",
+    "tacto",
+    "wakers",
+    "tf2_ros",
+    "rclcpp",
+    "ddsperf",
+    "shm",
+];
 
 fn main() {
     match std::env::var(ROLE).as_deref() {
@@ -401,6 +571,7 @@ fn main() {
         .collect();
     let runs = |name: &str| named.is_empty() || named.iter().any(|n| n == name);
 
+    let peer = rclcpp_peer();
     let mut totals = [Phase::default(); PHASES.len()];
     let mut ratios: Vec<[f64; PHASES.len()]> = Vec::new();
     for _ in 0..rounds {
@@ -423,11 +594,26 @@ fn main() {
         }
         let _ = dds.kill();
         let _ = dds.wait();
+        match &peer {
+            Some(peer) => {
+                if runs("rclcpp") {
+                    round[5] = Some(rclcpp(peer, seconds));
+                }
+                if runs("ddsperf") {
+                    round[6] = Some(ddsperf(peer, seconds));
+                }
+            }
+            None if runs("rclcpp") || runs("ddsperf") => eprintln!(
+                "rclcpp and ddsperf: skipped: no rclcpp peer at RCLCPP_PEER or \
+                 target/rclcpp-peer/rclcpp-jazzy (../shared/peers/install-rclcpp.sh target/rclcpp-peer)"
+            ),
+            None => {}
+        }
         if runs("shm") {
             let topic = shm_topic();
             let ctx = shm_context("tf_bench_listener", &topic);
             let mut shm = spawn_broadcaster(Wire::Shm);
-            round[5] = Some(tacto(&ctx, seconds, false));
+            round[7] = Some(tacto(&ctx, seconds, false));
             let _ = shm.kill();
             let _ = shm.wait();
         }
