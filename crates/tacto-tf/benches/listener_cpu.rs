@@ -572,6 +572,12 @@ fn main() {
     let runs = |name: &str| named.is_empty() || named.iter().any(|n| n == name);
 
     let peer = rclcpp_peer();
+    if peer.is_none() && (runs("rclcpp") || runs("ddsperf")) {
+        eprintln!(
+            "rclcpp and ddsperf: skipped: no rclcpp peer at RCLCPP_PEER or \
+             target/rclcpp-peer/rclcpp-jazzy (../shared/peers/install-rclcpp.sh target/rclcpp-peer)"
+        );
+    }
     let mut totals = [Phase::default(); PHASES.len()];
     let mut ratios: Vec<[f64; PHASES.len()]> = Vec::new();
     for _ in 0..rounds {
@@ -594,20 +600,13 @@ fn main() {
         }
         let _ = dds.kill();
         let _ = dds.wait();
-        match &peer {
-            Some(peer) => {
-                if runs("rclcpp") {
-                    round[5] = Some(rclcpp(peer, seconds));
-                }
-                if runs("ddsperf") {
-                    round[6] = Some(ddsperf(peer, seconds));
-                }
+        if let Some(peer) = &peer {
+            if runs("rclcpp") {
+                round[5] = Some(rclcpp(peer, seconds));
             }
-            None if runs("rclcpp") || runs("ddsperf") => eprintln!(
-                "rclcpp and ddsperf: skipped: no rclcpp peer at RCLCPP_PEER or \
-                 target/rclcpp-peer/rclcpp-jazzy (../shared/peers/install-rclcpp.sh target/rclcpp-peer)"
-            ),
-            None => {}
+            if runs("ddsperf") {
+                round[6] = Some(ddsperf(peer, seconds));
+            }
         }
         if runs("shm") {
             let topic = shm_topic();
