@@ -12,37 +12,17 @@
 //! taking them all in. The buffer holds ten seconds of the chain at 100 Hz first, as a running
 //! robot's does. Printed: the best round, per message and per transform.
 
+mod chain;
+
 use std::time::{Duration, Instant};
 
 use tacto::{Context, LocalDelivery, Time};
-use tacto_msgs::geometry_msgs::msg::TransformStamped;
 use tacto_tf::{Listener, ListenerOptions, TransformBroadcaster};
 
-const FRAMES: usize = 30;
+use chain::{FRAMES, links};
+
 const BATCH: usize = 100;
 const PERIOD_NANOS: i64 = 10_000_000;
-
-fn frame(i: usize) -> String {
-    if i == 0 {
-        "map".into()
-    } else {
-        format!("f{}", i - 1)
-    }
-}
-
-fn message(stamp: Time) -> Vec<TransformStamped> {
-    (0..FRAMES)
-        .map(|i| {
-            let mut t = TransformStamped::default();
-            t.header.frame_id = frame(i);
-            t.header.stamp = stamp.into();
-            t.child_frame_id = frame(i + 1);
-            t.transform.translation.x = 0.1;
-            t.transform.rotation.w = 1.0;
-            t
-        })
-        .collect()
-}
 
 fn main() {
     let rounds: usize = std::env::args()
@@ -65,7 +45,7 @@ fn main() {
     let mut next = 1_000_000_000;
     let mut send = |count: usize| {
         for _ in 0..count {
-            tf.send_all(message(Time::from_nanos(next)));
+            tf.send_all(links(Time::from_nanos(next)));
             next += PERIOD_NANOS;
         }
     };

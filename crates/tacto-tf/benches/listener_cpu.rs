@@ -53,6 +53,8 @@
 //! lookup executor's timer wake-ups are counted there; the tf2_ros-like listeners' executors
 //! and rclcpp's listener threads wake for `/tf` alone.
 
+mod chain;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -63,18 +65,18 @@ use std::time::{Duration, Instant};
 use tacto::args::RosArgs;
 use tacto::{Context, Executor, History, Qos, Time, WaitSetExecutor};
 use tacto_dds::{DdsTransport, DiscoveryRange, DomainConfig, Participant};
-use tacto_msgs::geometry_msgs::msg::TransformStamped;
 use tacto_msgs::tf2_msgs::msg::TFMessage;
 use tacto_shm::ShmTransport;
 use tacto_tf::{
     Buffer, LISTENER_AUTHORITY, Listener, ListenerOptions, TfWaker, TransformBroadcaster,
 };
 
+use chain::{FRAMES, frame, links};
+
 const DOMAIN: u32 = 66;
 const ROLE: &str = "TACTO_TF_BENCH_ROLE";
 /// The `/tf` topic of the shared-memory phase, unique per run: shared memory has no domain.
 const SHM_TOPIC: &str = "TACTO_TF_BENCH_SHM_TOPIC";
-const FRAMES: usize = 30;
 /// Cyclone on loopback alone, for this process and the peer's.
 const LOOPBACK: &str = "<CycloneDDS><Domain><General><Interfaces><NetworkInterface name=\"lo\"/>\
                         </Interfaces></General></Domain></CycloneDDS>";
@@ -106,14 +108,6 @@ fn shm_context(name: &str, topic: &str) -> Context {
         .create()
 }
 
-fn frame(i: usize) -> String {
-    if i == 0 {
-        "map".into()
-    } else {
-        format!("f{}", i - 1)
-    }
-}
-
 /// The other process: `/tf` at 100 Hz until killed.
 fn broadcast(ctx: &Context) {
     let mut node = ctx.node("tf_bench_broadcaster").unwrap();
@@ -125,20 +119,6 @@ fn broadcast(ctx: &Context) {
         next += period;
         thread::sleep(next.saturating_duration_since(Instant::now()));
     }
-}
-
-/// A `/tf` message's links, stamped `stamp`.
-fn links(stamp: Time) -> Vec<TransformStamped> {
-    (0..FRAMES)
-        .map(|i| {
-            let mut t = TransformStamped::default();
-            t.header.frame_id = frame(i);
-            t.header.stamp = stamp.into();
-            t.child_frame_id = frame(i + 1);
-            t.transform.translation.x = 0.1;
-            t
-        })
-        .collect()
 }
 
 fn spawn_broadcaster(wire: Wire) -> Child {
