@@ -12,6 +12,7 @@
 //! `tacto launch` runs the built-in topologies' nodes and components); a user's system binary
 //! needs tacto-launch, not this.
 
+mod deadline;
 pub mod health;
 pub mod histogram;
 pub mod launched;

@@ -14,6 +14,7 @@ use std::process::{Child, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::deadline::{self, Waited};
 use crate::health::{self, Expectations};
 use crate::result::{ProcessResult, RunResult};
 use crate::system::{RunConfig, SystemError};
@@ -57,6 +58,15 @@ pub enum RunError {
     Interrupted {
         /// The executor kind's name.
         executor: String,
+    },
+    /// The child did not end long after its run should have: killed, with what its threads
+    /// were doing.
+    #[error("the {executor} run hung: {why}")]
+    Hung {
+        /// The executor kind's name.
+        executor: String,
+        /// How long it was given, and its threads' state.
+        why: String,
     },
     /// The child's output was not a result.
     #[error("the {executor} run printed no result: {reason}")]
@@ -106,7 +116,8 @@ pub fn run_here(
 /// Runs `topology_arg` on `config.executor` in a child process of this program, showing
 /// progress on stderr; `label` says which of the runs this is (e.g. `2/6`), `after` how long
 /// the runs after this one will take. When a signal comes (Ctrl-C), kills the child and
-/// returns [`RunError::Interrupted`]. The child is made by [`child_command`].
+/// returns [`RunError::Interrupted`]; kills one that overruns its warm-up and window (see
+/// [`deadline::limit`]) and returns [`RunError::Hung`]. The child is made by [`child_command`].
 pub fn run_in_child(
     topology_arg: &str,
     config: &RunConfig,
@@ -118,7 +129,8 @@ pub fn run_in_child(
     let executor = config.executor.name().to_owned();
     let mut child = MeasuringChild::start(&program, &["run-one", topology_arg], config)?;
     let progress = Progress::start(label, &executor, config.warmup + config.duration, after);
-    let status = wait_unless(&mut child.child, interrupt);
+    let limit = deadline::limit(config.warmup + config.duration);
+    let status = deadline::wait(&mut child.child, limit, interrupt);
     progress.finish();
     child.result(status, executor, program)
 }
@@ -174,24 +186,22 @@ impl MeasuringChild {
         })
     }
 
-    /// What the child printed, given how it ended (`status`, from [`wait_unless`]; `None`: a
-    /// signal came, and it is killed if it was not yet). `executor` names it in errors.
+    /// What the child printed, given how it ended (`status`, from [`deadline::wait`], which
+    /// killed it unless it ended by itself). `executor` names it in errors.
     fn result(
-        mut self,
-        status: io::Result<Option<std::process::ExitStatus>>,
+        self,
+        status: io::Result<Waited>,
         executor: String,
         program: PathBuf,
     ) -> Result<RunResult, RunError> {
-        let (stdout, stderr) = (collect(self.stdout), collect(self.stderr));
         let status = match status {
-            Ok(Some(status)) => status,
-            Ok(None) => {
-                let _ = self.child.kill();
-                let _ = self.child.wait();
-                return Err(RunError::Interrupted { executor });
-            }
+            Ok(Waited::Ended(status)) => status,
+            Ok(Waited::Interrupted) => return Err(RunError::Interrupted { executor }),
+            Ok(Waited::Overran(why)) => return Err(RunError::Hung { executor, why }),
             Err(source) => return Err(RunError::Spawn { program, source }),
         };
+        // It ended, so its pipes are closed (unless a child of its own holds them).
+        let (stdout, stderr) = (collect(self.stdout), collect(self.stderr));
         if !status.success() {
             return Err(RunError::Child {
                 executor,
@@ -236,9 +246,12 @@ pub fn run_launched(
         ));
     }
     let progress = Progress::start(label, &executor, config.warmup + config.duration, after);
+    // One deadline for all: they run at once.
+    let until = Instant::now() + deadline::limit(config.warmup + config.duration);
     let mut statuses = Vec::new();
     for (_, child) in &mut children {
-        statuses.push(wait_unless(&mut child.child, interrupt));
+        let limit = until.saturating_duration_since(Instant::now());
+        statuses.push(deadline::wait(&mut child.child, limit, interrupt));
     }
     progress.finish();
     let mut parts = Vec::new();
@@ -320,26 +333,6 @@ pub fn merge(executor: &str, parts: &[&RunResult]) -> RunResult {
     }
 }
 
-/// Waits for `child` to end, or kills it once a signal comes: `Ok(None)` then.
-fn wait_unless(
-    child: &mut Child,
-    interrupt: &Interrupt,
-) -> io::Result<Option<std::process::ExitStatus>> {
-    loop {
-        if interrupt.requested() {
-            // SIGKILL: certain and immediate. The run's figures are discarded anyway, so it
-            // has nothing to finish.
-            let _ = child.kill();
-            child.wait()?;
-            return Ok(None);
-        }
-        if let Some(status) = child.try_wait()? {
-            return Ok(Some(status));
-        }
-        interrupt.sleep(POLL);
-    }
-}
-
 /// Reads a child's pipe to its end on a thread of its own, so that a full pipe never blocks
 /// the child.
 fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> Option<thread::JoinHandle<String>> {
@@ -353,7 +346,7 @@ fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> Option<thread::JoinHandle
 }
 
 fn collect(reader: Option<thread::JoinHandle<String>>) -> String {
-    reader.and_then(|r| r.join().ok()).unwrap_or_default()
+    reader.and_then(deadline::join).unwrap_or_default()
 }
 
 /// A one-line progress bar on stderr, redrawn twice a second by a thread of its own; a plain

@@ -7,17 +7,63 @@
 //! rclcpp peer comes with `../shared` (`install-rclcpp.sh`, unpacked into `target/rclcpp-peer`);
 //! without it the test that needs it says it is skipped.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use tacto_bench::seeds::{Outcome, Section, SectionReport, SeedsReport};
 use tacto_launch::executors::ExecutorKind;
 
+/// The longest a quick run may take here: the longest takes about three minutes on a loaded
+/// 2-core machine. A run past it fails the test with what it printed, rather than hanging CI.
+const LIMIT: Duration = Duration::from_secs(15 * 60);
+
 fn tacto(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_tacto"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tacto"))
         .args(args)
-        .output()
-        .unwrap()
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let read = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let stdout = read(Box::new(child.stdout.take().unwrap()));
+    let stderr = read(Box::new(child.stderr.take().unwrap()));
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            // Its children die with it (PR_SET_PDEATHSIG), which closes the pipe.
+            std::thread::sleep(Duration::from_secs(5));
+            let printed = if stderr.is_finished() {
+                String::from_utf8_lossy(&stderr.join().unwrap()).into_owned()
+            } else {
+                "(nothing: its error output is still held open by a child of its)".into()
+            };
+            panic!(
+                "tacto {} had not ended after {} s: killed; it printed:\n{printed}",
+                args.join(" "),
+                LIMIT.as_secs(),
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    std::process::Output {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    }
 }
 
 fn scratch(name: &str) -> PathBuf {

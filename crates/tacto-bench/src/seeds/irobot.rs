@@ -22,6 +22,7 @@ use tacto_launch::interrupt::Interrupt;
 
 use super::events_suite::child::{self, ChildError};
 use super::isolation::{Network, peer_environment};
+use crate::deadline;
 
 /// rclcpp's executors that the benchmark offers and the seed compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -145,7 +146,12 @@ impl Irobot {
         let mut command = (Network::here().command(&self.program, args))
             .ok_or("irobot_benchmark runs only in a network namespace of its own")?;
         command.current_dir(dir).envs(self.env.iter().cloned());
-        let ended = match child::run(command, true, interrupt) {
+        let ended = match child::run(
+            command,
+            true,
+            deadline::limit(Duration::from_secs(seconds) + warmup),
+            interrupt,
+        ) {
             Ok(ended) => ended,
             Err(ChildError::Interrupted) => return Ok(None),
             Err(ChildError::Failed(reason)) => return Err(reason),

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use super::events_suite::child::{self, ChildError};
 use super::isolation::Network;
+use crate::deadline;
 use crate::result::{Report, RunResult};
 use tacto_launch::executors::ExecutorKind;
 use tacto_launch::interrupt::Interrupt;
@@ -62,7 +63,12 @@ pub(super) fn bench(run: &DdsRun<'_>, interrupt: &Interrupt) -> Result<Option<Ru
             .unwrap_or("no network namespace")
             .to_owned()
     })?;
-    let ended = child::run(command, false, interrupt);
+    let ended = child::run(
+        command,
+        false,
+        deadline::limit(run.warmup + run.duration),
+        interrupt,
+    );
     let read = std::fs::read_to_string(&json);
     // Written by the bench for this run only.
     let _ = std::fs::remove_file(&json);

@@ -30,6 +30,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::deadline;
 use crate::result::{Distribution, RunResult, Spread};
 use tacto_launch::executors::ExecutorKind;
 use tacto_launch::interrupt::Interrupt;
@@ -355,10 +356,9 @@ fn measure(
         })
     })();
     stop(&mut child, measured.is_ok());
-    if let Some(reader) = stdout {
-        let _ = reader.join();
-    }
-    let stderr = stderr.and_then(|t| t.join().ok()).unwrap_or_default();
+    // Its statistics are read as they come: what the reader has not read by now is lost.
+    let _ = stdout.map(deadline::join);
+    let stderr = stderr.and_then(deadline::join).unwrap_or_default();
     let mut measured = measured.map_err(|e| match e {
         RclcppError::Failed(why) if !stderr.trim().is_empty() => {
             RclcppError::Failed(format!("{why}: {}", stderr.trim()))
@@ -394,7 +394,7 @@ fn ended_early(child: &mut Child) -> Result<(), RclcppError> {
 }
 
 /// Stops `child`: SIGINT and a grace period when `gently` (its own shutdown, as upstream is
-/// stopped), SIGKILL otherwise or after the grace.
+/// stopped), SIGKILL otherwise or after the grace (see [`deadline::kill`]).
 fn stop(child: &mut Child, gently: bool) {
     if gently && let Ok(pid) = libc::pid_t::try_from(child.id()) {
         // SAFETY: kill(2) on the id of this process's own child, which is not reaped yet (its
@@ -408,8 +408,7 @@ fn stop(child: &mut Child, gently: bool) {
             thread::sleep(Duration::from_millis(50));
         }
     }
-    let _ = child.kill();
-    let _ = child.wait();
+    deadline::kill(child);
 }
 
 /// The last [`MAX_STDERR`] bytes `pipe` gives before it ends.

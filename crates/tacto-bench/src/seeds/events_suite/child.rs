@@ -9,6 +9,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::deadline;
 use tacto_launch::interrupt::Interrupt;
 
 /// How often a sampled child's CPU and memory are read.
@@ -62,10 +63,12 @@ pub(crate) enum ChildError {
 }
 
 /// Runs `command` (made with [`tacto_launch::supervise::child_command`], so that it dies with
-/// this process) to its end, reading its CPU and memory every [`EVERY`] if `sample`.
+/// this process) to its end, reading its CPU and memory every [`EVERY`] if `sample`; kills it
+/// if it has not ended after `limit` (see [`deadline::limit`]).
 pub(crate) fn run(
     mut command: Command,
     sample: bool,
+    limit: Duration,
     interrupt: &Interrupt,
 ) -> Result<Ended, ChildError> {
     let program = command.get_program().to_string_lossy().into_owned();
@@ -90,9 +93,12 @@ pub(crate) fn run(
     let mut next = started;
     let status = loop {
         if interrupt.requested() {
-            let _ = child.kill();
-            let _ = child.wait();
+            deadline::kill(&mut child);
             return Err(ChildError::Interrupted);
+        }
+        if started.elapsed() >= limit {
+            let why = deadline::overran(&mut child, limit);
+            return Err(ChildError::Failed(format!("{program} hung: {why}")));
         }
         if sample && Instant::now() >= next {
             next += EVERY;
@@ -202,7 +208,13 @@ mod tests {
     fn a_child_is_read_every_second_until_it_ends() {
         let mut command = tacto_launch::supervise::child_command(std::path::Path::new("sh"));
         command.args(["-c", "echo out; echo err >&2; sleep 2.2"]);
-        let ended = run(command, true, &Interrupt::install().unwrap()).unwrap();
+        let ended = run(
+            command,
+            true,
+            Duration::from_secs(60),
+            &Interrupt::install().unwrap(),
+        )
+        .unwrap();
         assert!(ended.status.success());
         assert_eq!(ended.last_words(), "err");
         assert!(

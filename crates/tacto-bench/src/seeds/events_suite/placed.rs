@@ -17,6 +17,7 @@ use tacto_launch::supervise::child_command;
 
 use super::child::{self, ChildError};
 use super::components::{self, Tally};
+use crate::deadline;
 use crate::result::{ProcessResult, Report};
 use crate::seeds::isolation::Network;
 
@@ -266,7 +267,12 @@ fn bench(case: &Case, file: &Path, json: &Path, interrupt: &Interrupt) -> Result
         Transport::Dds => (Network::here().command(&program, &args))
             .ok_or_else(|| CaseError::Failed("no network namespace for DDS".into()))?,
     };
-    match child::run(command, false, interrupt) {
+    match child::run(
+        command,
+        false,
+        deadline::limit(case.warmup + case.duration),
+        interrupt,
+    ) {
         Err(ChildError::Interrupted) => Err(CaseError::Interrupted),
         Err(ChildError::Failed(reason)) => Err(CaseError::Failed(reason)),
         Ok(ended) if ended.status.success() => Ok(()),
