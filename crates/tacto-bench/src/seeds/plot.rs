@@ -101,7 +101,7 @@ pub fn bars(
 }
 
 /// A line chart on log axes: each series is a line through its `(x, y)` points (points at or
-/// below 0 are left out: a log axis has no place for them). `x_label` names the x axis, whose
+/// below 0, and infinite or NaN ones, are left out: a log axis has no place for them). `x_label` names the x axis, whose
 /// ticks are bytes (10 B, 1 kB, ...); `y_unit` the y axis's.
 pub fn lines(
     title: &str,
@@ -122,8 +122,9 @@ pub fn lines(
             false => (0.0, 1.0),
         }
     };
-    let (x0, x1) = decades(points().map(|p| p.0).filter(|&v| v > 0.0).collect());
-    let (y0, y1) = decades(points().map(|p| p.1).filter(|&v| v > 0.0).collect());
+    let plotted = |v: &f64| v.is_finite() && *v > 0.0;
+    let (x0, x1) = decades(points().map(|p| p.0).filter(plotted).collect());
+    let (y0, y1) = decades(points().map(|p| p.1).filter(plotted).collect());
     let x = |v: f64| LEFT + WIDTH * (v.log10() - x0) / (x1 - x0);
     let y = |v: f64| TOP + H * (1.0 - (v.log10() - y0) / (y1 - y0));
     let mut body = String::new();
@@ -149,8 +150,13 @@ pub fn lines(
             unit = escape(y_unit),
         );
     }
-    // Log axes have no place for zero or below.
-    draw_series(&mut body, series, |px, py| px > 0.0 && py > 0.0, x, y);
+    draw_series(
+        &mut body,
+        series,
+        |px, py| plotted(&px) && plotted(&py),
+        x,
+        y,
+    );
     format!(
         r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">
 <rect width="100%" height="100%" fill="white"/>
@@ -344,6 +350,27 @@ mod tests {
             .next()
             .unwrap();
         assert_eq!(points.split(' ').count(), 1, "{points}");
+    }
+
+    #[test]
+    fn an_infinite_or_nan_point_is_left_out_and_the_axes_stay_those_of_the_rest() {
+        let svg = lines(
+            "latency",
+            "payload",
+            "ms",
+            &[(
+                "a".into(),
+                vec![
+                    (10.0, 0.5),
+                    (1e3, f64::INFINITY),
+                    (f64::NAN, 2.0),
+                    (1e3, 5.0),
+                ],
+            )],
+        );
+        // Decades 10 B to 1 kB on x, 0.1 to 10 ms on y: three ticks each.
+        assert_eq!(svg.matches("stroke=\"#eee\"").count(), 3 + 3, "{svg}");
+        assert!(!svg.contains("inf") && !svg.contains("NaN"), "{svg}");
     }
 
     #[test]
