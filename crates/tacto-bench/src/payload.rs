@@ -1013,7 +1013,8 @@ pub fn svg(report: &PayloadReport) -> String {
     let sizes: Vec<f64> = report.cells.iter().map(|c| c.size as f64).collect();
     let times: Vec<f64> = (report.cells.iter())
         .flat_map(|c| [c.p50_us, c.p99_us])
-        .filter(|&t| t > 0.0)
+        // An infinite time would stretch the axis over billions of decades.
+        .filter(|&t| t.is_finite() && t > 0.0)
         .collect();
     let range = |v: &[f64]| {
         let lo = v.iter().copied().fold(f64::INFINITY, f64::min).max(1e-3);
