@@ -116,8 +116,8 @@ pub fn run_here(
 /// Runs `topology_arg` on `config.executor` in a child process of this program, showing
 /// progress on stderr; `label` says which of the runs this is (e.g. `2/6`), `after` how long
 /// the runs after this one will take. When a signal comes (Ctrl-C), kills the child and
-/// returns [`RunError::Interrupted`]; kills one that overruns its warm-up and window (see
-/// [`deadline::limit`]) and returns [`RunError::Hung`]. The child is made by [`child_command`].
+/// returns [`RunError::Interrupted`]; kills one that has not ended a minute past twice its
+/// warm-up and window and returns [`RunError::Hung`]. The child is made by [`child_command`].
 pub fn run_in_child(
     topology_arg: &str,
     config: &RunConfig,
