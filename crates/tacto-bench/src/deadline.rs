@@ -2,9 +2,9 @@
 //! was killed for overrunning.
 //!
 //! Every child a benchmark waits for runs for a known time (its warm-up and window, or a peer's
-//! `-t SECONDS`). A child that is still there long after that is hung, and waiting on for it
-//! would hang the whole benchmark (and a CI job with it): it is killed, and its run fails with
-//! the state of each of its threads, so that the hang can be read from the report.
+//! `-t SECONDS`). A child that is still there long after that is hung, and waiting for it would
+//! hang the whole benchmark (and a CI job with it): it is killed, and its run fails with the
+//! state of each of its threads, so that the hang can be read from the report.
 
 use std::process::{Child, ExitStatus};
 use std::thread::JoinHandle;
@@ -96,7 +96,7 @@ pub(crate) fn join<T>(reader: JoinHandle<T>) -> Option<T> {
     reader.join().ok()
 }
 
-/// Each thread of process `pid` as `name (state, waiting in wchan)`, from `/proc`.
+/// Each thread of process `pid` as `name (state, in wchan)`, from `/proc`.
 fn threads(pid: u32) -> String {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return format!("unreadable (no /proc/{pid}/task)");

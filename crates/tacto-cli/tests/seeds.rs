@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use tacto_bench::seeds::{Outcome, Section, SectionReport, SeedsReport};
 use tacto_launch::executors::ExecutorKind;
 
-/// The longest a quick run may take here: the longest takes about three minutes on a loaded
+/// The longest a quick run may take here: the longest takes about four minutes on a loaded
 /// 2-core machine. A run past it fails the test with what it printed, rather than hanging CI.
 const LIMIT: Duration = Duration::from_secs(15 * 60);
 

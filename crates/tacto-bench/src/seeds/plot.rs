@@ -101,8 +101,8 @@ pub fn bars(
 }
 
 /// A line chart on log axes: each series is a line through its `(x, y)` points (points at or
-/// below 0, and infinite or NaN ones, are left out: a log axis has no place for them). `x_label` names the x axis, whose
-/// ticks are bytes (10 B, 1 kB, ...); `y_unit` the y axis's.
+/// below 0, and infinite or NaN ones, are left out: a log axis has no place for them).
+/// `x_label` names the x axis, whose ticks are bytes (10 B, 1 kB, ...); `y_unit` the y axis's.
 pub fn lines(
     title: &str,
     x_label: &str,

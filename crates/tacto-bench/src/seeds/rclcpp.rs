@@ -357,7 +357,9 @@ fn measure(
     })();
     stop(&mut child, measured.is_ok());
     // Its statistics are read as they come: what the reader has not read by now is lost.
-    let _ = stdout.map(deadline::join);
+    if let Some(reader) = stdout {
+        let _ = deadline::join(reader);
+    }
     let stderr = stderr.and_then(deadline::join).unwrap_or_default();
     let mut measured = measured.map_err(|e| match e {
         RclcppError::Failed(why) if !stderr.trim().is_empty() => {
